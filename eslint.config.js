@@ -1,0 +1,26 @@
+import js from '@eslint/js'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', '.tap/', 'data/', 'addons/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': 'off'
+    }
+  },
+  {
+    // The one architectural rule: an addon imports only from the SDK.
+    files: ['src/shoutbox/**/*.ts', 'test/fixtures/addons/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '^(?!\\.\\.?/|.*sdk/index\\.js$)', message: 'An addon imports only from src/sdk/.' },
+          { regex: '/host/', message: 'An addon imports only from src/sdk/, never from the host.' }]
+      }]
+    }
+  }
+)

@@ -1,0 +1,97 @@
+import { fileURLToPath } from 'node:url'
+import cookie from '@fastify/cookie'
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { HostConfig } from './config.js'
+import { loadAddons, type AddonSource } from './addons/loader.js'
+import { openDatabase, type Database } from './database/connect.js'
+import { hostEndpoints } from './endpoints/index.js'
+import { BODY_LIMIT, registerEndpoint } from './http/endpoint-route.js'
+import { installErrorHandling } from './http/error-handler.js'
+import { originCheck } from './http/origin-check.js'
+import { rewritePanelUrl } from './http/panel-rewrite.js'
+import { validatorCompiler } from './http/validation.js'
+import type { ThrottlePolicy } from './identity/login-throttle.js'
+import type { PasswordHasher } from './identity/passwords.js'
+import { Platform } from './platform.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    platform: Platform
+  }
+}
+
+/** The repository's own addon: `addon.json` and `lang/` at the root, code in `src/shoutbox/` (or `dist/shoutbox/`). */
+export const BUILTIN_ADDONS: readonly AddonSource[] = [{
+  dir: fileURLToPath(new URL('../../', import.meta.url)),
+  codeDir: fileURLToPath(new URL('../shoutbox/', import.meta.url)),
+  builtin: true
+}]
+
+export interface BuildOptions {
+  readonly config: HostConfig
+  /** An open database (tests); otherwise opened from the config. */
+  readonly database?: Database
+  readonly logger?: FastifyServerOptions['logger']
+  readonly hasher?: PasswordHasher
+  readonly throttle?: ThrottlePolicy
+  readonly builtinAddons?: readonly AddonSource[]
+}
+
+/** Builds the host: every service, the host's endpoints and each enabled addon. Does not listen. */
+export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
+  const { config } = options
+  // Phase one: every addon read, validated and imported before anything is registered.
+  const addons = await loadAddons(config.addonsDir, options.builtinAddons ?? BUILTIN_ADDONS)
+
+  const app = Fastify({
+    logger: options.logger ?? false,
+    logController: new LogController({ disableRequestLogging: !config.logRequests }),
+    rewriteUrl: request => rewritePanelUrl(request.url ?? '/'),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: config.trustProxy === 0 ? false : (_address: string, hop: number) => hop < config.trustProxy,
+    return503OnClosing: true,
+    connectionTimeout: 60_000,
+    requestTimeout: 30_000,
+    keepAliveTimeout: 10_000,
+    routerOptions: { maxParamLength: 200 },
+    ajv: { customOptions: { coerceTypes: false } }
+  })
+  app.setValidatorCompiler(validatorCompiler)
+
+  const database = options.database ?? await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir })
+  const platform = new Platform({
+    database,
+    log: app.log,
+    addons,
+    hostLangDir: fileURLToPath(new URL('./lang/', import.meta.url)),
+    ...(options.hasher === undefined ? {} : { hasher: options.hasher }),
+    ...(options.throttle === undefined ? {} : { throttle: options.throttle })
+  })
+  try {
+    await platform.init()
+  } catch (error) {
+    await database.knex.destroy().catch(() => {})
+    throw error
+  }
+  app.decorate('platform', platform)
+  app.decorateRequest('sessionUser', null)
+  app.addHook('onClose', async () => { await platform.close() })
+
+  await app.register(cookie)
+  installErrorHandling(app)
+  app.addHook('onRequest', async (_request, reply) => { void reply.header('x-content-type-options', 'nosniff') })
+  app.addHook('onRequest', originCheck(config.allowedOrigins))
+
+  const host = { ctx: platform.hostContext, isReady: () => true }
+  for (const endpoint of hostEndpoints(platform)) registerEndpoint(app, endpoint, host, platform)
+
+  // Phase two: each enabled addon in its own encapsulated context.
+  for (const runtime of platform.runtimes.values()) {
+    await app.register(async scope => {
+      if (runtime.addon.definition.plugin !== undefined) await scope.register(runtime.addon.definition.plugin)
+      const owner = { ctx: runtime.ctx, isReady: () => runtime.state === 'started' }
+      for (const { instance } of runtime.addon.endpoints) registerEndpoint(scope, instance, owner, platform)
+    })
+  }
+  return app
+}

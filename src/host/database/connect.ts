@@ -1,0 +1,67 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import knex, { type Knex } from 'knex'
+import pg from 'pg'
+import { PGlite } from '@electric-sql/pglite'
+import ClientPgLite from 'knex-pglite'
+
+// int8 (bigint) columns hold ids and millisecond dates, all far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
+
+export type DatabaseKind = 'postgres' | 'embedded'
+
+export interface Database {
+  readonly knex: Knex
+  readonly kind: DatabaseKind
+  /** For PostgreSQL: how to open a dedicated connection (LISTEN needs one outside the pool). */
+  readonly url: string | undefined
+  readonly schema: string
+}
+
+export interface DatabaseOptions {
+  /** `postgres://…`; unset → embedded PostgreSQL. */
+  readonly url?: string | undefined
+  readonly schema?: string
+  /** Where the embedded database keeps its files; unset with no `pglite` → in memory. */
+  readonly dataDir?: string
+  /** A ready PGlite instance (tests start each from a prepared image). */
+  readonly pglite?: PGlite
+  readonly poolSize?: number
+}
+
+export async function openDatabase (options: DatabaseOptions): Promise<Database> {
+  const schema = options.schema ?? 'public'
+  if (options.url !== undefined) {
+    const db = knex({
+      client: 'pg',
+      connection: {
+        connectionString: options.url,
+        connectionTimeoutMillis: 5000,
+        // A query that hangs (a dropped connection, a lock) must fail, not hold a request forever.
+        statement_timeout: 10_000,
+        application_name: 'shoutbox'
+      },
+      searchPath: [schema],
+      pool: { min: 0, max: options.poolSize ?? 10 },
+      acquireConnectionTimeout: 5000
+    })
+    await db.raw('create schema if not exists ??', [schema])
+    return { knex: db, kind: 'postgres', url: options.url, schema }
+  }
+  let pglite = options.pglite
+  if (pglite === undefined && options.dataDir !== undefined) {
+    const dir = path.join(options.dataDir, 'pgdata')
+    await fs.mkdir(dir, { recursive: true })
+    pglite = await PGlite.create(dir, { relaxedDurability: false })
+  }
+  pglite ??= await PGlite.create()
+  const instance = pglite
+  const db = knex({
+    client: ClientPgLite as unknown as typeof knex.Client,
+    dialect: 'postgres',
+    connection: () => ({ pglite: instance }) as unknown as Knex.StaticConnectionConfig,
+    searchPath: [schema]
+  })
+  await db.raw('create schema if not exists ??', [schema])
+  return { knex: db, kind: 'embedded', url: undefined, schema }
+}

@@ -1,0 +1,19 @@
+/** PostgreSQL error codes the repositories translate into platform errors. */
+export const PG_UNIQUE_VIOLATION = '23505'
+export const PG_FOREIGN_KEY_VIOLATION = '23503'
+
+export interface PgError {
+  readonly code: string
+  readonly constraint?: string
+}
+
+export function isPgError (error: unknown, code?: string): error is PgError {
+  if (typeof error !== 'object' || error === null) return false
+  const pgCode = (error as { code?: unknown }).code
+  return typeof pgCode === 'string' && /^[0-9A-Z]{5}$/.test(pgCode) && (code === undefined || pgCode === code)
+}
+
+/** The constraint a violation names; PGlite only puts it in the message. */
+export function violatedConstraint (error: PgError & { message?: string }): string {
+  return error.constraint ?? /constraint "([^"]+)"/.exec(error.message ?? '')?.[1] ?? ''
+}

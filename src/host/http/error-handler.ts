@@ -1,0 +1,65 @@
+import type { FastifyError, FastifyInstance } from 'fastify'
+import { isPlatformError, errorCode } from '../../sdk/index.js'
+
+export interface ErrorAnswer {
+  readonly status: number
+  readonly body: { result: 'error', error: string } & Record<string, unknown>
+  readonly headers: Record<string, string>
+  /** Unexpected: logged in full, answered with a generic body. */
+  readonly unexpected: boolean
+}
+
+const answer = (status: number, code: string, extras: Record<string, unknown> = {}, unexpected = false): ErrorAnswer =>
+  ({ status, body: { result: 'error', error: code, ...extras }, headers: {}, unexpected })
+
+const badBody = (what: string): ErrorAnswer => answer(400, 'BAD_REQUEST', { bodyValidationError: what })
+
+/** Errors a lost or refused database connection shows up as. */
+const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004'])
+
+/** The single translation from anything thrown to the envelope of CONTRACT §3. */
+export function toErrorAnswer (error: unknown): ErrorAnswer {
+  if (isPlatformError(error)) {
+    return { ...answer(error.status, error.code, error.extras), headers: error.headers }
+  }
+  const e = error as Partial<FastifyError> & { validationContext?: string, name?: string, message?: string }
+  if (Array.isArray(e.validation)) return badBody(e.message ?? 'invalid request')
+  switch (e.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return badBody('body must be a JSON object, but the request has no body')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return badBody('body must be sent as application/json')
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return answer(413, 'PAYLOAD_TOO_LARGE')
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return badBody('the body is shorter or longer than its Content-Length')
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return badBody('body is not valid JSON')
+  }
+  if (e.name === 'SyntaxError' && e.statusCode === 400) {
+    return badBody(/prototype|constructor/i.test(e.message ?? '')
+      ? 'body must not contain a "__proto__" or "constructor" key'
+      : 'body is not valid JSON')
+  }
+  if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) return answer(503, 'SERVICE_UNAVAILABLE')
+  if (e.name === 'KnexTimeoutError' || /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message ?? '')) {
+    return answer(503, 'SERVICE_UNAVAILABLE')
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    // Any other client error Fastify raises while reading the request.
+    return answer(e.statusCode === 404 ? 404 : 400, e.statusCode === 404 ? 'NOT_FOUND' : 'BAD_REQUEST')
+  }
+  return answer(500, errorCode('InternalServerError'), {}, true)
+}
+
+export function installErrorHandling (app: FastifyInstance): void {
+  app.setErrorHandler((error, request, reply) => {
+    const result = toErrorAnswer(error)
+    if (result.unexpected) request.log.error({ err: error }, 'unexpected error')
+    else if (result.status >= 500) request.log.warn({ err: error }, 'service unavailable')
+    void reply.code(result.status).headers(result.headers).send(result.body)
+  })
+  app.setNotFoundHandler((_request, reply) => {
+    void reply.code(404).send({ result: 'error', error: 'NOT_FOUND' })
+  })
+}

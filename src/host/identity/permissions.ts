@@ -1,0 +1,16 @@
+import type { PermissionDeclaration, SessionUser } from '../../sdk/index.js'
+
+/** Held by the built-in admin role: passes every permission check. */
+export const ALL = '*'
+
+/** The host's own permissions. */
+export const HOST_PERMISSIONS: readonly PermissionDeclaration[] = [
+  { key: 'PANEL_ACCESS', node: 'panel.access' },
+  { key: 'MANAGE_ROLES', node: 'panel.manage.roles' },
+  { key: 'MANAGE_USERS', node: 'panel.manage.users' },
+  { key: 'MANAGE_ADDONS', node: 'panel.manage.addons' }
+]
+
+export function holdsNode (user: Pick<SessionUser, 'permissions'>, node: string): boolean {
+  return user.permissions.includes(ALL) || user.permissions.includes(node)
+}

@@ -1,0 +1,60 @@
+import type { Knex } from 'knex'
+import { NotFound } from '../../sdk/index.js'
+import { RoleIsBuiltIn, RoleNameTaken } from '../errors.js'
+import { PG_UNIQUE_VIOLATION, isPgError } from '../database/errors.js'
+
+export interface Role {
+  readonly id: number
+  readonly name: string
+  readonly permissions: readonly string[]
+  readonly builtin: boolean
+}
+
+export interface RoleInput {
+  readonly name: string
+  readonly permissions: readonly string[]
+}
+
+export const ADMIN_ROLE_ID = 1
+
+export function rolesRepository (db: Knex) {
+  const translate = (error: unknown): never => {
+    if (isPgError(error, PG_UNIQUE_VIOLATION)) throw new RoleNameTaken()
+    throw error
+  }
+  return {
+    async list (): Promise<Role[]> {
+      return db('roles').orderBy('id').select('id', 'name', 'permissions', 'builtin')
+    },
+
+    async find (id: number): Promise<Role | undefined> {
+      return db('roles').where({ id }).first('id', 'name', 'permissions', 'builtin')
+    },
+
+    async create (role: RoleInput, trx: Knex = db): Promise<Role> {
+      const [row] = await trx('roles')
+        .insert({ name: role.name, permissions: JSON.stringify(unique(role.permissions)) })
+        .returning<Role[]>(['id', 'name', 'permissions', 'builtin'])
+        .catch(translate)
+      return row as Role
+    },
+
+    async update (id: number, role: RoleInput, trx: Knex = db): Promise<Role> {
+      const current = await trx('roles').where({ id }).first<Role | undefined>('builtin')
+      if (current === undefined) throw new NotFound()
+      if (current.builtin) throw new RoleIsBuiltIn()
+      const [row] = await trx('roles')
+        .where({ id })
+        .update({ name: role.name, permissions: JSON.stringify(unique(role.permissions)) })
+        .returning<Role[]>(['id', 'name', 'permissions', 'builtin'])
+        .catch(translate)
+      return row as Role
+    }
+  }
+}
+
+function unique (values: readonly string[]): string[] {
+  return [...new Set(values)]
+}
+
+export type RolesRepository = ReturnType<typeof rolesRepository>

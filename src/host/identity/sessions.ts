@@ -1,0 +1,59 @@
+import { createHash, randomBytes } from 'node:crypto'
+import type { Knex } from 'knex'
+import type { SessionUser } from '../../sdk/index.js'
+
+export const SESSION_COOKIE = 'shoutbox_session'
+export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000
+
+/**
+ * Sessions live in the database, so every host process shares them. The cookie carries
+ * a 256-bit random token; the database keeps only its SHA-256, so a leaked database
+ * backup holds no usable session.
+ */
+export class Sessions {
+  private lastPurge = 0
+
+  constructor (private readonly db: Knex, private readonly now: () => number = Date.now) {}
+
+  async create (userId: number): Promise<{ token: string, expiresAt: number }> {
+    const token = randomBytes(32).toString('base64url')
+    const createdAt = this.now()
+    const expiresAt = createdAt + SESSION_LIFETIME_MS
+    await this.db('sessions').insert({ token_hash: hashToken(token), user_id: userId, created_at: createdAt, expires_at: expiresAt })
+    await this.purgeExpired()
+    return { token, expiresAt }
+  }
+
+  /** The session's user with the role's current permissions, or null for an unknown or expired token. */
+  async resolve (token: string): Promise<SessionUser | null> {
+    if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null
+    const row = await this.db('sessions')
+      .join('users', 'users.id', 'sessions.user_id')
+      .join('roles', 'roles.id', 'users.role_id')
+      .where('sessions.token_hash', hashToken(token))
+      .first<{ id: number, username: string, role_id: number, role_name: string, permissions: string[], expires_at: number } | undefined>(
+        'users.id', 'users.username', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions', 'sessions.expires_at')
+    if (row === undefined) return null
+    if (row.expires_at <= this.now()) {
+      await this.destroy(token)
+      return null
+    }
+    return { id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions }
+  }
+
+  async destroy (token: string): Promise<void> {
+    await this.db('sessions').where({ token_hash: hashToken(token) }).delete()
+  }
+
+  /** Deletes expired sessions, at most once a minute. */
+  async purgeExpired (): Promise<void> {
+    const now = this.now()
+    if (now - this.lastPurge < 60_000) return
+    this.lastPurge = now
+    await this.db('sessions').where('expires_at', '<=', now).delete()
+  }
+}
+
+export function hashToken (token: string): string {
+  return createHash('sha256').update(token).digest('hex')
+}

@@ -1,0 +1,69 @@
+import { buildApp } from './app.js'
+import { AddonLoadError } from './addons/loader.js'
+import { ConfigError, loadConfig, type HostConfig } from './config.js'
+
+/** How long a stop may take before the process gives up on stragglers. */
+const STOP_TIMEOUT_MS = 10_000
+
+function fail (line: string, code = 1): never {
+  process.stderr.write(`shoutbox: ${line}\n`)
+  process.exit(code)
+}
+
+function loggerOptions (config: HostConfig) {
+  if (!config.dev) return { level: config.logLevel }
+  return { level: config.logLevel, transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } }
+}
+
+async function main (): Promise<void> {
+  let config: HostConfig
+  try {
+    config = loadConfig(process.argv.slice(2), process.env)
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message, 2)
+    throw error
+  }
+
+  let app
+  try {
+    app = await buildApp({ config, logger: loggerOptions(config) })
+  } catch (error) {
+    if (error instanceof AddonLoadError) fail(error.message)
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000') {
+      fail(`cannot reach the database at DATABASE_URL (${(error as Error).message})`)
+    }
+    throw error
+  }
+
+  try {
+    await app.listen({ port: config.port, host: config.host })
+  } catch (error) {
+    await app.close()
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EACCES') {
+      fail(`no permission to listen on port ${config.port}; run with --dev (port 8088) or choose one with --port N / PORT=N`)
+    }
+    if (code === 'EADDRINUSE') fail(`port ${config.port} is already in use; choose another with --port N / PORT=N`)
+    throw error
+  }
+
+  let stopping = false
+  const stop = (signal: string): void => {
+    if (stopping) return
+    stopping = true
+    app.log.info({ signal }, 'stopping: finishing requests in flight')
+    setTimeout(() => fail(`did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting`), STOP_TIMEOUT_MS).unref()
+    app.close().then(() => process.exit(0), error => {
+      app.log.error({ err: error }, 'error while stopping')
+      process.exit(1)
+    })
+  }
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
+}
+
+main().catch(error => {
+  process.stderr.write(`shoutbox: could not start: ${(error as Error).stack ?? String(error)}\n`)
+  process.exit(1)
+})

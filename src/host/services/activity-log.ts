@@ -1,0 +1,79 @@
+import type { Knex } from 'knex'
+import type { ActivityLogEntryInput } from '../../sdk/index.js'
+import type { I18n } from './i18n.js'
+
+/** The owner name of the host's own entries and strings. */
+export const HOST = 'host'
+
+export const PAGE_SIZE = 20
+
+export interface ActivityLogEntry {
+  readonly id: number
+  readonly type: string
+  readonly userId: number | null
+  readonly username: string | null
+  readonly addonId: string | null
+  readonly details: Record<string, unknown>
+  readonly createdAt: number
+}
+
+export interface RenderedEntry extends ActivityLogEntry {
+  readonly text: string
+}
+
+interface Row {
+  id: number
+  type: string
+  user_id: number | null
+  username: string | null
+  addon_id: string | null
+  details: Record<string, unknown>
+  created_at: number
+}
+
+export class ActivityLogStore {
+  constructor (private readonly db: Knex, private readonly i18n: I18n) {}
+
+  async write (owner: string, entry: ActivityLogEntryInput, db: Knex = this.db): Promise<void> {
+    await db('activity_logs').insert({
+      type: entry.type,
+      user_id: entry.user.id,
+      username: entry.user.username,
+      addon_id: owner === HOST ? null : owner,
+      details: JSON.stringify(entry.details ?? {}),
+      created_at: Date.now()
+    })
+  }
+
+  /** One page of the feed, newest first, each entry with its sentence in `locale`. */
+  async page (page: number, locale: string): Promise<{ logs: RenderedEntry[], page: number, totalPages: number }> {
+    const [{ count } = { count: 0 }] = await this.db('activity_logs').count<Array<{ count: number | string }>>({ count: '*' })
+    const totalPages = Math.max(1, Math.ceil(Number(count) / PAGE_SIZE))
+    const rows: Row[] = await this.db('activity_logs')
+      .orderBy('id', 'desc')
+      .limit(PAGE_SIZE)
+      .offset((page - 1) * PAGE_SIZE)
+    return { logs: rows.map(row => this.render(toEntry(row), locale)), page, totalPages }
+  }
+
+  render (entry: ActivityLogEntry, locale: string): RenderedEntry {
+    const key = `activity-logs.${entry.type}`
+    const template = this.i18n.lookup(entry.addonId ?? HOST, locale, key)
+    const text = template === undefined
+      ? entry.type
+      : this.i18n.t(entry.addonId ?? HOST, locale, key, { ...entry.details, username: entry.username, userId: entry.userId })
+    return { ...entry, text }
+  }
+}
+
+function toEntry (row: Row): ActivityLogEntry {
+  return {
+    id: row.id,
+    type: row.type,
+    userId: row.user_id,
+    username: row.username,
+    addonId: row.addon_id,
+    details: row.details,
+    createdAt: row.created_at
+  }
+}

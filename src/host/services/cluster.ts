@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Knex } from 'knex'
+import pg from 'pg'
+import type { Database } from '../database/connect.js'
+
+type Handler = (payload: string) => void
+
+interface Message {
+  readonly origin: string
+  readonly topic: string
+  readonly payload: string
+}
+
+/**
+ * Change notices between the host processes that share one PostgreSQL, over
+ * LISTEN/NOTIFY. A notice sent inside a transaction is delivered by PostgreSQL only when
+ * it commits. This process hears its own notices at once, without the round trip.
+ * The embedded database belongs to one process, so there it is purely local.
+ */
+export class Cluster {
+  private readonly origin = randomUUID()
+  private readonly channel: string
+  private readonly handlers = new Map<string, Set<Handler>>()
+  private readonly resyncHandlers = new Set<() => void>()
+  private client: pg.Client | undefined
+  private linked: boolean
+  private stopped = false
+  private retryDelay = 100
+  private retryTimer: NodeJS.Timeout | undefined
+
+  constructor (private readonly db: Database, private readonly log: FastifyBaseLogger) {
+    this.channel = `shoutbox_${db.schema}`
+    this.linked = db.kind === 'embedded'
+  }
+
+  /** True while every notice from other processes reaches us; caches must not be trusted otherwise. */
+  get isLinked (): boolean {
+    return this.linked
+  }
+
+  async start (): Promise<void> {
+    if (this.db.kind === 'postgres') await this.connect()
+  }
+
+  async stop (): Promise<void> {
+    this.stopped = true
+    clearTimeout(this.retryTimer)
+    const client = this.client
+    this.client = undefined
+    this.linked = false
+    await client?.end().catch(() => {})
+  }
+
+  subscribe (topic: string, handler: Handler): void {
+    const set = this.handlers.get(topic) ?? new Set()
+    set.add(handler)
+    this.handlers.set(topic, set)
+  }
+
+  onResync (handler: () => void): void {
+    this.resyncHandlers.add(handler)
+  }
+
+  async notify (topic: string, payload: string, trx?: Knex.Transaction): Promise<void> {
+    if (this.db.kind === 'postgres') {
+      const message: Message = { origin: this.origin, topic, payload }
+      await (trx ?? this.db.knex).raw('select pg_notify(?, ?)', [this.channel, JSON.stringify(message)])
+    }
+    if (trx === undefined) this.deliver(topic, payload)
+    else trx.executionPromise.then(() => this.deliver(topic, payload), () => {})
+  }
+
+  private deliver (topic: string, payload: string): void {
+    for (const handler of this.handlers.get(topic) ?? []) {
+      try {
+        handler(payload)
+      } catch (error) {
+        this.log.error({ err: error, topic }, 'cluster notice handler failed')
+      }
+    }
+  }
+
+  private resync (): void {
+    for (const handler of this.resyncHandlers) {
+      try {
+        handler()
+      } catch (error) {
+        this.log.error({ err: error }, 'cluster resync handler failed')
+      }
+    }
+  }
+
+  private async connect (): Promise<void> {
+    const client = new pg.Client({ connectionString: this.db.url, connectionTimeoutMillis: 5000, keepAlive: true })
+    client.on('notification', notice => {
+      if (notice.channel !== this.channel || notice.payload === undefined) return
+      let message: Message
+      try {
+        message = JSON.parse(notice.payload) as Message
+      } catch {
+        return
+      }
+      if (message.origin !== this.origin) this.deliver(message.topic, message.payload)
+    })
+    const lost = (error?: Error): void => {
+      if (this.client !== client) return
+      this.client = undefined
+      this.linked = false
+      this.log.warn({ err: error }, 'lost the database notification link; caches are bypassed until it is back')
+      this.resync()
+      client.end().catch(() => {})
+      this.scheduleReconnect()
+    }
+    client.on('error', lost)
+    client.on('end', () => lost())
+    try {
+      await client.connect()
+      await client.query(`listen "${this.channel}"`)
+    } catch (error) {
+      client.end().catch(() => {})
+      if (this.stopped) return
+      this.log.warn({ err: error }, 'cannot open the database notification link; retrying')
+      this.scheduleReconnect()
+      return
+    }
+    if (this.stopped) {
+      await client.end().catch(() => {})
+      return
+    }
+    this.client = client
+    this.linked = true
+    this.retryDelay = 100
+    // Whatever changed while we were not listening is unknown: start caches afresh.
+    this.resync()
+  }
+
+  private scheduleReconnect (): void {
+    if (this.stopped) return
+    clearTimeout(this.retryTimer)
+    this.retryTimer = setTimeout(() => { void this.connect() }, this.retryDelay)
+    this.retryTimer.unref()
+    this.retryDelay = Math.min(this.retryDelay * 2, 5000)
+  }
+}

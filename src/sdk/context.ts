@@ -1,0 +1,93 @@
+import type { Knex } from 'knex'
+import type { EventType } from './events.js'
+
+/** The signed-in user, as the host resolved it from the session cookie for this request. */
+export interface SessionUser {
+  readonly id: number
+  readonly username: string
+  readonly role: { readonly id: number, readonly name: string }
+  /** Permission nodes of the user's role; `*` means every permission (the admin role). */
+  readonly permissions: readonly string[]
+}
+
+/** Who did something, as written into the activity log. */
+export interface Actor {
+  readonly id: number
+  readonly username: string
+}
+
+export type Transaction = Knex.Transaction
+export type Database = Knex
+
+export interface Logger {
+  debug (obj: unknown, msg?: string): void
+  info (obj: unknown, msg?: string): void
+  warn (obj: unknown, msg?: string): void
+  error (obj: unknown, msg?: string): void
+}
+
+export type ConfigValue = null | boolean | number | string
+
+export interface AddonConfig {
+  /** Every key of the manifest's `config`, stored values over defaults; read now, not cached. */
+  all (): Promise<Record<string, ConfigValue>>
+  get<T extends ConfigValue = ConfigValue> (key: string): Promise<T>
+  /** Stores values (inside `trx` when given); every host process sees them on its next read. */
+  set (values: Record<string, ConfigValue>, trx?: Transaction): Promise<void>
+}
+
+export interface ActivityLogEntryInput {
+  readonly type: string
+  readonly user: Actor
+  readonly details?: Record<string, unknown>
+}
+
+export interface ActivityLog {
+  /** Writes an entry owned by this addon; pass the transaction that holds the change it describes. */
+  write (entry: ActivityLogEntryInput, trx?: Transaction): Promise<void>
+}
+
+export interface Events {
+  /**
+   * Delivers `payload` to every listener of `event`, in this process. With `trx`, delivery
+   * waits until that transaction commits (and is dropped if it rolls back).
+   */
+  emit<T> (event: EventType<T>, payload: T, trx?: Transaction): void
+}
+
+export interface Cluster {
+  /**
+   * Tells every host process sharing the database (this one included) about a change.
+   * With `trx`, the message is sent by PostgreSQL only when that transaction commits.
+   */
+  notify (topic: string, payload: string, trx?: Transaction): Promise<void>
+  /** Runs `handler` for each message on `topic`, from any process. */
+  subscribe (topic: string, handler: (payload: string) => void): void
+  /** Runs `handler` whenever messages may have been missed (the notification link was down). */
+  onResync (handler: () => void): void
+}
+
+export interface Localisation {
+  /** The string `key` of this addon in `locale` (English fallback, then the key itself). */
+  t (locale: string, key: string, values?: Record<string, unknown>): string
+}
+
+export interface Permissions {
+  /** True when `user`'s role holds this addon's permission `key` (admins hold all). */
+  has (user: SessionUser, key: string): boolean
+}
+
+/** What the host gives an addon: its only way to reach the platform. */
+export interface AddonContext {
+  readonly addonId: string
+  readonly db: Database
+  /** Runs `work` in one transaction; events emitted with it are delivered after commit. */
+  transaction<T> (work: (trx: Transaction) => Promise<T>): Promise<T>
+  readonly config: AddonConfig
+  readonly activityLog: ActivityLog
+  readonly events: Events
+  readonly cluster: Cluster
+  readonly i18n: Localisation
+  readonly permissions: Permissions
+  readonly log: Logger
+}

@@ -1,0 +1,12 @@
+/**
+ * Everything an addon may import. If an addon needs something from the host, it grows
+ * here, typed.
+ */
+export { Type, type Static, type TSchema } from '@sinclair/typebox'
+export * from './errors.js'
+export { errorCode } from './error-code.js'
+export * from './endpoint.js'
+export * from './events.js'
+export * from './addon.js'
+export type * from './context.js'
+export { AddonManifestSchema, type AddonManifest, type PermissionDeclaration } from './manifest.js'

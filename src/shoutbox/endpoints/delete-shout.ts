@@ -1,0 +1,25 @@
+import { NotFound, PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { ShoutDeleted } from '../events.js'
+import { ShoutIdSchema } from '../schemas.js'
+import { shoutsRepository } from '../shouts-repository.js'
+
+/** DELETE /api/panel/shoutbox/:id — the shout and its DELETED_SHOUT entry in one transaction. */
+export class DeleteShout extends PanelApi<typeof ShoutIdSchema> {
+  readonly method = 'DELETE'
+  readonly path = '/api/panel/shoutbox/:id'
+  readonly schema = ShoutIdSchema
+
+  async handle (call: SignedInCall<typeof ShoutIdSchema>): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    const { ctx, user } = call
+    await ctx.transaction(async trx => {
+      const shout = await shoutsRepository(ctx.db).delete(Number(call.params.id), trx)
+      if (shout === undefined) throw new NotFound()
+      await ctx.activityLog.write({
+        type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message }
+      }, trx)
+      ctx.events.emit(ShoutDeleted, shout, trx)
+    })
+    return new Successful()
+  }
+}

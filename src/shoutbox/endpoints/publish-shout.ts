@@ -1,0 +1,29 @@
+import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { ShoutCreated } from '../events.js'
+import { assertPublishable } from '../message.js'
+import { PublishShoutSchema } from '../schemas.js'
+import { readSettings } from '../settings.js'
+import { shoutsRepository } from '../shouts-repository.js'
+
+/**
+ * POST /api/panel/shoutbox (the panel calls /panel/api/shoutbox). The shout and its
+ * CREATED_SHOUT entry are written in one transaction: both or neither.
+ */
+export class PublishShout extends PanelApi<typeof PublishShoutSchema> {
+  readonly method = 'POST'
+  readonly path = '/api/panel/shoutbox'
+  readonly schema = PublishShoutSchema
+
+  async handle (call: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    const { ctx, user } = call
+    const { message } = call.body
+    assertPublishable(message, (await readSettings(ctx)).maxMessageLength)
+    await ctx.transaction(async trx => {
+      const shout = await shoutsRepository(ctx.db).insert({ message, username: user.username, date: Date.now() }, trx)
+      await ctx.activityLog.write({ type: 'CREATED_SHOUT', user, details: { message } }, trx)
+      ctx.events.emit(ShoutCreated, shout, trx)
+    })
+    return new Successful()
+  }
+}

@@ -1,0 +1,33 @@
+import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { UpdateSettingsSchema } from '../schemas.js'
+import { readSettings } from '../settings.js'
+
+/** GET /api/panel/shoutbox/config */
+export class GetSettings extends PanelApi {
+  readonly method = 'GET'
+  readonly path = '/api/panel/shoutbox/config'
+  readonly schema = {}
+
+  async handle (call: SignedInCall): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    return new Successful(await readSettings(call.ctx))
+  }
+}
+
+/** PUT /api/panel/shoutbox/config — the keys sent are changed; the next list request of every process sees them. */
+export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
+  readonly method = 'PUT'
+  readonly path = '/api/panel/shoutbox/config'
+  readonly schema = UpdateSettingsSchema
+
+  async handle (call: SignedInCall<typeof UpdateSettingsSchema>): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    const { ctx, user, body } = call
+    const changes = Object.fromEntries(Object.entries(body).filter(([key]) => key === 'maxShouts' || key === 'maxMessageLength'))
+    await ctx.transaction(async trx => {
+      await ctx.config.set(changes, trx)
+      await ctx.activityLog.write({ type: 'UPDATED_SHOUTBOX_SETTINGS', user, details: changes }, trx)
+    })
+    return new Successful(await readSettings(ctx))
+  }
+}

@@ -1,0 +1,7 @@
+import { defineEvent } from '../sdk/index.js'
+import type { Shout } from './schemas.js'
+
+/** Emitted after the publishing transaction committed. */
+export const ShoutCreated = defineEvent<Shout>('shoutbox.shout-created')
+/** Emitted after the deleting transaction committed. */
+export const ShoutDeleted = defineEvent<Shout>('shoutbox.shout-deleted')

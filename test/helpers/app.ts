@@ -1,0 +1,83 @@
+import os from 'node:os'
+import path from 'node:path'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { buildApp, type BuildOptions } from '../../src/host/app.js'
+import { loadConfig, type HostConfig } from '../../src/host/config.js'
+import { PasswordHasher } from '../../src/host/identity/passwords.js'
+import { testDatabase, type TestDatabase } from './database.js'
+
+/** Cheap scrypt parameters for tests; production uses OWASP's (see passwords.ts). */
+export const testHasher = new PasswordHasher({ logN: 10, r: 8, p: 1 })
+
+export const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'correct horse battery' }
+
+export interface Tap {
+  teardown (fn: () => unknown): void
+}
+
+export function testConfig (overrides: Partial<HostConfig> = {}): HostConfig {
+  return {
+    ...loadConfig([], {}),
+    addonsDir: path.join(os.tmpdir(), 'shoutbox-tests-no-addons'),
+    logLevel: 'silent',
+    logRequests: false,
+    ...overrides
+  }
+}
+
+export interface TestAppOptions extends Partial<Omit<BuildOptions, 'config'>> {
+  readonly config?: Partial<HostConfig>
+  /** Share a database between apps (several host processes); a fresh one otherwise. */
+  readonly db?: TestDatabase
+}
+
+/** A fresh app on a fresh database, closed when the test ends. */
+export async function build (t: Tap, options: TestAppOptions = {}): Promise<FastifyInstance> {
+  const db = options.db ?? await testDatabase()
+  const app = await buildApp({
+    hasher: testHasher,
+    ...options,
+    config: testConfig(options.config),
+    database: await db.open()
+  })
+  t.teardown(async () => {
+    await app.close()
+    if (options.db === undefined) await db.drop()
+  })
+  return app
+}
+
+/** Finishes setup with the ADMIN account; returns the admin's session cookie. */
+export async function setUp (app: FastifyInstance): Promise<string> {
+  const response = await app.inject({ method: 'POST', url: '/api/setup/finish', payload: ADMIN })
+  if (response.statusCode !== 200) throw new Error(`setup failed: ${response.statusCode} ${response.body}`)
+  return sessionCookie(response)
+}
+
+/** `name=value` of the session cookie a response set. */
+export function sessionCookie (response: LightMyRequestResponse): string {
+  const cookie = response.cookies.find(c => c.name === 'shoutbox_session')
+  if (cookie === undefined) throw new Error(`no session cookie in ${response.statusCode} ${response.body}`)
+  return `shoutbox_session=${cookie.value}`
+}
+
+export async function login (app: FastifyInstance, username: string, password: string): Promise<string> {
+  const response = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } })
+  return sessionCookie(response)
+}
+
+/** Creates a role with `permissions` and a user holding it; returns the user's cookie. */
+export async function userWith (app: FastifyInstance, adminCookie: string, name: string, permissions: string[]): Promise<string> {
+  const role = await app.inject({
+    method: 'POST', url: '/api/panel/roles', headers: { cookie: adminCookie }, payload: { name: `${name}-role`, permissions }
+  })
+  if (role.statusCode !== 200) throw new Error(`role: ${role.body}`)
+  const user = await app.inject({
+    method: 'POST',
+    url: '/api/panel/users',
+    headers: { cookie: adminCookie },
+    payload: { username: name, email: `${name}@example.org`, password: 'a long password', roleId: role.json().role.id }
+  })
+  if (user.statusCode !== 200) throw new Error(`user: ${user.body}`)
+  return login(app, name, 'a long password')
+}
