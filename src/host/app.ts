@@ -7,6 +7,7 @@ import { openDatabase, type Database } from './database/connect.js'
 import { hostEndpoints } from './endpoints/index.js'
 import { BODY_LIMIT, registerEndpoint } from './http/endpoint-route.js'
 import { installErrorHandling } from './http/error-handler.js'
+import { installJsonBodyParser } from './http/json-body.js'
 import { originCheck } from './http/origin-check.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { validatorCompiler } from './http/validation.js'
@@ -79,6 +80,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
 
   await app.register(cookie)
   installErrorHandling(app)
+  installJsonBodyParser(app)
   app.addHook('onRequest', async (_request, reply) => { void reply.header('x-content-type-options', 'nosniff') })
   app.addHook('onRequest', originCheck(config.allowedOrigins))
 

@@ -22,27 +22,18 @@ export function toErrorAnswer (error: unknown): ErrorAnswer {
   if (isPlatformError(error)) {
     return { ...answer(error.status, error.code, error.extras), headers: error.headers }
   }
-  const e = error as Partial<FastifyError> & { validationContext?: string, name?: string, message?: string }
+  const e = error as Partial<FastifyError> & { name?: string, message?: string }
   if (Array.isArray(e.validation)) return badBody(e.message ?? 'invalid request')
   switch (e.code) {
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return badBody('body must be a JSON object, but the request has no body')
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return badBody('body must be sent as application/json')
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return answer(413, 'PAYLOAD_TOO_LARGE')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badBody('the body is shorter or longer than its Content-Length')
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return badBody('body is not valid JSON')
-  }
-  if (e.name === 'SyntaxError' && e.statusCode === 400) {
-    return badBody(/prototype|constructor/i.test(e.message ?? '')
-      ? 'body must not contain a "__proto__" or "constructor" key'
-      : 'body is not valid JSON')
   }
   if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) return answer(503, 'SERVICE_UNAVAILABLE')
-  if (e.name === 'KnexTimeoutError' || /Connection terminated|connection timeout|Client has encountered a connection error/i.test(e.message ?? '')) {
+  if (e.name === 'KnexTimeoutError' || /Connection terminated|connection timeout|Client has encountered a connection error|Unable to acquire a connection/i.test(e.message ?? '')) {
     return answer(503, 'SERVICE_UNAVAILABLE')
   }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {

@@ -1,0 +1,61 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Knex } from 'knex'
+import type { AddonContext, ConfigValue, PermissionDeclaration, SessionUser } from '../../sdk/index.js'
+import type { ActivityLogStore } from '../services/activity-log.js'
+import type { AddonConfigStore } from '../services/addon-config.js'
+import type { Cluster } from '../services/cluster.js'
+import type { EventBus } from '../services/event-bus.js'
+import type { I18n } from '../services/i18n.js'
+import { holdsNode } from '../identity/permissions.js'
+
+export interface ContextServices {
+  readonly db: Knex
+  readonly log: FastifyBaseLogger
+  readonly activity: ActivityLogStore
+  readonly config: AddonConfigStore
+  readonly cluster: Cluster
+  readonly events: EventBus
+  readonly i18n: I18n
+}
+
+export interface Owner {
+  readonly id: string
+  readonly permissions: readonly PermissionDeclaration[]
+  readonly configDefaults: Readonly<Record<string, ConfigValue>>
+}
+
+/** The SDK's view of the platform for one owner (an addon, or the host itself). */
+export function createContext (owner: Owner, services: ContextServices): AddonContext {
+  const nodes = new Map(owner.permissions.map(p => [p.key, p.node]))
+  const { db, activity, config, cluster, events, i18n } = services
+  const topic = (name: string): string => `${owner.id}:${name}`
+  return {
+    addonId: owner.id,
+    db,
+    transaction: work => db.transaction(work),
+    config: {
+      all: () => config.all(owner.id, owner.configDefaults),
+      async get<T extends ConfigValue> (key: string) {
+        if (!Object.hasOwn(owner.configDefaults, key)) throw new Error(`${owner.id} has no config key "${key}" in its manifest`)
+        return (await config.all(owner.id, owner.configDefaults))[key] as T
+      },
+      set: (values, trx) => config.set(owner.id, owner.configDefaults, values, trx)
+    },
+    activityLog: { write: (entry, trx) => activity.write(owner.id, entry, trx) },
+    events: { emit: (event, payload, trx) => events.emit(event.name, payload, trx) },
+    cluster: {
+      notify: (name, payload, trx) => cluster.notify(topic(name), payload, trx),
+      subscribe: (name, handler) => cluster.subscribe(topic(name), handler),
+      onResync: handler => cluster.onResync(handler)
+    },
+    i18n: { t: (locale, key, values) => i18n.t(owner.id, locale, key, values) },
+    permissions: {
+      has (user: SessionUser, key: string): boolean {
+        const node = nodes.get(key)
+        if (node === undefined) throw new Error(`${owner.id} declares no permission "${key}"`)
+        return holdsNode(user, node)
+      }
+    },
+    log: services.log.child({ addon: owner.id })
+  }
+}

@@ -1,0 +1,40 @@
+import path from 'node:path'
+import t from 'tap'
+import { loadConfig } from '../../src/host/config.js'
+
+t.test('a default start listens on port 80 on every interface, embedded database under ./data', async t => {
+  const config = loadConfig([], {})
+  t.equal(config.port, 80)
+  t.equal(config.host, '0.0.0.0')
+  t.equal(config.dev, false)
+  t.equal(config.databaseUrl, undefined)
+  t.equal(config.dataDir, path.resolve('data'))
+  t.equal(config.addonsDir, path.resolve('addons'))
+  t.equal(config.logRequests, false)
+})
+
+t.test('--dev listens on 8088 and logs requests', async t => {
+  const config = loadConfig(['--dev'], {})
+  t.equal(config.port, 8088)
+  t.equal(config.dev, true)
+  t.equal(config.logRequests, true)
+})
+
+t.test('flags win over environment variables', async t => {
+  const config = loadConfig(['--port', '9000', '--host', '127.0.0.1', '--data-dir', '/tmp/x', '--addons-dir', '/tmp/a'],
+    { PORT: '7000', HOST: '::', DATA_DIR: '/nope', ADDONS_DIR: '/nope' })
+  t.same([config.port, config.host, config.dataDir, config.addonsDir], [9000, '127.0.0.1', '/tmp/x', '/tmp/a'])
+  const fromEnv = loadConfig(['--dev'], { PORT: '7000', DATABASE_URL: 'postgres://u@h/db', TRUST_PROXY: '1', ALLOWED_ORIGINS: 'https://a.example, https://b.example/' })
+  t.equal(fromEnv.port, 7000)
+  t.equal(fromEnv.databaseUrl, 'postgres://u@h/db')
+  t.equal(fromEnv.trustProxy, 1)
+  t.same(fromEnv.allowedOrigins, ['https://a.example', 'https://b.example'])
+})
+
+t.test('bad settings are refused with one clear line', async t => {
+  t.throws(() => loadConfig(['--port', 'eighty'], {}), { name: 'ConfigError', message: 'port must be a number from 0 to 65535, got "eighty"' })
+  t.throws(() => loadConfig(['--bogus'], {}), { name: 'ConfigError', message: /Unknown option '--bogus'/ })
+  t.throws(() => loadConfig([], { DATABASE_URL: 'mysql://x' }), /DATABASE_URL must start with postgres/)
+  t.throws(() => loadConfig([], { ALLOWED_ORIGINS: 'not a url' }), /ALLOWED_ORIGINS/)
+  t.throws(() => loadConfig([], { DATABASE_SCHEMA: 'Bad-Name' }), /DATABASE_SCHEMA/)
+})
