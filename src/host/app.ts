@@ -90,7 +90,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   // Phase two: each enabled addon in its own encapsulated context.
   for (const runtime of platform.runtimes.values()) {
     await app.register(async scope => {
-      if (runtime.addon.definition.plugin !== undefined) await scope.register(runtime.addon.definition.plugin)
+      // Called on the addon's scope itself (not registered as a child) so its hooks cover its routes.
+      await runtime.addon.definition.plugin?.(scope, {})
       const owner = { ctx: runtime.ctx, isReady: () => runtime.state === 'started' }
       for (const { instance } of runtime.addon.endpoints) registerEndpoint(scope, instance, owner, platform)
     })

@@ -34,12 +34,15 @@ export interface TestAppOptions extends Partial<Omit<BuildOptions, 'config'>> {
 /** A fresh app on a fresh database, closed when the test ends. */
 export async function build (t: Tap, options: TestAppOptions = {}): Promise<FastifyInstance> {
   const db = options.db ?? await testDatabase()
-  const app = await buildApp({
-    hasher: testHasher,
-    ...options,
-    config: testConfig(options.config),
-    database: await db.open()
-  })
+  const database = await db.open()
+  let app: FastifyInstance
+  try {
+    app = await buildApp({ hasher: testHasher, ...options, config: testConfig(options.config), database })
+  } catch (error) {
+    await database.knex.destroy()
+    if (options.db === undefined) await db.drop()
+    throw error
+  }
   t.teardown(async () => {
     await app.close()
     if (options.db === undefined) await db.drop()

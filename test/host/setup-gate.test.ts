@@ -1,0 +1,56 @@
+import t from 'tap'
+import { ADMIN, build, setUp } from '../helpers/app.js'
+import { testDatabase } from '../helpers/database.js'
+
+const tableExists = async (app: Awaited<ReturnType<typeof build>>, table: string): Promise<boolean> =>
+  app.platform.db.schema.hasTable(table)
+
+t.test('before setup: addons are loaded but not initialised', async t => {
+  const app = await build(t)
+  t.notOk(await tableExists(app, 'shoutbox_shouts'), 'no addon tables yet')
+  t.ok(await tableExists(app, 'users'), 'the host has its own tables')
+  for (const url of ['/api/shoutbox/list', '/api/panel/shoutbox/config']) {
+    const response = await app.inject({ url })
+    t.same([response.statusCode, response.json()], [503, { result: 'error', error: 'INSTALLATION_REQUIRED' }], url)
+  }
+  const status = await app.inject({ url: '/api/setup/status' })
+  t.same(status.json(), { result: 'ok', setupDone: false })
+  const health = await app.inject({ url: '/api/health' })
+  t.same([health.statusCode, health.json()], [200, { result: 'ok', database: 'up' }])
+})
+
+t.test('finishing setup initialises addons in the running process, no restart', async t => {
+  const app = await build(t)
+  const response = await app.inject({ method: 'POST', url: '/api/setup/finish', payload: ADMIN })
+  t.equal(response.statusCode, 200)
+  t.same(response.json(), { result: 'ok', user: { id: 1, username: 'admin', role: { id: 1, name: 'admin' } } })
+  t.ok(await tableExists(app, 'shoutbox_shouts'), 'the addon migrated')
+  const list = await app.inject({ url: '/api/shoutbox/list' })
+  t.same([list.statusCode, list.json()], [200, { result: 'ok', shouts: [] }])
+  t.same((await app.inject({ url: '/api/setup/status' })).json(), { result: 'ok', setupDone: true })
+})
+
+t.test('setup happens once; concurrent attempts create one administrator', async t => {
+  const app = await build(t)
+  const attempts = await Promise.all([0, 1, 2].map(i => app.inject({
+    method: 'POST', url: '/api/setup/finish', payload: { username: `admin${i}`, email: `a${i}@example.org`, password: 'long enough pw' }
+  })))
+  t.same(attempts.map(r => r.statusCode).sort(), [200, 409, 409])
+  const users = await app.platform.db('users').count<Array<{ count: number }>>({ count: '*' })
+  t.equal(Number(users[0]?.count), 1)
+})
+
+t.test('each migration runs once, tracked per owner, across restarts', async t => {
+  const db = await testDatabase({ persistent: true })
+  t.teardown(() => db.drop())
+  const first = await build(t, { db })
+  await setUp(first)
+  const ledger = async (app: typeof first) => app.platform.db('schema_migrations').orderBy(['owner', 'name']).select('owner', 'name')
+  const before = await ledger(first)
+  t.same(before, [{ owner: 'host', name: '001-platform' }, { owner: 'shoutbox', name: '001-create-shouts' }])
+  await first.close()
+  const second = await build(t, { db })
+  t.same(await ledger(second), before)
+  const list = await second.inject({ url: '/api/shoutbox/list' })
+  t.same([list.statusCode, list.json()], [200, { result: 'ok', shouts: [] }], 'a restart after setup starts the addon at once')
+})
