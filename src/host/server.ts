@@ -1,3 +1,4 @@
+import net from 'node:net'
 import { buildApp } from './app.js'
 import { AddonLoadError } from './addons/loader.js'
 import { ConfigError, loadConfig, type HostConfig } from './config.js'
@@ -8,6 +9,22 @@ const STOP_TIMEOUT_MS = 10_000
 function fail (line: string, code = 1): never {
   process.stderr.write(`shoutbox: ${line}\n`)
   process.exit(code)
+}
+
+/** Tries the port before opening the database, so a wrong port fails at once and plainly. */
+function probePort (port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer()
+    probe.once('error', reject)
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()))
+  })
+}
+
+function explainListenError (error: unknown, port: number): never {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'EACCES') fail(`no permission to listen on port ${port}; run with --dev (port 8088) or choose a port with --port N / PORT=N`)
+  if (code === 'EADDRINUSE') fail(`port ${port} is already in use; choose another with --port N / PORT=N`)
+  throw error
 }
 
 function loggerOptions (config: HostConfig) {
@@ -23,6 +40,8 @@ async function main (): Promise<void> {
     if (error instanceof ConfigError) fail(error.message, 2)
     throw error
   }
+
+  if (config.port !== 0) await probePort(config.port, config.host).catch(error => explainListenError(error, config.port))
 
   let app
   try {
@@ -40,12 +59,7 @@ async function main (): Promise<void> {
     await app.listen({ port: config.port, host: config.host })
   } catch (error) {
     await app.close()
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EACCES') {
-      fail(`no permission to listen on port ${config.port}; run with --dev (port 8088) or choose one with --port N / PORT=N`)
-    }
-    if (code === 'EADDRINUSE') fail(`port ${config.port} is already in use; choose another with --port N / PORT=N`)
-    throw error
+    explainListenError(error, config.port)
   }
 
   let stopping = false

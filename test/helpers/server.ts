@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs/promises'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
+import { DB_KIND, TEST_DATABASE_URL } from './database.js'
+import { ensureImage } from './pglite-image.js'
+
+const root = fileURLToPath(new URL('../../', import.meta.url))
+export const SERVER_ENTRY = path.join(root, 'src/host/server.ts')
+
+export interface Tap {
+  teardown (fn: () => unknown): void
+}
+
+/** Where a host process keeps its data: a schema on PostgreSQL, a data folder for the embedded one. */
+export interface ServerStorage {
+  readonly env: NodeJS.ProcessEnv
+}
+
+/** Fresh storage for host processes, removed when the test ends. */
+export async function serverStorage (t: Tap): Promise<ServerStorage> {
+  if (DB_KIND === 'postgres') {
+    const schema = `p_${randomBytes(6).toString('hex')}`
+    t.teardown(async () => {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
+      await client.connect()
+      await client.query(`drop schema if exists "${schema}" cascade`)
+      await client.end()
+    })
+    return { env: { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } }
+  }
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-data-'))
+  t.teardown(() => fs.rm(dataDir, { recursive: true, force: true }))
+  // Skip the several-second initdb: start from the prepared image.
+  const db = await PGlite.create(path.join(dataDir, 'pgdata'), { loadDataDir: await ensureImage() })
+  await db.close()
+  return { env: { DATA_DIR: dataDir, DATABASE_URL: '' } }
+}
+
+export async function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export interface RunningServer {
+  readonly child: ChildProcess
+  readonly url: string
+  readonly port: number
+  /** Everything the process wrote to stderr so far. */
+  stderr (): string
+  /** Resolves with the exit code (or signal name). */
+  readonly exited: Promise<number | string>
+}
+
+export interface StartOptions {
+  readonly args?: readonly string[]
+  readonly env?: NodeJS.ProcessEnv
+  readonly port?: number
+  /** Run as this user id instead of root (for the privileged-port check). */
+  readonly uid?: number
+  /** Resolve only when /api/health answers (default true). */
+  readonly waitUntilReady?: boolean
+}
+
+/** Starts `src/host/server.ts` as a real process; it is killed when the test ends. */
+export async function startServer (t: Tap, options: StartOptions = {}): Promise<RunningServer> {
+  const port = options.port ?? await freePort()
+  const args = ['--import', 'tsx', SERVER_ENTRY, '--port', String(port), '--host', '127.0.0.1', ...(options.args ?? [])]
+  // tap adds NODE_OPTIONS to every child (to track it); `env -u` drops it, then execs node
+  // in place, so the pid stays the server's.
+  const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...args], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...options.env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid })
+  })
+  let stderr = ''
+  child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8') })
+  const exited = new Promise<number | string>(resolve => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
+  t.teardown(async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGKILL')
+      await exited
+    }
+  })
+  const server = { child, url: `http://127.0.0.1:${port}`, port, stderr: () => stderr, exited }
+  if (options.waitUntilReady !== false) await waitUntilReady(server)
+  return server
+}
+
+export async function waitUntilReady (server: RunningServer, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let exited = false
+  void server.exited.then(() => { exited = true })
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`the server exited: ${server.stderr()}`)
+    try {
+      const response = await fetch(`${server.url}/api/health`)
+      if (response.status === 200) return
+    } catch {
+      // not listening yet
+    }
+    await new Promise(resolve => setTimeout(resolve, 100))
+  }
+  throw new Error(`the server did not answer within ${timeoutMs} ms: ${server.stderr()}`)
+}
+
+/** JSON over real HTTP. */
+export async function http (server: { url: string }, method: string, url: string, options: { body?: unknown, cookie?: string } = {}) {
+  const response = await fetch(server.url + url, {
+    method,
+    headers: {
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(options.cookie === undefined ? {} : { cookie: options.cookie })
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) })
+  })
+  const text = await response.text()
+  const setCookie = response.headers.getSetCookie().find(c => c.startsWith('shoutbox_session='))
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text === '' ? undefined : JSON.parse(text) as Record<string, unknown>,
+    cookie: setCookie?.split(';')[0]
+  }
+}

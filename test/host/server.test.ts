@@ -1,0 +1,46 @@
+import fs from 'node:fs/promises'
+import net from 'node:net'
+import path from 'node:path'
+import t from 'tap'
+import { ADMIN } from '../helpers/app.js'
+import { greeterAddonsDir, tempAddonsDir } from '../helpers/fixtures.js'
+import { http, serverStorage, startServer } from '../helpers/server.js'
+
+t.test('a bad addon stops start-up: one line, exit code 1, no stack trace', async t => {
+  const addonsDir = await tempAddonsDir(t)
+  await fs.mkdir(path.join(addonsDir, 'broken'))
+  await fs.writeFile(path.join(addonsDir, 'broken', 'addon.json'), JSON.stringify({ id: 'broken', name: 'Broken', entry: 'index.js' }))
+  const server = await startServer(t, { args: ['--addons-dir', addonsDir], waitUntilReady: false })
+  t.equal(await server.exited, 1)
+  t.match(server.stderr(), /^shoutbox: addon "broken" \(.*addon\.json\): field version expected required property\n$/)
+})
+
+t.test('port 80 without privileges: one line naming the fix, exit code 1', async t => {
+  const server = await startServer(t, { port: 80, uid: 65534, waitUntilReady: false })
+  t.equal(await server.exited, 1)
+  t.equal(server.stderr(), 'shoutbox: no permission to listen on port 80; run with --dev (port 8088) or choose a port with --port N / PORT=N\n')
+})
+
+t.test('a port already in use: one line, exit code 1', async t => {
+  const taken = net.createServer()
+  await new Promise<void>(resolve => taken.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => taken.close())
+  const port = (taken.address() as net.AddressInfo).port
+  const server = await startServer(t, { port, waitUntilReady: false })
+  t.equal(await server.exited, 1)
+  t.equal(server.stderr(), `shoutbox: port ${port} is already in use; choose another with --port N / PORT=N\n`)
+})
+
+t.test('SIGTERM: requests in flight finish, then the process exits 0', async t => {
+  const storage = await serverStorage(t)
+  const addonsDir = await greeterAddonsDir(t)
+  const server = await startServer(t, { args: ['--addons-dir', addonsDir], env: storage.env })
+  t.equal((await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).status, 200)
+  const inFlight = Array.from({ length: 5 }, () => http(server, 'GET', '/api/greeter/slow?ms=1500'))
+  await new Promise(resolve => setTimeout(resolve, 300))
+  server.child.kill('SIGTERM')
+  const answers = await Promise.all(inFlight)
+  t.same(answers.map(a => [a.status, a.body]), Array(5).fill([200, { result: 'ok', waited: 1500 }]), 'every accepted request answered')
+  t.equal(await server.exited, 0, 'a clean exit')
+  await t.rejects(fetch(`${server.url}/api/health`), 'no longer listening')
+})
