@@ -44,8 +44,8 @@ export class FinishSetup extends SetupApi<typeof FinishSetupSchema> {
 export async function finishSetup (platform: Platform, account: { username: string, email: string, password: string }) {
   const passwordHash = await platform.hasher.hash(account.password)
   const user = await platform.db.transaction(async trx => {
+    if (!await platform.settings.finishSetup(trx)) throw new PlatformAlreadyInstalled()
     const admin = await platform.users.create({ ...account, passwordHash, roleId: ADMIN_ROLE_ID }, trx)
-    if (!await platform.settings.finishSetup(trx, admin.id)) throw new PlatformAlreadyInstalled()
     await platform.activity.write('host', { type: 'SETUP_FINISHED', user: admin }, trx)
     return admin
   })

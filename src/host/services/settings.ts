@@ -14,10 +14,13 @@ export class Settings {
     return this.setupDone
   }
 
-  /** Records setup as finished; false if another request (or process) got there first. */
-  async finishSetup (trx: Knex.Transaction, adminId: number): Promise<boolean> {
+  /**
+   * Records setup as finished; false if another request (or process) got there first.
+   * Call it first in the setup transaction: a concurrent attempt waits on this row.
+   */
+  async finishSetup (trx: Knex.Transaction): Promise<boolean> {
     const inserted = await trx('settings')
-      .insert({ key: 'setup', value: JSON.stringify({ finishedAt: Date.now(), adminId }) })
+      .insert({ key: 'setup', value: JSON.stringify({ finishedAt: Date.now() }) })
       .onConflict('key').ignore()
       .returning('key')
     return inserted.length === 1

@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import { http, serverStorage, startServer, type ServerStorage } from '../../helpers/server.js'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const CLI = path.join(root, 'src/host/cli/create-admin.ts')
+
+function run (storage: ServerStorage, args: string[], options: { env?: NodeJS.ProcessEnv, stdin?: string } = {}) {
+  return new Promise<{ code: number | null, stdout: string, stderr: string }>(resolve => {
+    const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, '--import', 'tsx', CLI, ...args], {
+      cwd: root, env: { ...process.env, ...storage.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe']
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (c: Buffer) => { stdout += c.toString() })
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString() })
+    child.stdin.end(options.stdin ?? '')
+    child.on('close', code => resolve({ code, stdout, stderr }))
+  })
+}
+
+t.test('create-admin: a scripted install without a browser', async t => {
+  const storage = await serverStorage(t)
+  const args = ['--username', 'root-admin', '--email', 'root@example.org']
+
+  const weak = await run(storage, args, { stdin: 'short\n' })
+  t.same([weak.code, weak.stderr], [1, 'create-admin: password expected string length greater or equal to 8\n'])
+
+  const made = await run(storage, args, { stdin: 'a strong password\n' })
+  t.same([made.code, made.stdout], [0, 'created the administrator "root-admin"; setup is finished\n'], made.stderr)
+
+  const again = await run(storage, args, { env: { SHOUTBOX_ADMIN_PASSWORD: 'another password' } })
+  t.same([again.code, again.stderr], [1, 'create-admin: setup is already finished\n'])
+
+  const server = await startServer(t, { env: storage.env })
+  const signIn = await http(server, 'POST', '/api/auth/login', { body: { username: 'root-admin', password: 'a strong password' } })
+  t.same([signIn.status, signIn.body], [200, { result: 'ok', user: { id: 1, username: 'root-admin', role: { id: 1, name: 'admin' } } }],
+    'the password came from stdin, without its newline')
+})

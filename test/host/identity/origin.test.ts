@@ -1,0 +1,46 @@
+import t from 'tap'
+import { build, setUp } from '../../helpers/app.js'
+
+t.test('cross-site protection', async t => {
+  const app = await build(t, { config: { allowedOrigins: ['https://shouts.example.org'] } })
+  const cookie = await setUp(app)
+  const publish = (headers: Record<string, string>) => app.inject({
+    method: 'POST', url: '/api/panel/shoutbox', headers: { cookie, ...headers }, payload: { message: 'forged?' }
+  })
+  const stored = async () => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts.length as number
+
+  t.test('a POST whose Origin is another site: 403 INVALID_ORIGIN, nothing written', async t => {
+    for (const origin of ['https://evil.example', 'http://localhost:81', 'null']) {
+      const response = await publish({ origin })
+      t.same([response.statusCode, response.json()], [403, { result: 'error', error: 'INVALID_ORIGIN' }], origin)
+    }
+    t.equal(await stored(), 0)
+  })
+
+  t.test('no Origin but Sec-Fetch-Site: cross-site: refused too', async t => {
+    const response = await publish({ 'sec-fetch-site': 'cross-site' })
+    t.same([response.statusCode, response.json()], [403, { result: 'error', error: 'INVALID_ORIGIN' }])
+    t.equal(await stored(), 0)
+  })
+
+  t.test('refused before the body is read', async t => {
+    const response = await app.inject({
+      method: 'POST', url: '/api/panel/shoutbox', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, payload: '{broken'
+    })
+    t.same(response.json(), { result: 'error', error: 'INVALID_ORIGIN' })
+  })
+
+  t.test('same origin, a configured origin, same-site fetches and non-browser clients pass', async t => {
+    const cases: Array<Record<string, string>> = [{ origin: 'http://localhost:80' }, { origin: 'https://shouts.example.org' }, { 'sec-fetch-site': 'same-origin' }, {}]
+    for (const headers of cases) {
+      const response = await publish({ host: 'localhost:80', ...headers })
+      t.same([response.statusCode, response.json()], [200, { result: 'ok' }], JSON.stringify(headers))
+    }
+    t.equal(await stored(), 4)
+  })
+
+  t.test('reads are not state-changing: a foreign Origin may GET', async t => {
+    const response = await app.inject({ url: '/api/shoutbox/list', headers: { origin: 'https://theme.example' } })
+    t.equal(response.statusCode, 200)
+  })
+})
