@@ -30,5 +30,9 @@ function sameOrigin (origin: string, request: FastifyRequest): boolean {
     return false // "null" (sandboxed frames, file: pages) and garbage
   }
   // Host only: behind a TLS proxy the scheme we see (http) differs from the browser's (https).
-  return url.host === request.host
+  return withoutDefaultPort(url.host) === withoutDefaultPort(request.host)
+}
+
+function withoutDefaultPort (host: string): string {
+  return host.toLowerCase().replace(/:(80|443)$/, '')
 }
