@@ -6,10 +6,14 @@ const COLUMNS = ['id', 'message', 'username', 'date'] as const
 
 export function shoutsRepository (db: Database) {
   return {
-    /** Newest first (the store's order); `limit` null → all of them. */
-    async list (limit: number | null): Promise<Shout[]> {
-      const query = db(SHOUTS_TABLE).select(...COLUMNS).orderBy('id', 'desc')
+    /** Newest first (the store's order); `limit` null → all of them. The cut is made in SQL. */
+    listQuery (limit: number | null) {
+      const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).orderBy('id', 'desc')
       return limit === null ? query : query.limit(limit)
+    },
+
+    async list (limit: number | null): Promise<Shout[]> {
+      return this.listQuery(limit)
     },
 
     async insert (shout: Omit<Shout, 'id'>, trx: Transaction): Promise<Shout> {

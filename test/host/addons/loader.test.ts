@@ -87,7 +87,7 @@ t.test('the fixture addon is discovered from its folder: no registration call, n
   const greeter = loaded[0]!
   t.same(greeter.endpoints.map(e => e.exportName).sort(), ['Boom', 'Echo', 'Greet', 'Hello', 'RecordedEvents', 'Slow', 'Teapot'])
   t.same(greeter.listeners.map(l => l.exportName).sort(),
-    ['AlwaysThrows', 'RecordAddonStarted', 'RecordEcho', 'RecordSetupFinished', 'RecordShoutCreated', 'RecordSignIn'])
+    ['AlwaysThrows', 'RecordAddonStarted', 'RecordEcho', 'RecordSetupFinished', 'RecordShoutCreated', 'RecordShoutDeleted', 'RecordSignIn'])
   t.same(greeter.migrations.map(m => m.name), ['001-events'])
 
   const app = await build(t, { config: { addonsDir } })

@@ -1,0 +1,22 @@
+import t from 'tap'
+import { build, setUp } from '../helpers/app.js'
+import { greeterAddonsDir } from '../helpers/fixtures.js'
+
+t.test('another addon hears "shout created" and "shout deleted", with the shout, after commit', async t => {
+  const addonsDir = await greeterAddonsDir(t)
+  const app = await build(t, { config: { addonsDir } })
+  const cookie = await setUp(app)
+  await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'to the webhook' } })
+  const [shout] = (await app.inject({ url: '/api/shoutbox/list' })).json().shouts
+  await app.inject({ method: 'DELETE', url: `/api/panel/shoutbox/${shout.id}`, headers: { cookie } })
+  // A rejected publish and a missing delete emit nothing.
+  await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: ' ' } })
+  await app.inject({ method: 'DELETE', url: '/api/panel/shoutbox/999', headers: { cookie } })
+  await app.platform.events.drain()
+  const events = (await app.inject({ url: '/api/greeter/events' })).json().events
+    .filter((e: { event: string }) => e.event.startsWith('shoutbox.'))
+  t.same(events, [
+    { event: 'shoutbox.shout-created', payload: shout, committed: true },
+    { event: 'shoutbox.shout-deleted', payload: shout, committed: true }
+  ])
+})

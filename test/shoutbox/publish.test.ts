@@ -1,0 +1,152 @@
+import t from 'tap'
+import { build, setUp, userWith } from '../helpers/app.js'
+
+type App = Awaited<ReturnType<typeof build>>
+
+const shouts = async (app: App) => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<Record<string, unknown>>
+const logs = async (app: App) => app.platform.db('activity_logs').where({ type: 'CREATED_SHOUT' }).orderBy('id')
+const ok = { result: 'ok' }
+const badRequest = (what: string) => ({ result: 'error', error: 'BAD_REQUEST', bodyValidationError: what })
+
+/** Seed §4.2 and §7, CONTRACT §6: POST /api/panel/shoutbox. */
+t.test('POST /api/panel/shoutbox', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const moderator = await userWith(app, admin, 'moderator', ['panel.access', 'addon.shoutbox.manage.shoutbox'])
+  const panelOnly = await userWith(app, admin, 'helper', ['panel.access'])
+  const post = (cookie: string, payload: unknown, url = '/panel/api/shoutbox', contentType = 'application/json') => app.inject({
+    method: 'POST', url, headers: { cookie, 'content-type': contentType },
+    ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) })
+  })
+
+  t.test('rule 1: the panel path /panel/api/shoutbox is the registered /api/panel/shoutbox', async t => {
+    t.same((await post(admin, { message: 'via panel path' })).json(), ok)
+    t.same((await post(admin, { message: 'via registered path' }, '/api/panel/shoutbox')).json(), ok)
+    t.equal((await shouts(app)).length, 2)
+  })
+
+  t.test('rule 2: a missing body, a non-JSON body, or no string message → BAD_REQUEST before any logic', async t => {
+    const before = (await shouts(app)).length
+    const cases: Array<[unknown, string, string]> = [
+      [undefined, 'application/json', 'body must be a JSON object, but the request has no body'],
+      ['message=hi', 'application/x-www-form-urlencoded', 'body must be sent as application/json'],
+      ['{"message": "hi"', 'application/json', 'body is not valid JSON'],
+      [[{ message: 'hi' }], 'application/json', 'body must be object'],
+      [{}, 'application/json', "body must have required property 'message'"],
+      [{ message: null }, 'application/json', 'body/message must be string'],
+      [{ message: 42 }, 'application/json', 'body/message must be string'],
+      [{ message: ['hi'] }, 'application/json', 'body/message must be string'],
+      [{ message: { text: 'hi' } }, 'application/json', 'body/message must be string']
+    ]
+    for (const [payload, type, what] of cases) {
+      const response = await post(panelOnly, payload, undefined, type)
+      t.same([response.statusCode, response.json()], [400, badRequest(what)], `${JSON.stringify(payload)} as ${type}`)
+    }
+    t.equal((await shouts(app)).length, before, 'nothing stored')
+  })
+
+  t.test('rule 3: the first step is the permission check: a panel role without MANAGE_SHOUTBOX → NO_PERMISSION, nothing stored', async t => {
+    const before = (await shouts(app)).length
+    const logsBefore = (await logs(app)).length
+    const response = await post(panelOnly, { message: 'not allowed' })
+    t.same([response.statusCode, response.json()], [403, { result: 'error', error: 'NO_PERMISSION' }])
+    const blank = await post(panelOnly, { message: '   ' })
+    t.same([blank.statusCode, blank.json()], [403, { result: 'error', error: 'NO_PERMISSION' }], 'permission before the blank check')
+    t.equal((await shouts(app)).length, before)
+    t.equal((await logs(app)).length, logsBefore)
+  })
+
+  t.test('a role granted the permission may publish; the admin role passes without it', async t => {
+    t.same((await post(moderator, { message: 'from a moderator' })).json(), ok)
+    const admins = await app.platform.db('roles').where({ name: 'admin' }).first()
+    t.same(admins.permissions, ['*'], 'admin holds no explicit MANAGE_SHOUTBOX')
+    t.same((await post(admin, { message: 'from the admin' })).json(), ok)
+  })
+
+  t.test('rule 4: empty or only whitespace (Unicode too) → BAD_REQUEST, nothing stored', async t => {
+    const before = (await shouts(app)).length
+    for (const message of ['', ' ', '\t\n\r ', '\u00a0', '\u3000\u2003', '\u2028\u2029', '\ufeff']) {
+      const response = await post(moderator, { message })
+      t.same([response.statusCode, response.json()], [400, badRequest('body/message must not be empty or only whitespace')], JSON.stringify(message))
+    }
+    t.equal((await shouts(app)).length, before)
+  })
+
+  t.test('text PostgreSQL cannot store (U+0000, unpaired surrogates) → BAD_REQUEST, never a 500', async t => {
+    const before = (await shouts(app)).length
+    for (const raw of ['"a\\u0000b"', '"\\ud800"', '"x\\udc00y"', '"\\udbff\\u0041"']) {
+      const response = await post(moderator, `{"message":${raw}}`)
+      t.same([response.statusCode, response.json()], [400, badRequest('body/message must not contain U+0000 or an unpaired surrogate')], raw)
+    }
+    t.equal((await shouts(app)).length, before)
+  })
+
+  t.test('longer than maxMessageLength code points → MESSAGE_TOO_LONG 400; exactly the limit is fine', async t => {
+    const before = (await shouts(app)).length
+    const tooLong = await post(moderator, { message: 'x'.repeat(501) })
+    t.same([tooLong.statusCode, tooLong.json()], [400, { result: 'error', error: 'MESSAGE_TOO_LONG', maxMessageLength: 500 }])
+    t.equal((await shouts(app)).length, before)
+    const emoji = '😀'.repeat(500) // 1,000 UTF-16 units, 500 code points
+    t.same((await post(moderator, { message: emoji })).json(), ok)
+    t.equal((await shouts(app))[0]!.message, emoji)
+  })
+
+  t.test('rule 5: stored exactly as sent, with the session\'s username; body username and id are ignored', async t => {
+    const message = '  <b>bold</b> \'; DROP TABLE shoutbox_shouts; -- \u{1F600} '
+    const before = Date.now()
+    const response = await post(moderator, { message, username: 'mallory', id: 999, date: 1 })
+    t.equal(response.statusCode, 200)
+    t.equal(response.body, '{"result":"ok"}', 'exactly {"result":"ok"}, nothing else')
+    const [latest] = await shouts(app)
+    t.equal(latest!.message, message)
+    t.equal(latest!.username, 'moderator')
+    t.not(latest!.id, 999)
+    t.ok((latest!.date as number) >= before)
+  })
+
+  t.test('rule 5: the CREATED_SHOUT entry: user id, username, addon id, message', async t => {
+    const last = (await logs(app)).at(-1)
+    t.match(last, { type: 'CREATED_SHOUT', user_id: 2, username: 'moderator', addon_id: 'shoutbox' })
+    t.same(last.details, { message: '  <b>bold</b> \'; DROP TABLE shoutbox_shouts; -- \u{1F600} ' })
+    const feed = await app.inject({ url: '/api/panel/logs/activity', headers: { cookie: admin } })
+    t.match(feed.json().logs[0], { type: 'CREATED_SHOUT', userId: 2, username: 'moderator', addonId: 'shoutbox', text: `moderator posted a shout: ${last.details.message}` })
+    const tr = await app.inject({ url: '/api/panel/logs/activity?locale=tr', headers: { cookie: admin } })
+    t.equal(tr.json().logs[0].text, `moderator bir duyuru paylaştı: ${last.details.message}`)
+  })
+
+  t.test('every shout has its entry, and every entry its shout', async t => {
+    const all = await shouts(app)
+    const entries = await logs(app)
+    t.equal(all.length, entries.length)
+    t.same(all.map(s => s.message).reverse(), entries.map((e: { details: { message: string } }) => e.details.message))
+  })
+
+  t.test('100 concurrent publishes all land with unique ids and 100 log entries', async t => {
+    const before = (await shouts(app)).length
+    const beforeLogs = (await logs(app)).length
+    const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => post(moderator, { message: `burst ${i}` })))
+    t.same(answers.map(a => a.statusCode), Array(100).fill(200))
+    const all = await shouts(app)
+    t.equal(all.length, before + 100)
+    t.equal(new Set(all.map(s => s.id)).size, all.length, 'unique ids')
+    t.equal((await logs(app)).length, beforeLogs + 100)
+  })
+})
+
+t.test('a failure between the shout insert and the log insert leaves neither row', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  await app.platform.db.raw(`
+    create function refuse_created_shout() returns trigger language plpgsql as $$
+    begin raise exception 'injected failure'; end $$`)
+  await app.platform.db.raw(`
+    create trigger refuse_created_shout before insert on activity_logs
+    for each row when (new.type = 'CREATED_SHOUT') execute function refuse_created_shout()`)
+  const response = await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'doomed' } })
+  t.same([response.statusCode, response.json()], [500, { result: 'error', error: 'INTERNAL_SERVER_ERROR' }])
+  t.same(await shouts(app), [], 'no shout')
+  t.same(await logs(app), [], 'no entry')
+  await app.platform.db.raw('drop trigger refuse_created_shout on activity_logs')
+  t.same((await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'fine' } })).json(), ok)
+  t.same((await shouts(app)).map(s => s.message), ['fine'])
+})

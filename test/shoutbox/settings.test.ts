@@ -1,0 +1,60 @@
+import t from 'tap'
+import { build, setUp, userWith } from '../helpers/app.js'
+
+t.test('GET/PUT /api/panel/shoutbox/config', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const get = (cookie = admin) => app.inject({ url: '/panel/api/shoutbox/config', headers: { cookie } })
+  const put = (payload: Record<string, unknown>, cookie = admin) => app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie }, payload })
+
+  t.test('defaults from the manifest: no maxShouts, 500 code points', async t => {
+    const response = await get()
+    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500 }])
+  })
+
+  t.test('the keys sent are changed, the answer is the whole config', async t => {
+    t.same((await put({ maxShouts: 10 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 500 })
+    t.same((await put({ maxMessageLength: 20 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 20 })
+    t.same((await put({ maxShouts: null, maxMessageLength: 10000 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000 })
+    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000 })
+  })
+
+  t.test('maxMessageLength applies to the next publish', async t => {
+    await put({ maxMessageLength: 5 })
+    const long = await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: admin }, payload: { message: 'sixsix' } })
+    t.same(long.json(), { result: 'error', error: 'MESSAGE_TOO_LONG', maxMessageLength: 5 })
+    const fits = await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: admin }, payload: { message: 'five5' } })
+    t.same(fits.json(), { result: 'ok' })
+  })
+
+  t.test('invalid values → 400 BAD_REQUEST, nothing changed', async t => {
+    const before = (await get()).json()
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ maxShouts: -1 }, 'body/maxShouts must be >= 0'],
+      [{ maxShouts: 1.5 }, 'body/maxShouts must be integer'],
+      [{ maxShouts: '10' }, 'body/maxShouts must be integer'],
+      [{ maxMessageLength: 0 }, 'body/maxMessageLength must be >= 1'],
+      [{ maxMessageLength: 10001 }, 'body/maxMessageLength must be <= 10000'],
+      [{ maxMessageLength: null }, 'body/maxMessageLength must be integer'],
+      [{}, 'body must NOT have fewer than 1 properties']
+    ]
+    for (const [payload, what] of cases) {
+      const response = await put(payload)
+      t.equal(response.statusCode, 400, JSON.stringify(payload))
+      t.equal(response.json().error, 'BAD_REQUEST')
+      t.match(response.json().bodyValidationError, what.startsWith('body/maxShouts') ? /^body\/maxShouts must be/ : what, JSON.stringify(payload))
+    }
+    t.same((await get()).json(), before)
+  })
+
+  t.test('changes are logged', async t => {
+    const feed = await app.inject({ url: '/api/panel/logs/activity', headers: { cookie: admin } })
+    t.equal(feed.json().logs[1].text, 'admin changed the shoutbox settings')
+  })
+
+  t.test('needs MANAGE_SHOUTBOX', async t => {
+    const helper = await userWith(app, admin, 'helper', ['panel.access'])
+    t.same((await get(helper)).json(), { result: 'error', error: 'NO_PERMISSION' })
+    t.same((await put({ maxShouts: 1 }, helper)).json(), { result: 'error', error: 'NO_PERMISSION' })
+  })
+})
