@@ -18,7 +18,7 @@ export default tseslint.config(
     files: ['src/shoutbox/**/*.ts', 'test/fixtures/addons/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ regex: '^(?!\\.\\.?/|.*sdk/index\\.js$)', message: 'An addon imports only from src/sdk/.' },
+        patterns: [{ regex: '^(?!\\.\\.?/|node:)', message: 'An addon imports only from src/sdk/.' },
           { regex: '/host/', message: 'An addon imports only from src/sdk/, never from the host.' }]
       }]
     }

@@ -76,6 +76,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   }
   app.decorate('platform', platform)
   app.decorateRequest('sessionUser', null)
+  app.addHook('preClose', async () => { await platform.stopAddons() })
   app.addHook('onClose', async () => { await platform.close() })
 
   await app.register(cookie)

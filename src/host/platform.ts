@@ -154,7 +154,8 @@ export class Platform {
     ]
   }
 
-  async close (): Promise<void> {
+  /** Before the server closes: addons end their long-lived answers (event streams). */
+  async stopAddons (): Promise<void> {
     for (const runtime of this.runtimes.values()) {
       if (runtime.state !== 'started') continue
       this.events.emit(AddonStopping.name, { addonId: runtime.id })
@@ -168,6 +169,11 @@ export class Platform {
         this.log.error({ err: error, addon: runtime.id }, 'addon failed to stop cleanly')
       }
     }
+  }
+
+  /** After the server closed and every request finished. */
+  async close (): Promise<void> {
+    await this.events.drain()
     await this.cluster.stop()
     await this.db.destroy()
   }

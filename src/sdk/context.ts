@@ -57,6 +57,11 @@ export interface Events {
 
 export interface Cluster {
   /**
+   * True while this process is sure to hear every notice from the others. While false,
+   * nothing kept in memory from the database can be trusted to be current.
+   */
+  readonly linked: boolean
+  /**
    * Tells every host process sharing the database (this one included) about a change.
    * With `trx`, the message is sent by PostgreSQL only when that transaction commits.
    */

@@ -47,7 +47,11 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
   await setUp(first)
   const ledger = async (app: typeof first) => app.platform.db('schema_migrations').orderBy(['owner', 'name']).select('owner', 'name')
   const before = await ledger(first)
-  t.same(before, [{ owner: 'host', name: '001-platform' }, { owner: 'shoutbox', name: '001-create-shouts' }])
+  t.same(before, [
+    { owner: 'host', name: '001-platform' },
+    { owner: 'shoutbox', name: '001-create-shouts' },
+    { owner: 'shoutbox', name: '002-create-events' }
+  ])
   await first.close()
   const second = await build(t, { db })
   t.same(await ledger(second), before)

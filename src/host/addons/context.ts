@@ -44,6 +44,9 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
     activityLog: { write: (entry, trx) => activity.write(owner.id, entry, trx) },
     events: { emit: (event, payload, trx) => events.emit(event.name, payload, trx) },
     cluster: {
+      get linked () {
+        return cluster.isLinked
+      },
       notify: (name, payload, trx) => cluster.notify(topic(name), payload, trx),
       subscribe: (name, handler) => cluster.subscribe(topic(name), handler),
       onResync: handler => cluster.onResync(handler)

@@ -118,9 +118,18 @@ function send (request: FastifyRequest, reply: FastifyReply, answer: Answer): un
   if ('json' in answer) {
     if (answer.etag !== undefined) {
       void reply.header('etag', answer.etag)
-      if (request.headers['if-none-match'] === answer.etag) return reply.code(304).send()
+      if (matchesEtag(request.headers['if-none-match'], answer.etag)) return reply.code(304).send()
     }
     return reply.type('application/json; charset=utf-8').send(answer.json)
   }
   return { result: 'ok', ...answer.fields }
+}
+
+/** `If-None-Match` may list several tags, weak or strong, or `*`. */
+function matchesEtag (header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false
+  return header.split(',').some(tag => {
+    const trimmed = tag.trim()
+    return trimmed === '*' || trimmed === etag || trimmed === `W/${etag}`
+  })
 }

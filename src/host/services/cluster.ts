@@ -92,7 +92,9 @@ export class Cluster {
   }
 
   private async connect (): Promise<void> {
-    const client = new pg.Client({ connectionString: this.db.url, connectionTimeoutMillis: 5000, keepAlive: true })
+    const client = new pg.Client({
+      connectionString: this.db.url, connectionTimeoutMillis: 5000, keepAlive: true, application_name: `shoutbox-listen:${this.db.schema}`
+    })
     client.on('notification', notice => {
       if (notice.channel !== this.channel || notice.payload === undefined) return
       let message: Message

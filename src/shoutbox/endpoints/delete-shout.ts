@@ -1,5 +1,7 @@
 import { NotFound, PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
 import { ShoutDeleted } from '../events.js'
+import { eventsRepository } from '../events-repository.js'
+import { ShoutboxLive } from '../live.js'
 import { ShoutIdSchema } from '../schemas.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -18,6 +20,8 @@ export class DeleteShout extends PanelApi<typeof ShoutIdSchema> {
       await ctx.activityLog.write({
         type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message }
       }, trx)
+      const eventId = await eventsRepository(ctx.db).append('shout-deleted', shout, trx)
+      await ShoutboxLive.of(ctx).announce(trx, 'shout-deleted', eventId)
       ctx.events.emit(ShoutDeleted, shout, trx)
     })
     return new Successful()

@@ -1,15 +1,18 @@
-import { Api, Successful, type PublicCall } from '../../sdk/index.js'
-import { readSettings } from '../settings.js'
-import { shoutsRepository } from '../shouts-repository.js'
+import { Api, SerializedSuccessful, type PublicCall } from '../../sdk/index.js'
+import { ShoutboxLive } from '../live.js'
 
-/** GET /api/shoutbox/list — public: the shouts, newest first, at most `maxShouts` of them. */
+/**
+ * GET /api/shoutbox/list — public: the shouts, newest first, at most `maxShouts` of them.
+ * Served from memory until a change is announced; `If-None-Match` gets a 304.
+ */
 export class ListShouts extends Api {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/list'
   readonly schema = {}
 
-  async handle ({ ctx }: PublicCall): Promise<Successful> {
-    const { maxShouts } = await readSettings(ctx)
-    return new Successful({ shouts: await shoutsRepository(ctx.db).list(maxShouts) })
+  async handle ({ ctx, reply }: PublicCall): Promise<SerializedSuccessful> {
+    const { json, etag } = await ShoutboxLive.of(ctx).list()
+    reply.header('cache-control', 'no-cache')
+    return new SerializedSuccessful(json, etag)
   }
 }

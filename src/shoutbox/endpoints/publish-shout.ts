@@ -1,13 +1,15 @@
 import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
 import { ShoutCreated } from '../events.js'
+import { eventsRepository } from '../events-repository.js'
+import { ShoutboxLive } from '../live.js'
 import { assertPublishable } from '../message.js'
 import { PublishShoutSchema } from '../schemas.js'
 import { readSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
 /**
- * POST /api/panel/shoutbox (the panel calls /panel/api/shoutbox). The shout and its
- * CREATED_SHOUT entry are written in one transaction: both or neither.
+ * POST /api/panel/shoutbox (the panel calls /panel/api/shoutbox). The shout, its
+ * CREATED_SHOUT entry and its stream event are written in one transaction: all or none.
  */
 export class PublishShout extends PanelApi<typeof PublishShoutSchema> {
   readonly method = 'POST'
@@ -22,6 +24,8 @@ export class PublishShout extends PanelApi<typeof PublishShoutSchema> {
     await ctx.transaction(async trx => {
       const shout = await shoutsRepository(ctx.db).insert({ message, username: user.username, date: Date.now() }, trx)
       await ctx.activityLog.write({ type: 'CREATED_SHOUT', user, details: { message } }, trx)
+      const eventId = await eventsRepository(ctx.db).append('shout-created', shout, trx)
+      await ShoutboxLive.of(ctx).announce(trx, 'shout-created', eventId)
       ctx.events.emit(ShoutCreated, shout, trx)
     })
     return new Successful()

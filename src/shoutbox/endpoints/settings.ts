@@ -1,4 +1,5 @@
 import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { ShoutboxLive } from '../live.js'
 import { UpdateSettingsSchema } from '../schemas.js'
 import { readSettings } from '../settings.js'
 
@@ -27,6 +28,7 @@ export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
     await ctx.transaction(async trx => {
       await ctx.config.set(changes, trx)
       await ctx.activityLog.write({ type: 'UPDATED_SHOUTBOX_SETTINGS', user, details: changes }, trx)
+      await ShoutboxLive.of(ctx).announce(trx, 'settings')
     })
     return new Successful(await readSettings(ctx))
   }

@@ -1,0 +1,41 @@
+import type { Database, Transaction } from '../sdk/index.js'
+import type { Shout } from './schemas.js'
+
+export type ShoutEventKind = 'shout-created' | 'shout-deleted'
+
+export interface ShoutEvent {
+  readonly id: number
+  readonly kind: ShoutEventKind
+  readonly shout: Shout
+}
+
+const TABLE = 'shoutbox_events'
+/** How many past events a reconnecting client can catch up on. */
+export const HISTORY = 10_000
+
+export function eventsRepository (db: Database) {
+  return {
+    async append (kind: ShoutEventKind, shout: Shout, trx: Transaction): Promise<number> {
+      const [row] = await trx(TABLE).insert({ kind, shout: JSON.stringify(shout), created_at: Date.now() }).returning<Array<{ id: number }>>('id')
+      return row!.id
+    },
+
+    async find (id: number): Promise<ShoutEvent | undefined> {
+      return db(TABLE).where({ id }).first<ShoutEvent | undefined>('id', 'kind', 'shout')
+    },
+
+    async after (id: number, limit = 1000): Promise<ShoutEvent[]> {
+      return db(TABLE).where('id', '>', id).orderBy('id').limit(limit).select<ShoutEvent[]>('id', 'kind', 'shout')
+    },
+
+    async latestId (): Promise<number> {
+      const row = await db(TABLE).max<{ max: number | null }>('id as max').first()
+      return row?.max ?? 0
+    },
+
+    /** Keeps the newest HISTORY events. */
+    async prune (): Promise<void> {
+      await db(TABLE).where('id', '<=', db.raw(`(select coalesce(max(id), 0) - ${HISTORY} from ${TABLE})`)).delete()
+    }
+  }
+}

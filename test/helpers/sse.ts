@@ -1,0 +1,73 @@
+import http from 'node:http'
+
+export interface SseEvent {
+  readonly id?: string
+  readonly event: string
+  readonly data: string
+}
+
+export interface SseClient {
+  readonly events: SseEvent[]
+  /** Resolves with the first event (from the start of the stream) that matches. */
+  next (predicate: (event: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent>
+  readonly status: Promise<number>
+  close (): void
+}
+
+/** A minimal EventSource over node:http, for tests and the benchmark. */
+export function connectSse (url: string, headers: Record<string, string> = {}): SseClient {
+  const events: SseEvent[] = []
+  const waiters = new Set<() => void>()
+  let resolveStatus!: (status: number) => void
+  const status = new Promise<number>(resolve => { resolveStatus = resolve })
+  const request = http.get(url, { headers: { accept: 'text/event-stream', ...headers } }, response => {
+    resolveStatus(response.statusCode ?? 0)
+    response.setEncoding('utf8')
+    let buffer = ''
+    response.on('data', (chunk: string) => {
+      buffer += chunk
+      let end
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const block = buffer.slice(0, end)
+        buffer = buffer.slice(end + 2)
+        const fields: Record<string, string> = {}
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) continue
+          const colon = line.indexOf(':')
+          if (colon === -1) continue
+          fields[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, '')
+        }
+        if (fields.data === undefined && fields.event === undefined) continue
+        events.push({ ...(fields.id === undefined ? {} : { id: fields.id }), event: fields.event ?? 'message', data: fields.data ?? '' })
+        for (const wake of waiters) wake()
+      }
+    })
+  })
+  request.on('error', () => {})
+  return {
+    events,
+    status,
+    next (predicate, timeoutMs = 5000) {
+      return new Promise((resolve, reject) => {
+        const check = (): boolean => {
+          const found = events.find(predicate)
+          if (found === undefined) return false
+          waiters.delete(wake)
+          clearTimeout(timer)
+          resolve(found)
+          return true
+        }
+        const wake = (): void => { check() }
+        const timer = setTimeout(() => {
+          waiters.delete(wake)
+          reject(new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(events)}`))
+        }, timeoutMs)
+        waiters.add(wake)
+        check()
+      })
+    },
+    close () {
+      request.destroy()
+    }
+  }
+}

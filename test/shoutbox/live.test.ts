@@ -1,0 +1,90 @@
+import t from 'tap'
+import { build, setUp } from '../helpers/app.js'
+import { connectSse } from '../helpers/sse.js'
+
+t.test('the list is cached, tagged and revalidated', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  const publish = (message: string) => app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message } })
+  await publish('one')
+
+  const first = await app.inject({ url: '/api/shoutbox/list' })
+  const etag = first.headers.etag as string
+  t.match(etag, /^"[A-Za-z0-9_-]{27}"$/, 'an ETag')
+  t.equal(first.headers['cache-control'], 'no-cache', 'clients revalidate every time')
+
+  t.test('If-None-Match with the current tag → 304, no body', async t => {
+    for (const header of [etag, `W/${etag}`, `"other", ${etag}`, '*']) {
+      const response = await app.inject({ url: '/api/shoutbox/list', headers: { 'if-none-match': header } })
+      t.same([response.statusCode, response.body], [304, ''], header)
+    }
+    t.equal((await app.inject({ url: '/api/shoutbox/list', headers: { 'if-none-match': '"stale"' } })).statusCode, 200)
+  })
+
+  t.test('served from memory: a row written behind the service\'s back is not seen until a change is announced', async t => {
+    await app.platform.db('shoutbox_shouts').insert({ message: 'sneaked in', username: 'nobody', date: 1 })
+    t.same((await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message), ['one'])
+    await publish('two')
+    const after = await app.inject({ url: '/api/shoutbox/list' })
+    t.same(after.json().shouts.map((s: { message: string }) => s.message), ['two', 'sneaked in', 'one'], 'a publish drops the cache at once')
+    t.not(after.headers.etag, etag, 'and the tag changes')
+    t.equal((await app.inject({ url: '/api/shoutbox/list', headers: { 'if-none-match': etag } })).statusCode, 200)
+  })
+
+  t.test('a delete and a settings change drop it too', async t => {
+    await app.inject({ method: 'DELETE', url: '/api/panel/shoutbox/1', headers: { cookie } })
+    t.same((await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message), ['two', 'sneaked in'])
+    await app.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers: { cookie }, payload: { maxShouts: 1 } })
+    t.same((await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message), ['two'])
+  })
+
+  t.test('a rolled-back publish leaves the cache as it was', async t => {
+    const before = (await app.inject({ url: '/api/shoutbox/list' })).headers.etag
+    await publish('') // refused: nothing announced
+    t.equal((await app.inject({ url: '/api/shoutbox/list' })).headers.etag, before)
+  })
+})
+
+t.test('the live stream', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  const url = `${address}/api/shoutbox/stream`
+  const publish = (message: string) => app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message } })
+
+  const client = connectSse(url)
+  t.teardown(() => client.close())
+  t.equal(await client.status, 200)
+  const ready = await client.next(e => e.event === 'ready')
+  t.same(ready, { id: '0', event: 'ready', data: '{}' }, 'a fresh client learns where the stream stands')
+
+  await publish('live one')
+  const [shout] = (await app.inject({ url: '/api/shoutbox/list' })).json().shouts
+  const created = await client.next(e => e.event === 'shout-created')
+  t.same(JSON.parse(created.data), shout, 'every new shout, as the list shows it')
+  t.equal(created.id, '1')
+
+  await app.inject({ method: 'DELETE', url: `/api/panel/shoutbox/${shout.id}`, headers: { cookie } })
+  const deleted = await client.next(e => e.event === 'shout-deleted')
+  t.same([deleted.id, JSON.parse(deleted.data)], ['2', shout], 'every deletion')
+
+  t.test('Last-Event-ID resumes after a reconnect', async t => {
+    await publish('missed a')
+    await publish('missed b')
+    const resumed = connectSse(url, { 'last-event-id': '2' })
+    t.teardown(() => resumed.close())
+    const b = await resumed.next(e => JSON.parse(e.data).message === 'missed b')
+    t.same(resumed.events.map(e => [e.id, e.event, JSON.parse(e.data).message]), [['3', 'shout-created', 'missed a'], ['4', 'shout-created', 'missed b']])
+    t.equal(b.id, '4')
+    const viaQuery = connectSse(`${url}?lastEventId=3`)
+    t.teardown(() => viaQuery.close())
+    await viaQuery.next(e => e.id === '4')
+    t.same(viaQuery.events.map(e => e.id), ['4'])
+  })
+
+  t.test('public, and only after setup', async t => {
+    const fresh = await build(t)
+    const response = await fresh.inject({ url: '/api/shoutbox/stream' })
+    t.same([response.statusCode, response.json()], [503, { result: 'error', error: 'INSTALLATION_REQUIRED' }])
+  })
+})
