@@ -6,12 +6,12 @@ t.test('checks run in the documented order', async t => {
   const app = await build(t)
   const badJson = { 'content-type': 'application/json' }
 
-  t.test('before setup, an Api endpoint answers INSTALLATION_REQUIRED whatever the body', async t => {
+  await t.test('before setup, an Api endpoint answers INSTALLATION_REQUIRED whatever the body', async t => {
     const response = await app.inject({ method: 'POST', url: '/api/auth/login', headers: badJson, payload: '{oops' })
     t.same([response.statusCode, response.json()], [503, { result: 'error', error: 'INSTALLATION_REQUIRED' }])
   })
 
-  t.test('a SetupApi endpoint validates its body while setup is open', async t => {
+  await t.test('a SetupApi endpoint validates its body while setup is open', async t => {
     const response = await app.inject({ method: 'POST', url: '/api/setup/finish', payload: { username: 'ad', email: 'a@b.c', password: 'short' } })
     t.same([response.statusCode, response.json()], [400, {
       result: 'error', error: 'BAD_REQUEST', bodyValidationError: 'body/username must NOT have fewer than 3 characters'

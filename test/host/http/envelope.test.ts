@@ -19,11 +19,11 @@ t.test('CONTRACT §3, row by row, as the host produces them', async t => {
     throttle: { perUsername: 3, perAddress: 100, windowMs: 60_000, lockMs: 60_000 }
   })
 
-  t.test('success: 200 {"result":"ok", …fields}', async t => {
+  await t.test('success: 200 {"result":"ok", …fields}', async t => {
     expectAnswer(t, await app.inject({ url: '/api/setup/status' }), 200, { result: 'ok', setupDone: false })
   })
 
-  t.test('INSTALLATION_REQUIRED 503: an addon endpoint before setup', async t => {
+  await t.test('INSTALLATION_REQUIRED 503: an addon endpoint before setup', async t => {
     expectAnswer(t, await app.inject({ url: '/api/greeter/hello' }), 503, { result: 'error', error: 'INSTALLATION_REQUIRED' })
   })
 

@@ -1,0 +1,90 @@
+import pg from 'pg'
+import t from 'tap'
+import { ADMIN } from './helpers/app.js'
+import { DB_KIND, TEST_DATABASE_URL } from './helpers/database.js'
+import { http, serverStorage, startServer, type RunningServer } from './helpers/server.js'
+import { connectSse } from './helpers/sse.js'
+
+/** Polls `read` until `accept` holds; returns how long it took (fails the test past 1 s). */
+async function within1s<T> (read: () => Promise<T>, accept: (value: T) => boolean): Promise<{ value: T, ms: number }> {
+  const start = Date.now()
+  for (;;) {
+    const value = await read()
+    if (accept(value)) return { value, ms: Date.now() - start }
+    if (Date.now() - start > 1000) return { value, ms: Infinity }
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+const messages = async (server: RunningServer): Promise<string[]> =>
+  ((await http(server, 'GET', '/api/shoutbox/list')).body!.shouts as Array<{ message: string }>).map(s => s.message)
+
+t.test('two host processes on one PostgreSQL', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
+  const storage = await serverStorage(t)
+  const [a, b] = await Promise.all([startServer(t, { env: storage.env }), startServer(t, { env: storage.env })])
+
+  await t.test('setup finished on one is seen by the other', async t => {
+    t.same((await http(b, 'GET', '/api/setup/status')).body, { result: 'ok', setupDone: false })
+    t.equal((await http(a, 'POST', '/api/setup/finish', { body: ADMIN })).status, 200)
+    t.same((await http(b, 'GET', '/api/setup/status')).body, { result: 'ok', setupDone: true })
+    t.same((await http(b, 'GET', '/api/shoutbox/list')).body, { result: 'ok', shouts: [] }, 'and its addons run there too')
+  })
+
+  const cookie = (await http(a, 'POST', '/api/auth/login', { body: { username: 'admin', password: ADMIN.password } })).cookie!
+
+  t.test('a session made on one works on the other', async t => {
+    t.match((await http(b, 'GET', '/api/auth/me', { cookie })).body, { result: 'ok', user: { username: 'admin' } })
+  })
+
+  t.test('a publish on one is in the other\'s (cached) list within 1 s', async t => {
+    await messages(b) // warm b's cache
+    t.equal((await http(a, 'POST', '/api/panel/shoutbox', { body: { message: 'from a' }, cookie })).status, 200)
+    const seen = await within1s(() => messages(b), m => m[0] === 'from a')
+    t.ok(seen.ms <= 1000, `seen on b after ${seen.ms} ms`)
+  })
+
+  t.test('a delete on one is in the other\'s list within 1 s', async t => {
+    await http(b, 'POST', '/api/panel/shoutbox', { body: { message: 'doomed' }, cookie })
+    await within1s(() => messages(a), m => m[0] === 'doomed')
+    const id = ((await http(b, 'GET', '/api/shoutbox/list')).body!.shouts as Array<{ id: number }>)[0]!.id
+    t.equal((await http(b, 'DELETE', `/api/panel/shoutbox/${id}`, { cookie })).status, 200)
+    const seen = await within1s(() => messages(a), m => !m.includes('doomed'))
+    t.ok(seen.ms <= 1000, `gone on a after ${seen.ms} ms`)
+  })
+
+  t.test('a settings change on one applies to the other\'s next list within 1 s', async t => {
+    await http(a, 'POST', '/api/panel/shoutbox', { body: { message: 'second' }, cookie })
+    await within1s(() => messages(b), m => m.length === 2)
+    t.equal((await http(a, 'PUT', '/api/panel/shoutbox/config', { body: { maxShouts: 1 }, cookie })).status, 200)
+    const seen = await within1s(() => messages(b), m => m.length === 1)
+    t.ok(seen.ms <= 1000, `applied on b after ${seen.ms} ms`)
+  })
+
+  t.test('an SSE client on one receives a shout published on the other', async t => {
+    const client = connectSse(`${b.url}/api/shoutbox/stream`)
+    t.teardown(() => client.close())
+    await client.next(e => e.event === 'ready')
+    await http(a, 'POST', '/api/panel/shoutbox', { body: { message: 'across processes' }, cookie })
+    const event = await client.next(e => e.event === 'shout-created', 2000)
+    t.match(JSON.parse(event.data), { message: 'across processes', username: 'admin' })
+  })
+
+  t.test('a lost notification link: nothing stale is served, and the link comes back by itself', async t => {
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
+    await admin.connect()
+    t.teardown(() => admin.end())
+    const listenerOf = `shoutbox-listen:${storage.env.DATABASE_SCHEMA}`
+    await messages(b)
+    const killed = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [listenerOf])
+    t.equal(killed.rowCount, 2, 'both processes\' LISTEN connections cut')
+    // Published while the links may be down: must still show up on b.
+    await http(a, 'POST', '/api/panel/shoutbox', { body: { message: 'during the outage' }, cookie })
+    const seen = await within1s(() => messages(b), m => m[0] === 'during the outage')
+    t.ok(seen.ms <= 1000, `seen on b after ${seen.ms} ms`)
+    const relinked = await within1s(async () => (await admin.query('select count(*)::int as n from pg_stat_activity where application_name = $1', [listenerOf])).rows[0].n as number, n => n === 2)
+    t.equal(relinked.value, 2, 'both listening again')
+    await http(a, 'POST', '/api/panel/shoutbox', { body: { message: 'after the outage' }, cookie })
+    const after = await within1s(() => messages(b), m => m[0] === 'after the outage')
+    t.ok(after.ms <= 1000, `seen on b after ${after.ms} ms`)
+  })
+})
