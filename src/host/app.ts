@@ -1,3 +1,4 @@
+import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import cookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
@@ -8,7 +9,7 @@ import { hostEndpoints } from './endpoints/index.js'
 import { BODY_LIMIT, registerEndpoint } from './http/endpoint-route.js'
 import { installErrorHandling } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body.js'
-import { originCheck } from './http/origin-check.js'
+import { entryHook } from './http/origin-check.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { validatorCompiler } from './http/validation.js'
 import type { ThrottlePolicy } from './identity/login-throttle.js'
@@ -38,28 +39,42 @@ export interface BuildOptions {
   readonly builtinAddons?: readonly AddonSource[]
 }
 
+/**
+ * The HTTP server, with limits against slow or idle clients: a request must arrive
+ * whole within 30 s (its headers within 15 s), an idle keep-alive connection is closed
+ * after 10 s, a silent socket after 60 s.
+ */
+function createServer (listener: http.RequestListener): http.Server {
+  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 10_000 }, listener)
+  server.setTimeout(60_000)
+  return server
+}
+
 /** Builds the host: every service, the host's endpoints and each enabled addon. Does not listen. */
 export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options
   // Phase one: every addon read, validated and imported before anything is registered.
   const addons = await loadAddons(config.addonsDir, options.builtinAddons ?? BUILTIN_ADDONS)
 
+  // Fastify gets the server late (the platform needs the logger); requests reach this
+  // listener only after listen(), by when both are set.
+  let memory: Platform['answers'] | undefined
   const app = Fastify({
+    serverFactory: handler => createServer((request, response) => {
+      if (memory?.serve(request, response) !== true) handler(request, response)
+    }),
     logger: options.logger ?? false,
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     rewriteUrl: request => rewritePanelUrl(request.url ?? '/'),
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy === 0 ? false : (_address: string, hop: number) => hop < config.trustProxy,
     return503OnClosing: true,
-    connectionTimeout: 60_000,
-    requestTimeout: 30_000,
-    keepAliveTimeout: 10_000,
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { coerceTypes: false } }
   })
   app.setValidatorCompiler(validatorCompiler)
 
-  const database = options.database ?? await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir })
+  const database = options.database ?? await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir, poolSize: config.databasePoolSize })
   const platform = new Platform({
     database,
     log: app.log,
@@ -74,6 +89,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await database.knex.destroy().catch(() => {})
     throw error
   }
+  // With request logging on (--dev) every request goes through Fastify, so each is logged.
+  if (!config.logRequests) memory = platform.answers
   app.decorate('platform', platform)
   app.decorateRequest('sessionUser', null)
   app.addHook('preClose', async () => { await platform.stopAddons() })
@@ -82,8 +99,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   await app.register(cookie)
   installErrorHandling(app)
   installJsonBodyParser(app)
-  app.addHook('onRequest', async (_request, reply) => { void reply.header('x-content-type-options', 'nosniff') })
-  app.addHook('onRequest', originCheck(config.allowedOrigins))
+  app.addHook('onRequest', entryHook(config.allowedOrigins))
 
   const host = { ctx: platform.hostContext, isReady: () => true }
   for (const endpoint of hostEndpoints(platform)) registerEndpoint(app, endpoint, host, platform)

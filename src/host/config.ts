@@ -12,6 +12,8 @@ export interface HostConfig {
   readonly databaseUrl: string | undefined
   /** PostgreSQL schema the host keeps its tables in. */
   readonly databaseSchema: string
+  /** Connections this process keeps to PostgreSQL at most. */
+  readonly databasePoolSize: number
   /** Honour `X-Forwarded-*` from this many proxy hops (0 = none). */
   readonly trustProxy: number
   /** Extra origins allowed to send state-changing requests, e.g. `https://example.org`. */
@@ -63,6 +65,7 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     addonsDir: path.resolve(parsed['addons-dir'] ?? env.ADDONS_DIR ?? 'addons'),
     databaseUrl,
     databaseSchema,
+    databasePoolSize: parseCount('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE ?? '20') || 1,
     trustProxy: parseCount('TRUST_PROXY', env.TRUST_PROXY ?? '0'),
     allowedOrigins: (env.ALLOWED_ORIGINS ?? '').split(',').map(s => s.trim()).filter(Boolean).map(parseOrigin),
     logLevel,

@@ -20,6 +20,7 @@ import { Cluster } from './services/cluster.js'
 import { EventBus } from './services/event-bus.js'
 import { I18n } from './services/i18n.js'
 import { Settings } from './services/settings.js'
+import { MemoryAnswers } from './http/memory-answers.js'
 
 export interface PlatformOptions {
   readonly database: Database
@@ -60,6 +61,8 @@ export class Platform {
   readonly throttle: LoginThrottle
   readonly hasher: PasswordHasher
   readonly hostContext: AddonContext
+  /** Answers the HTTP server may send without running Fastify (see MemoryAnswers). */
+  readonly answers = new MemoryAnswers(() => this.initialised && !this.stopping)
   /** Every addon found, enabled or not. */
   readonly addons: readonly LoadedAddon[]
   /** The addons enabled when this process started: only these have routes. */
@@ -67,6 +70,7 @@ export class Platform {
   private readonly services: ContextServices
   private initialising: Promise<void> | undefined
   private initialised = false
+  private stopping = false
 
   constructor (private readonly options: PlatformOptions) {
     const { database, log } = options
@@ -83,9 +87,9 @@ export class Platform {
     this.throttle = new LoginThrottle(this.db, options.throttle)
     this.hasher = options.hasher ?? new PasswordHasher()
     this.services = {
-      db: this.db, log, activity: this.activity, config: this.addonConfig, cluster: this.cluster, events: this.events, i18n: this.i18n
+      db: this.db, log, activity: this.activity, config: this.addonConfig, cluster: this.cluster, events: this.events, i18n: this.i18n, answers: this.answers
     }
-    this.hostContext = createContext({ id: HOST, permissions: HOST_PERMISSIONS, configDefaults: {} }, this.services)
+    this.hostContext = createContext({ id: HOST, permissions: HOST_PERMISSIONS, configDefaults: {}, publicGetPaths: [] }, this.services)
   }
 
   get log (): FastifyBaseLogger {
@@ -105,6 +109,11 @@ export class Platform {
     }
     await this.cluster.start()
     if (await this.settings.isSetupDone()) await this.initialiseAddons()
+  }
+
+  /** Setup is done and the addons were started in this process: nothing to check per request. */
+  get ready (): boolean {
+    return this.initialised
   }
 
   /** Throws InstallationRequired before setup; after it (in any process), makes sure addons run here. */
@@ -156,6 +165,7 @@ export class Platform {
 
   /** Before the server closes: addons end their long-lived answers (event streams). */
   async stopAddons (): Promise<void> {
+    this.stopping = true
     for (const runtime of this.runtimes.values()) {
       if (runtime.state !== 'started') continue
       this.events.emit(AddonStopping.name, { addonId: runtime.id })
@@ -180,5 +190,10 @@ export class Platform {
 }
 
 function ownerOf (addon: LoadedAddon): Owner {
-  return { id: addon.manifest.id, permissions: addon.manifest.permissions, configDefaults: addon.manifest.config }
+  return {
+    id: addon.manifest.id,
+    permissions: addon.manifest.permissions,
+    configDefaults: addon.manifest.config,
+    publicGetPaths: addon.endpoints.filter(e => e.instance.access === 'Api' && e.instance.method === 'GET').map(e => e.instance.path)
+  }
 }

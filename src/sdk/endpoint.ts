@@ -26,13 +26,13 @@ export class Successful<F extends object = object> {
 }
 
 /**
- * A successful answer whose JSON the endpoint already holds as text (a cached body);
+ * A successful answer whose JSON the endpoint already holds, encoded (a cached body);
  * it must be an envelope with `"result":"ok"`. With `etag`, a request whose
  * `If-None-Match` matches is answered 304 with no body.
  */
 export class SerializedSuccessful {
   readonly [SUCCESSFUL] = true
-  constructor (readonly json: string, readonly etag?: string) {}
+  constructor (readonly json: Buffer, readonly etag?: string) {}
 }
 
 export interface CookieOptions {

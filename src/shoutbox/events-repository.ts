@@ -1,4 +1,4 @@
-import type { Database, Transaction } from '../sdk/index.js'
+import type { Database } from '../sdk/index.js'
 import type { Shout } from './schemas.js'
 
 export type ShoutEventKind = 'shout-created' | 'shout-deleted'
@@ -13,13 +13,9 @@ const TABLE = 'shoutbox_events'
 /** How many past events a reconnecting client can catch up on. */
 export const HISTORY = 10_000
 
+/** The stream's history; rows are written by shoutsRepository with each change. */
 export function eventsRepository (db: Database) {
   return {
-    async append (kind: ShoutEventKind, shout: Shout, trx: Transaction): Promise<number> {
-      const [row] = await trx(TABLE).insert({ kind, shout: JSON.stringify(shout), created_at: Date.now() }).returning<Array<{ id: number }>>('id')
-      return row!.id
-    },
-
     async find (id: number): Promise<ShoutEvent | undefined> {
       return db(TABLE).where({ id }).first<ShoutEvent | undefined>('id', 'kind', 'shout')
     },

@@ -2,11 +2,13 @@ import { createHash } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import type { AddonContext, Transaction } from '../sdk/index.js'
 import { eventsRepository, type ShoutEvent, type ShoutEventKind } from './events-repository.js'
+import type { Settings } from './schemas.js'
 import { readSettings } from './settings.js'
 import { shoutsRepository } from './shouts-repository.js'
 
 /** The cluster topic every change of the list is announced on. */
 const CHANGED = 'changed'
+const LIST_PATH = '/api/shoutbox/list'
 
 interface Notice {
   readonly kind: ShoutEventKind | 'settings'
@@ -14,7 +16,8 @@ interface Notice {
 }
 
 export interface RenderedList {
-  readonly json: string
+  /** The answer's bytes, encoded once. */
+  readonly body: Buffer
   readonly etag: string
 }
 
@@ -48,6 +51,8 @@ export class ShoutboxLive {
   private cached: RenderedList | undefined
   private filling: Promise<RenderedList> | undefined
   private generation = 0
+  private cachedSettings: Settings | undefined
+  private settingsGeneration = 0
   private readonly streams = new Set<Stream>()
   private deliveries: Promise<void> = Promise.resolve()
   private timers: NodeJS.Timeout[] = []
@@ -78,6 +83,16 @@ export class ShoutboxLive {
     await this.ctx.cluster.notify(CHANGED, JSON.stringify(notice), trx)
   }
 
+  /** The settings, from memory when they are known to be current. */
+  async settings (): Promise<Settings> {
+    if (this.cachedSettings !== undefined) return this.cachedSettings
+    const generation = this.settingsGeneration
+    const linked = this.ctx.cluster.linked
+    const settings = await readSettings(this.ctx)
+    if (linked && this.ctx.cluster.linked && generation === this.settingsGeneration) this.cachedSettings = settings
+    return settings
+  }
+
   /** The list answer as JSON, from memory when it is known to be current. */
   list (): Promise<RenderedList> {
     if (this.cached !== undefined) return Promise.resolve(this.cached)
@@ -90,32 +105,42 @@ export class ShoutboxLive {
     const generation = this.generation
     const linked = this.ctx.cluster.linked
     try {
-      const { maxShouts } = await readSettings(this.ctx)
+      const { maxShouts } = await this.settings()
       const shouts = await shoutsRepository(this.ctx.db).list(maxShouts)
-      const json = JSON.stringify({ result: 'ok', shouts })
-      const rendered = { json, etag: `"${createHash('sha256').update(json).digest('base64url').slice(0, 27)}"` }
+      const body = Buffer.from(JSON.stringify({ result: 'ok', shouts }))
+      const rendered = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` }
       // A change announced while we read may not be in what we read: keep it only if none was.
-      if (linked && this.ctx.cluster.linked && generation === this.generation) this.cached = rendered
+      if (linked && this.ctx.cluster.linked && generation === this.generation) {
+        this.cached = rendered
+        this.ctx.answers.remember(LIST_PATH, { body, etag: rendered.etag, headers: { 'cache-control': 'no-cache' } })
+      }
       return rendered
     } finally {
       if (generation === this.generation) this.filling = undefined
     }
   }
 
-  private invalidate (): void {
+  /** Drops the list; with `settingsToo`, the settings as well. */
+  private invalidate (settingsToo = true): void {
     this.generation++
+    this.ctx.answers.forget(LIST_PATH)
     this.cached = undefined
     this.filling = undefined
+    if (settingsToo) {
+      this.settingsGeneration++
+      this.cachedSettings = undefined
+    }
   }
 
   private onNotice (payload: string): void {
-    this.invalidate()
     let notice: Notice
     try {
       notice = JSON.parse(payload) as Notice
     } catch {
+      this.invalidate()
       return
     }
+    this.invalidate(notice.kind === 'settings')
     const { eventId } = notice
     if (eventId === undefined || this.streams.size === 0) return
     // One at a time, in the order the commits were announced.
@@ -164,7 +189,9 @@ export class ShoutboxLive {
 }
 
 function frameOf (event: ShoutEvent): string {
-  return `id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event.shout)}\n\n`
+  // The fields in the list's order (jsonb keeps its own).
+  const { id, message, username, date } = event.shout
+  return `id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify({ id, message, username, date })}\n\n`
 }
 
 /** One subscriber. Events that arrive while it catches up are held, then sent once. */

@@ -7,6 +7,7 @@ import type { Cluster } from '../services/cluster.js'
 import type { EventBus } from '../services/event-bus.js'
 import type { I18n } from '../services/i18n.js'
 import { holdsNode } from '../identity/permissions.js'
+import type { MemoryAnswers } from '../http/memory-answers.js'
 
 export interface ContextServices {
   readonly db: Knex
@@ -16,12 +17,15 @@ export interface ContextServices {
   readonly cluster: Cluster
   readonly events: EventBus
   readonly i18n: I18n
+  readonly answers: MemoryAnswers
 }
 
 export interface Owner {
   readonly id: string
   readonly permissions: readonly PermissionDeclaration[]
   readonly configDefaults: Readonly<Record<string, ConfigValue>>
+  /** Paths of the owner's public GET endpoints: the only ones it may answer from memory. */
+  readonly publicGetPaths: readonly string[]
 }
 
 /** The SDK's view of the platform for one owner (an addon, or the host itself). */
@@ -58,6 +62,13 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
         if (node === undefined) throw new Error(`${owner.id} declares no permission "${key}"`)
         return holdsNode(user, node)
       }
+    },
+    answers: {
+      remember (path, answer) {
+        if (!owner.publicGetPaths.includes(path)) throw new Error(`${owner.id} has no public GET endpoint ${path}`)
+        services.answers.remember(path, { body: answer.body, etag: answer.etag, headers: answer.headers ?? {} })
+      },
+      forget: path => services.answers.forget(path)
     },
     log: services.log.child({ addon: owner.id })
   }

@@ -6,6 +6,7 @@ import {
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
+import { matchesEtag } from './memory-answers.js'
 import { SESSION_COOKIE } from '../identity/sessions.js'
 import type { Platform } from '../platform.js'
 
@@ -53,6 +54,19 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint & A
 }
 
 function accessCheck (endpoint: Endpoint & AvailableBeforeSetup, owner: EndpointOwner, platform: Platform) {
+  const check = slowAccessCheck(endpoint, owner, platform)
+  // Callback style, with a synchronous fast path: a public endpoint of a running platform
+  // (every list request) costs no promise here.
+  return function checkAccess (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
+    if (endpoint.access === 'Api' && platform.ready && owner.isReady()) {
+      done()
+      return
+    }
+    check(request).then(() => done(), done)
+  }
+}
+
+function slowAccessCheck (endpoint: Endpoint & AvailableBeforeSetup, owner: EndpointOwner, platform: Platform) {
   return async function checkAccess (request: FastifyRequest): Promise<void> {
     if (endpoint.access === 'SetupApi') {
       if (await platform.settings.isSetupDone()) throw new PlatformAlreadyInstalled()
@@ -125,11 +139,3 @@ function send (request: FastifyRequest, reply: FastifyReply, answer: Answer): un
   return { result: 'ok', ...answer.fields }
 }
 
-/** `If-None-Match` may list several tags, weak or strong, or `*`. */
-function matchesEtag (header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false
-  return header.split(',').some(tag => {
-    const trimmed = tag.trim()
-    return trimmed === '*' || trimmed === etag || trimmed === `W/${etag}`
-  })
-}

@@ -1,6 +1,5 @@
 import { NotFound, PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
 import { ShoutDeleted } from '../events.js'
-import { eventsRepository } from '../events-repository.js'
 import { ShoutboxLive } from '../live.js'
 import { ShoutIdSchema } from '../schemas.js'
 import { shoutsRepository } from '../shouts-repository.js'
@@ -15,12 +14,12 @@ export class DeleteShout extends PanelApi<typeof ShoutIdSchema> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user } = call
     await ctx.transaction(async trx => {
-      const shout = await shoutsRepository(ctx.db).delete(Number(call.params.id), trx)
-      if (shout === undefined) throw new NotFound()
+      const deleted = await shoutsRepository(ctx.db).delete(Number(call.params.id), trx)
+      if (deleted === undefined) throw new NotFound()
+      const { shout, eventId } = deleted
       await ctx.activityLog.write({
         type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message }
       }, trx)
-      const eventId = await eventsRepository(ctx.db).append('shout-deleted', shout, trx)
       await ShoutboxLive.of(ctx).announce(trx, 'shout-deleted', eventId)
       ctx.events.emit(ShoutDeleted, shout, trx)
     })

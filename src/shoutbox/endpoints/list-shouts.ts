@@ -11,8 +11,8 @@ export class ListShouts extends Api {
   readonly schema = {}
 
   async handle ({ ctx, reply }: PublicCall): Promise<SerializedSuccessful> {
-    const { json, etag } = await ShoutboxLive.of(ctx).list()
+    const { body, etag } = await ShoutboxLive.of(ctx).list()
     reply.header('cache-control', 'no-cache')
-    return new SerializedSuccessful(json, etag)
+    return new SerializedSuccessful(body, etag)
   }
 }

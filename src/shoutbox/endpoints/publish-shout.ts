@@ -1,10 +1,8 @@
 import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
 import { ShoutCreated } from '../events.js'
-import { eventsRepository } from '../events-repository.js'
 import { ShoutboxLive } from '../live.js'
 import { assertPublishable } from '../message.js'
 import { PublishShoutSchema } from '../schemas.js'
-import { readSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
 /**
@@ -20,12 +18,12 @@ export class PublishShout extends PanelApi<typeof PublishShoutSchema> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user } = call
     const { message } = call.body
-    assertPublishable(message, (await readSettings(ctx)).maxMessageLength)
+    const live = ShoutboxLive.of(ctx)
+    assertPublishable(message, (await live.settings()).maxMessageLength)
     await ctx.transaction(async trx => {
-      const shout = await shoutsRepository(ctx.db).insert({ message, username: user.username, date: Date.now() }, trx)
+      const { shout, eventId } = await shoutsRepository(ctx.db).insert({ message, username: user.username, date: Date.now() }, trx)
       await ctx.activityLog.write({ type: 'CREATED_SHOUT', user, details: { message } }, trx)
-      const eventId = await eventsRepository(ctx.db).append('shout-created', shout, trx)
-      await ShoutboxLive.of(ctx).announce(trx, 'shout-created', eventId)
+      await live.announce(trx, 'shout-created', eventId)
       ctx.events.emit(ShoutCreated, shout, trx)
     })
     return new Successful()
