@@ -44,11 +44,31 @@ export async function packageAddon ({ addonDir, codeDir, outDir }: PackageOption
     sourcemap: 'linked',
     logLevel: 'error'
   })
+  await packageUi(path.join(codeDir, 'ui'), path.join(outDir, 'ui'))
   await fs.copyFile(path.join(addonDir, 'addon.json'), path.join(outDir, 'addon.json'))
   await fs.cp(path.join(addonDir, 'lang'), path.join(outDir, 'lang'), { recursive: true }).catch(error => {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   })
   await fs.writeFile(path.join(outDir, 'package.json'), JSON.stringify({ type: 'module', private: true }, null, 2) + '\n')
+}
+
+/**
+ * The addon's browser modules (`ui/*.ts`: `panel.ts` for the panel, a theme widget…),
+ * bundled for the browser, and its stylesheets. The host serves them at `/addons/<id>/ui/`.
+ */
+async function packageUi (uiDir: string, outDir: string): Promise<void> {
+  const files = await fs.readdir(uiDir).catch(() => [] as string[])
+  const modules = files.filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts')).map(f => path.join(uiDir, f))
+  if (modules.length > 0) {
+    await build({
+      entryPoints: modules, outdir: outDir, bundle: true, splitting: true, format: 'esm', platform: 'browser',
+      target: 'es2022', minify: true, sourcemap: 'linked', chunkNames: 'chunks/[name]-[hash]', logLevel: 'error'
+    })
+  }
+  for (const css of files.filter(f => f.endsWith('.css'))) {
+    await fs.mkdir(outDir, { recursive: true })
+    await fs.copyFile(path.join(uiDir, css), path.join(outDir, css))
+  }
 }
 
 async function sourceOf (jsFile: string): Promise<string> {

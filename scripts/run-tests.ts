@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ensureImage } from '../test/helpers/pglite-image.js'
+import { buildUi } from './build-ui.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const bin = (name: string): string => path.join(root, 'node_modules/.bin', name)
@@ -80,6 +81,8 @@ function runTap (label: string, env: NodeJS.ProcessEnv): Promise<Counts & { stat
 step('type-check (tsc)', process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'])
 step('lint (eslint)', bin('eslint'), ['.'])
 
+// The browser code the pages and the browser tests use (esbuild: a second or two).
+await buildUi()
 await ensureImage()
 const runs: Array<[string, NodeJS.ProcessEnv]> = [['embedded', { SHOUTBOX_TEST_DB: 'embedded' }]]
 if (process.env.TEST_DATABASE_URL !== undefined && process.env.TEST_DATABASE_URL !== '') {

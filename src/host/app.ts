@@ -10,6 +10,7 @@ import { BODY_LIMIT, registerEndpoint } from './http/endpoint-route.js'
 import { installErrorHandling } from './http/error-handler.js'
 import { installJsonBodyParser } from './http/json-body.js'
 import { entryHook } from './http/origin-check.js'
+import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { validatorCompiler } from './http/validation.js'
 import type { ThrottlePolicy } from './identity/login-throttle.js'
@@ -26,8 +27,13 @@ declare module 'fastify' {
 export const BUILTIN_ADDONS: readonly AddonSource[] = [{
   dir: fileURLToPath(new URL('../../', import.meta.url)),
   codeDir: fileURLToPath(new URL('../shoutbox/', import.meta.url)),
+  // Browser code is always bundled (npm run build, or before the tests).
+  uiDir: fileURLToPath(new URL('../../dist/addon/shoutbox/ui/', import.meta.url)),
   builtin: true
 }]
+
+/** The panel and theme, as `npm run build` bundles them. */
+export const UI_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url))
 
 export interface BuildOptions {
   readonly config: HostConfig
@@ -37,6 +43,7 @@ export interface BuildOptions {
   readonly hasher?: PasswordHasher
   readonly throttle?: ThrottlePolicy
   readonly builtinAddons?: readonly AddonSource[]
+  readonly uiDir?: string
 }
 
 /**
@@ -103,6 +110,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
 
   const host = { ctx: platform.hostContext, isReady: () => true }
   for (const endpoint of hostEndpoints(platform)) registerEndpoint(app, endpoint, host, platform)
+
+  await registerPages(app, platform, options.uiDir ?? UI_DIR)
 
   // Phase two: each enabled addon in its own encapsulated context.
   for (const runtime of platform.runtimes.values()) {

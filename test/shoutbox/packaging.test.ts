@@ -15,8 +15,9 @@ t.test('the built addon folder, dropped into a host\'s addons folder, works afte
   // What `npm run build` does for dist/addon/shoutbox.
   await packageAddon({ addonDir: root, codeDir: path.join(root, 'src/shoutbox'), outDir: built })
   const files = await fs.readdir(built)
-  t.same(files.filter(f => !f.endsWith('.map')).sort(), ['addon.json', 'chunks', 'endpoints', 'index.js', 'lang', 'migrations', 'package.json'])
+  t.same(files.filter(f => !f.endsWith('.map')).sort(), ['addon.json', 'chunks', 'endpoints', 'index.js', 'lang', 'migrations', 'package.json', 'ui'])
   t.same((await fs.readdir(path.join(built, 'lang'))).sort(), ['en.json', 'tr.json'])
+  t.same((await fs.readdir(path.join(built, 'ui'))).filter(f => /\.(js|css)$/.test(f)).sort(), ['panel.js', 'strings.js', 'widget.css', 'widget.js'])
 
   const storage = await serverStorage(t)
   const first = await startServer(t, { env: storage.env })
@@ -32,4 +33,6 @@ t.test('the built addon folder, dropped into a host\'s addons folder, works afte
   t.match(addons.body, { addons: [{ id: 'shoutbox', builtin: false }] }, 'the dropped-in copy replaced the built-in one')
   t.same((await http(host, 'POST', '/panel/api/shoutbox', { body: { message: 'installed' }, cookie })).body, { result: 'ok' })
   t.match((await http(host, 'GET', '/api/shoutbox/list')).body, { result: 'ok', shouts: [{ id: 1, message: 'installed', username: 'admin' }] })
+  const widget = await fetch(`${host.url}/addons/shoutbox/ui/widget.js`)
+  t.same([widget.status, widget.headers.get('content-type')], [200, 'application/javascript; charset=utf-8'], 'its widget is served from the dropped-in folder')
 })

@@ -14,6 +14,8 @@ export interface AddonSource {
   readonly dir: string
   /** Holds the entry module and the `endpoints/`, `listeners/`, `migrations/` folders. */
   readonly codeDir: string
+  /** Its built browser modules and styles (`panel.js`, a theme widget…), served at `/addons/<id>/ui/`. */
+  readonly uiDir: string
   /** The repository's own copy; an addon with the same id in the addons folder replaces it. */
   readonly builtin: boolean
 }
@@ -73,7 +75,7 @@ async function sourcesIn (addonsDir: string): Promise<AddonSource[]> {
   const sources: AddonSource[] = []
   for (const entry of entries.filter(e => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
     const dir = path.join(addonsDir, entry.name)
-    if (await exists(path.join(dir, 'addon.json'))) sources.push({ dir, codeDir: dir, builtin: false })
+    if (await exists(path.join(dir, 'addon.json'))) sources.push({ dir, codeDir: dir, uiDir: path.join(dir, 'ui'), builtin: false })
   }
   return sources
 }

@@ -5,6 +5,7 @@ import { Health } from './health.js'
 import { ActivityFeed } from './panel-activity.js'
 import { ListAddons, SetAddonEnabled } from './panel-addons.js'
 import { ListPermissions } from './panel-permissions.js'
+import { PanelModules } from './panel-ui.js'
 import { CreateRole, ListRoles, UpdateRole } from './panel-roles.js'
 import { CreateUser, ListUsers } from './panel-users.js'
 import { FinishSetup, SetupStatus } from './setup.js'
@@ -17,6 +18,7 @@ export function hostEndpoints (platform: Platform): Endpoint[] {
     new ListPermissions(platform), new ListRoles(platform), new CreateRole(platform), new UpdateRole(platform),
     new ListUsers(platform), new CreateUser(platform),
     new ActivityFeed(platform),
-    new ListAddons(platform), new SetAddonEnabled(platform)
+    new ListAddons(platform), new SetAddonEnabled(platform),
+    new PanelModules(platform)
   ] as Endpoint[]
 }

@@ -1,0 +1,66 @@
+/**
+ * `npm run screenshots`: every page at desktop (1280 px) and phone (375 px) width, into
+ * docs/screenshots/. Starts its own host on a fresh embedded database.
+ */
+import { spawn } from 'node:child_process'
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Page } from 'playwright-core'
+import { buildUi } from './build-ui.js'
+
+const root = fileURLToPath(new URL('../', import.meta.url))
+const out = path.join(root, 'docs/screenshots')
+const port = 9471
+const base = `http://127.0.0.1:${port}`
+await buildUi()
+const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-shots-'))
+const server = spawn(process.execPath, ['--import', 'tsx', 'src/host/server.ts', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+  { cwd: root, stdio: 'ignore', env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '' } })
+try {
+  for (let i = 0; i < 300; i++) {
+    if (await fetch(`${base}/api/health`).then(r => r.ok, () => false)) break
+    await new Promise(resolve => setTimeout(resolve, 200))
+  }
+  const json = (method: string, url: string, body: unknown, cookie = '') => fetch(base + url, {
+    method, headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body)
+  })
+  const setup = await json('POST', '/api/setup/finish', { username: 'admin', email: 'admin@example.org', password: 'a long password' })
+  const cookie = setup.headers.getSetCookie()[0]!.split(';')[0]!
+  await json('POST', '/api/panel/roles', { name: 'Moderators', permissions: ['panel.access', 'addon.shoutbox.manage.shoutbox'] }, cookie)
+  await json('POST', '/api/panel/users', { username: 'ayse', email: 'ayse@example.org', password: 'a long password', roleId: 2 }, cookie)
+  for (const message of ['Welcome to the new site! Say hello in the forum.', 'The meet-up moves to Saturday, 14:00.', 'Server maintenance tonight from 23:00 — back by midnight.']) {
+    await json('POST', '/api/panel/shoutbox', { message }, cookie)
+  }
+  await fs.mkdir(out, { recursive: true })
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
+  const shots: Array<[string, string, (page: Page) => Promise<void>]> = [
+    ['home', '/', async page => { await page.getByText('Server maintenance').waitFor() }],
+    ['shouts', '/panel/#/shoutbox/shouts', async page => { await page.getByText('Server maintenance').waitFor() }],
+    ['settings', '/panel/#/shoutbox/settings', async page => { await page.getByLabel('Longest message (characters)').waitFor() }],
+    ['activity', '/panel/#/activity', async page => { await page.getByText('admin posted a shout').first().waitFor() }],
+    ['roles', '/panel/#/roles', async page => { await page.getByRole('heading', { name: 'Moderators' }).waitFor() }],
+    ['users', '/panel/#/users', async page => { await page.getByText('ayse@example.org').waitFor() }],
+    ['addons', '/panel/#/addons', async page => { await page.getByText('Shoutbox 0.1.0').waitFor() }]
+  ]
+  for (const [width, height, suffix] of [[1280, 800, 'desktop'], [375, 740, 'phone']] as const) {
+    const context = await browser.newContext({ viewport: { width, height } })
+    await context.addCookies([{ name: 'shoutbox_session', value: cookie.split('=')[1]!, url: base }])
+    const page = await context.newPage()
+    for (const [name, url, ready] of shots) {
+      await page.goto(base + url)
+      await ready(page)
+      await page.screenshot({ path: path.join(out, `${name}-${suffix}.png`), fullPage: true })
+    }
+    const anonymous = await (await browser.newContext({ viewport: { width, height } })).newPage()
+    await anonymous.goto(`${base}/panel/`)
+    await anonymous.getByRole('heading', { name: 'Sign in' }).waitFor()
+    await anonymous.screenshot({ path: path.join(out, `sign-in-${suffix}.png`) })
+  }
+  await browser.close()
+  process.stdout.write(`screenshots in ${path.relative(root, out)}/\n`)
+} finally {
+  server.kill('SIGTERM')
+  await fs.rm(dataDir, { recursive: true, force: true }).catch(() => {})
+}

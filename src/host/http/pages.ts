@@ -1,0 +1,55 @@
+import fs from 'node:fs/promises'
+import path from 'node:path'
+import fastifyStatic from '@fastify/static'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { Platform } from '../platform.js'
+
+/**
+ * Pages may run only their own scripts and styles (no inline script, so injected markup
+ * cannot run), talk only to this site, and never be framed by another site.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+  "font-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"
+].join('; ')
+
+function pageHeaders (reply: FastifyReply): void {
+  void reply.headers({
+    'content-security-policy': CONTENT_SECURITY_POLICY,
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'same-origin',
+    'cache-control': 'no-cache'
+  })
+}
+
+async function isDirectory (dir: string): Promise<boolean> {
+  return fs.stat(dir).then(s => s.isDirectory(), () => false)
+}
+
+/**
+ * The panel at /panel/, the theme's home page at /, and each running addon's browser
+ * files at /addons/<id>/ui/. Files only: no directory listings, no path outside the root.
+ */
+export async function registerPages (app: FastifyInstance, platform: Platform, uiDir: string): Promise<void> {
+  const panelDir = path.join(uiDir, 'panel')
+  const themeDir = path.join(uiDir, 'theme')
+  if (!await isDirectory(panelDir)) {
+    app.log.warn(`no panel or theme pages at ${uiDir}: run npm run build`)
+  } else {
+    await app.register(fastifyStatic, { root: panelDir, prefix: '/panel/', setHeaders: pageHeaders, decorateReply: false, index: 'index.html' })
+    app.get('/panel', (_request, reply) => reply.redirect('/panel/'))
+    await app.register(fastifyStatic, { root: themeDir, prefix: '/theme/', setHeaders: pageHeaders, decorateReply: false, index: false })
+    const home = await fs.readFile(path.join(themeDir, 'index.html'))
+    app.get('/', (_request, reply) => {
+      pageHeaders(reply)
+      return reply.type('text/html; charset=utf-8').send(home)
+    })
+  }
+  for (const runtime of platform.runtimes.values()) {
+    const dir = runtime.addon.source.uiDir
+    if (!await isDirectory(dir)) continue
+    await app.register(fastifyStatic, {
+      root: dir, prefix: `/addons/${runtime.id}/ui/`, setHeaders: pageHeaders, decorateReply: false, index: false
+    })
+  }
+}

@@ -1,0 +1,117 @@
+import { h, type PanelHost, type PanelModule, type PanelPage, type PanelUser } from '../../../sdk/ui.js'
+import { api } from './api.js'
+import { activityPage } from './pages/activity.js'
+import { addonsPage } from './pages/addons.js'
+import { loginPage } from './pages/login.js'
+import { rolesPage } from './pages/roles.js'
+import { setupPage } from './pages/setup.js'
+import { usersPage } from './pages/users.js'
+import { LOCALES, chooseLocale, chosenLocale, errorText, hostStrings, type T } from './strings.js'
+
+interface Page extends PanelPage {
+  /** `activity`, or `<addon>/<page>` for an addon's page. */
+  readonly key: string
+}
+
+const app = document.getElementById('app')!
+let leave: (() => void) | undefined
+let onHashChange: (() => void) | undefined
+
+/** Draws the panel for whoever is (or is not) signed in; run again after sign-in or a language change. */
+async function start (): Promise<void> {
+  const locale = chosenLocale()
+  document.documentElement.lang = locale
+  const t = hostStrings(locale)
+  document.title = t('ui.panel')
+  leave?.()
+  leave = undefined
+  if (onHashChange !== undefined) window.removeEventListener('hashchange', onHashChange)
+
+  const status = await api('GET', '/api/setup/status')
+  if (!status.ok) return fail(t, errorText(t, status))
+  if (status.body!.setupDone !== true) return show(t, locale, null, setupPage(t, () => void start()))
+  const me = await api('GET', '/api/auth/me')
+  if (me.status === 401) return show(t, locale, null, loginPage(t, () => void start()))
+  if (!me.ok) return fail(t, errorText(t, me))
+  const user = me.body!.user as PanelUser
+  const can = (node: string): boolean => user.permissions.includes('*') || user.permissions.includes(node)
+  if (!can('panel.access')) return show(t, locale, user, h('main', {}, h('p', { class: 'card' }, t('ui.noAccess'))))
+
+  const pages: Page[] = await addonPages(user, locale, can, t)
+  pages.push(
+    { key: 'activity', id: 'activity', title: t('ui.activity.title'), permission: 'panel.access', render: activityPage(t, locale) },
+    { key: 'roles', id: 'roles', title: t('ui.roles.title'), permission: 'panel.manage.roles', render: rolesPage(t, locale) },
+    { key: 'users', id: 'users', title: t('ui.users.title'), permission: 'panel.manage.users', render: usersPage(t) },
+    { key: 'addons', id: 'addons', title: t('ui.addons.title'), permission: 'panel.manage.addons', render: addonsPage(t) })
+  // Only what this user may use is shown at all.
+  const visible = pages.filter(page => can(page.permission))
+  const main = h('main', {})
+  const nav = h('nav', { class: 'menu', 'aria-label': t('ui.menu') })
+  show(t, locale, user, nav, main)
+
+  const route = (): void => {
+    const key = location.hash.replace(/^#\/?/, '')
+    const page = visible.find(p => p.key === key) ?? visible[0]!
+    if (page.key !== key) history.replaceState(null, '', `#/${page.key}`)
+    nav.replaceChildren(...visible.map(p => h('a', { href: `#/${p.key}`, 'aria-current': p === page ? 'page' : undefined }, p.title)))
+    leave?.()
+    main.replaceChildren()
+    const done = page.render(main)
+    leave = typeof done === 'function' ? done : undefined
+    document.title = `${page.title} · ${t('ui.panel')}`
+  }
+  onHashChange = route
+  window.addEventListener('hashchange', route)
+  route()
+}
+
+/** Loads every running addon's panel module; each adds its pages through the PanelHost. */
+async function addonPages (user: PanelUser, locale: string, can: (node: string) => boolean, t: T): Promise<Page[]> {
+  const pages: Page[] = []
+  const answer = await api('GET', '/panel/api/ui/addons')
+  if (!answer.ok) return pages
+  for (const addon of answer.body!.addons as Array<{ id: string, panel: string | null }>) {
+    if (addon.panel === null) continue
+    const host: PanelHost = {
+      user,
+      locale,
+      can,
+      api: (method, path, body) => api(method, path, body),
+      errorText: (result, addonStrings) => errorText(t, result, addonStrings),
+      addPage: page => { pages.push({ ...page, key: `${addon.id}/${page.id}` }) }
+    }
+    try {
+      const module = await import(addon.panel) as { default: PanelModule }
+      module.default(host)
+    } catch (error) {
+      console.warn(`the panel module of ${addon.id} failed to load`, error)
+    }
+  }
+  return pages
+}
+
+function show (t: T, locale: string, user: PanelUser | null, ...content: HTMLElement[]): void {
+  const language = h('select', { id: 'language' }, ...LOCALES.map(([code, name]) => h('option', { value: code, selected: code === locale }, name))) as HTMLSelectElement
+  language.addEventListener('change', () => {
+    chooseLocale(language.value)
+    void start()
+  })
+  const signOut = async (): Promise<void> => {
+    await api('POST', '/api/auth/logout')
+    void start()
+  }
+  app.replaceChildren(
+    h('header', { class: 'top' },
+      h('a', { class: 'brand', href: '#/' }, t('ui.panel')),
+      h('a', { href: '/' }, t('ui.home')),
+      h('label', { for: 'language' }, t('ui.language')), language,
+      user === null ? null : h('span', { class: 'who' }, t('ui.signedInAs', { username: user.username }), ' ',
+        h('button', { type: 'button', class: 'secondary', onclick: () => void signOut() }, t('ui.signOut')))),
+    ...content)
+}
+
+function fail (t: T, text: string): void {
+  show(t, chosenLocale(), null, h('main', {}, h('p', { class: 'message error' }, text)))
+}
+
+void start()

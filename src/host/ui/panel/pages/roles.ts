@@ -1,0 +1,77 @@
+import { h } from '../../../../sdk/ui.js'
+import { api } from '../api.js'
+import { busy, field, outcome } from '../kit.js'
+import { errorText, type T } from '../strings.js'
+
+interface Permission { node: string, title: string, description: string }
+interface Role { id: number, name: string, permissions: string[], builtin: boolean }
+
+/** Roles: create one, tick its permissions by their titles; change the ones that exist. */
+export function rolesPage (t: T, locale: string) {
+  return (root: HTMLElement): void => {
+    const result = outcome()
+    const list = h('div', {})
+    let catalogue: Permission[] = []
+
+    const checkboxes = (chosen: readonly string[], prefix: string): HTMLElement => h('fieldset', {},
+      h('legend', {}, t('ui.roles.permissions')),
+      ...catalogue.map(p => {
+        const id = `${prefix}-${p.node.replaceAll('.', '-')}`
+        return h('div', { class: 'check' },
+          h('input', { type: 'checkbox', id, name: 'permission', value: p.node, checked: chosen.includes(p.node) }),
+          h('label', { for: id }, h('span', {}, p.title), h('br'), h('span', { class: 'hint' }, p.description)))
+      }))
+    const ticked = (form: HTMLElement): string[] =>
+      [...form.querySelectorAll<HTMLInputElement>('input[name=permission]:checked')].map(input => input.value)
+
+    const roleCard = (role: Role): HTMLElement => {
+      if (role.builtin) {
+        return h('div', { class: 'card' }, h('h2', {}, role.name), h('p', { class: 'hint' }, t('ui.roles.builtin')))
+      }
+      const name = h('input', { type: 'text', required: true, maxlength: 64, value: role.name }) as HTMLInputElement
+      const form = h('form', { class: 'stack', 'aria-label': role.name },
+        field(t('ui.field.name'), name), checkboxes(role.permissions, `role${role.id}`),
+        h('div', {}, h('button', { type: 'submit' }, t('ui.roles.save')))) as HTMLFormElement
+      form.addEventListener('submit', event => {
+        event.preventDefault()
+        void busy(form, async () => {
+          const answer = await api('PUT', `/panel/api/roles/${role.id}`, { name: name.value, permissions: ticked(form) })
+          if (answer.ok) result.ok(t('ui.roles.saved'))
+          else result.error(errorText(t, answer))
+        })
+      })
+      return h('div', { class: 'card' }, h('h2', {}, role.name), form)
+    }
+
+    const load = async (): Promise<void> => {
+      const [permissions, roles] = await Promise.all([
+        api('GET', `/panel/api/permissions?locale=${encodeURIComponent(locale)}`), api('GET', '/panel/api/roles')])
+      if (!permissions.ok || !roles.ok) {
+        result.error(errorText(t, permissions.ok ? roles : permissions))
+        return
+      }
+      catalogue = permissions.body!.permissions as Permission[]
+      const name = h('input', { type: 'text', required: true, maxlength: 64 }) as HTMLInputElement
+      const create = h('form', { class: 'stack', 'aria-label': t('ui.roles.create') },
+        field(t('ui.field.name'), name), checkboxes([], 'new'),
+        h('div', {}, h('button', { type: 'submit' }, t('ui.roles.create')))) as HTMLFormElement
+      create.addEventListener('submit', event => {
+        event.preventDefault()
+        void busy(create, async () => {
+          const answer = await api('POST', '/panel/api/roles', { name: name.value, permissions: ticked(create) })
+          if (!answer.ok) {
+            result.error(errorText(t, answer))
+            return
+          }
+          await load()
+          result.ok(t('ui.roles.created'))
+        })
+      })
+      list.replaceChildren(
+        h('div', { class: 'card' }, h('h2', {}, t('ui.roles.create')), create),
+        ...(roles.body!.roles as Role[]).map(roleCard))
+    }
+    root.replaceChildren(h('h1', {}, t('ui.roles.title')), result, list)
+    void load()
+  }
+}

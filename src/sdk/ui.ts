@@ -1,0 +1,89 @@
+/**
+ * The browser side of the SDK: what an addon's panel module receives from the host's
+ * panel, and small helpers that keep every piece of user text as text (never HTML).
+ * An addon's `ui/panel.ts` default-exports a function taking a PanelHost.
+ */
+
+export interface PanelUser {
+  readonly id: number
+  readonly username: string
+  readonly role: { readonly id: number, readonly name: string }
+  readonly permissions: readonly string[]
+}
+
+export interface ApiAnswer {
+  readonly ok: boolean
+  readonly status: number
+  // The envelope of the answer; `undefined` when the server could not be reached.
+  readonly body: Record<string, unknown> | undefined
+}
+
+export interface PanelPage {
+  /** Part of the address: `/panel/#/<addon>/<id>`. */
+  readonly id: string
+  readonly title: string
+  /** The permission node a user needs to see it. */
+  readonly permission: string
+  /** Draws the page into `root`; may return a function run when the page is left. */
+  render (root: HTMLElement): void | (() => void)
+}
+
+export interface PanelHost {
+  readonly user: PanelUser
+  readonly locale: string
+  /** As the server decides: admins hold every permission. */
+  can (node: string): boolean
+  /** Calls the API under `/panel/api/…` or `/api/…`; never throws. */
+  api (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<ApiAnswer>
+  /** The panel's sentence for an error answer, in the panel's language. */
+  errorText (answer: ApiAnswer, addonStrings?: (key: string, values?: Record<string, unknown>) => string | undefined): string
+  addPage (page: PanelPage): void
+}
+
+export type PanelModule = (panel: PanelHost) => void
+
+type Child = Node | string | number | null | undefined | false
+
+/**
+ * Builds an element. Text children become text nodes, so markup in user text is shown
+ * as typed. Properties starting with `on` are listeners; the rest are attributes.
+ */
+export function h (tag: string, props: Record<string, unknown> = {}, ...children: Child[]): HTMLElement {
+  const element = document.createElement(tag)
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue
+    if (name.startsWith('on') && typeof value === 'function') {
+      element.addEventListener(name.slice(2).toLowerCase(), value as EventListener)
+    } else if (value === true) {
+      element.setAttribute(name, '')
+    } else {
+      element.setAttribute(name, String(value))
+    }
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue
+    element.append(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child)
+  }
+  return element
+}
+
+export type Strings = Readonly<Record<string, Readonly<Record<string, string>>>>
+
+/** `t(key, values)` over `{ en: {...}, tr: {...} }`, English fallback, the key itself last. */
+export function translator (strings: Strings, locale: string) {
+  const lookup = (key: string): string | undefined => strings[locale]?.[key] ?? strings.en?.[key]
+  const t = (key: string, values: Record<string, unknown> = {}): string => {
+    const template = lookup(key) ?? key
+    return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] === undefined ? whole : String(values[name]))
+  }
+  return Object.assign(t, { has: (key: string) => lookup(key) !== undefined })
+}
+
+/** "3 minutes ago", in the reader's language. */
+export function relativeTime (ms: number, locale: string, now = Date.now()): string {
+  const seconds = Math.round((ms - now) / 1000)
+  const format = new Intl.RelativeTimeFormat(locale, { numeric: 'auto' })
+  const units: Array<[Intl.RelativeTimeFormatUnit, number]> = [['year', 31_536_000], ['month', 2_592_000], ['week', 604_800], ['day', 86_400], ['hour', 3600], ['minute', 60]]
+  for (const [unit, size] of units) if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit)
+  return format.format(seconds, 'second')
+}

@@ -1,0 +1,134 @@
+import { h, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
+import { shoutboxStrings } from './strings.js'
+
+interface Shout { id: number, message: string, username: string, date: number }
+
+const MANAGE = 'addon.shoutbox.manage.shoutbox'
+
+/** The addon's panel pages: Shouts and Shoutbox settings. The host decides who sees them. */
+export default function register (panel: PanelHost): void {
+  const t = shoutboxStrings(panel.locale)
+  const addonError = (key: string, values?: Record<string, unknown>): string | undefined => t.has(key) ? t(key, values) : undefined
+  const say = (answer: ApiAnswer): string => panel.errorText(answer, addonError)
+
+  panel.addPage({ id: 'shouts', title: t('ui.shouts.title'), permission: MANAGE, render: root => shoutsPage(root) })
+  panel.addPage({ id: 'settings', title: t('ui.settings.title'), permission: MANAGE, render: root => settingsPage(root) })
+
+  function status (): HTMLElement & { show (kind: 'ok' | 'error', text: string): void } {
+    const box = h('div', { role: 'status', 'aria-live': 'polite' })
+    return Object.assign(box, { show: (kind: string, text: string) => box.replaceChildren(h('p', { class: `message ${kind}` }, text)) })
+  }
+
+  function shoutsPage (root: HTMLElement): () => void {
+    const result = status()
+    const message = h('textarea', { id: 'shout-message', name: 'message', rows: 3 }) as HTMLTextAreaElement
+    const left = h('span', { class: 'hint', id: 'shout-left' })
+    let maxLength = 500
+    const count = (): void => { left.textContent = t('ui.shouts.left', { count: maxLength - [...message.value].length }) }
+    message.setAttribute('aria-describedby', 'shout-left')
+    message.addEventListener('input', count)
+    const post = h('button', { type: 'submit' }, t('ui.shouts.post'))
+    const form = h('form', { class: 'stack card' },
+      h('div', { class: 'field' }, h('label', { for: 'shout-message' }, t('ui.shouts.message')), message, left),
+      result,
+      h('div', {}, post)) as HTMLFormElement
+    const list = h('ul', { class: 'items' })
+
+    const load = async (): Promise<void> => {
+      const answer = await panel.api('GET', '/api/shoutbox/list')
+      if (!answer.ok) {
+        result.show('error', say(answer))
+        return
+      }
+      const shouts = answer.body!.shouts as Shout[]
+      list.replaceChildren(...(shouts.length === 0 ? [h('li', {}, t('ui.shouts.empty'))] : shouts.map(item)))
+    }
+    const item = (shout: Shout): HTMLElement => {
+      const actions = h('div', { class: 'row' })
+      const ask = (): void => {
+        actions.replaceChildren(
+          h('span', {}, t('ui.shouts.confirm')),
+          h('button', { type: 'button', class: 'danger', onclick: () => void remove() }, t('ui.shouts.confirmDelete')),
+          h('button', { type: 'button', class: 'secondary', onclick: reset }, t('ui.shouts.cancel')))
+        actions.querySelector<HTMLButtonElement>('button.secondary')?.focus()
+      }
+      const reset = (): void => {
+        actions.replaceChildren(h('button', { type: 'button', class: 'secondary', 'aria-label': `${t('ui.shouts.delete')}: ${shout.message.slice(0, 40)}`, onclick: ask }, t('ui.shouts.delete')))
+      }
+      const remove = async (): Promise<void> => {
+        const answer = await panel.api('DELETE', `/panel/api/shoutbox/${shout.id}`)
+        if (answer.ok || answer.status === 404) result.show('ok', t('ui.shouts.deleted'))
+        else result.show('error', say(answer))
+        await load()
+      }
+      reset()
+      return h('li', {},
+        h('span', { class: 'text' }, shout.message),
+        h('span', { class: 'meta' }, t('ui.shouts.by', { username: shout.username }), ' · ',
+          h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(panel.locale) }, relativeTime(shout.date, panel.locale))),
+        actions)
+    }
+
+    form.addEventListener('submit', event => {
+      event.preventDefault()
+      if (message.value.trim() === '') {
+        result.show('error', t('errors.BLANK_MESSAGE'))
+        return
+      }
+      post.setAttribute('disabled', '')
+      void panel.api('POST', '/panel/api/shoutbox', { message: message.value }).then(async answer => {
+        post.removeAttribute('disabled')
+        if (!answer.ok) {
+          result.show('error', say(answer))
+          return
+        }
+        message.value = ''
+        count()
+        result.show('ok', t('ui.shouts.posted'))
+        await load()
+      })
+    })
+
+    root.replaceChildren(h('h1', {}, t('ui.shouts.title')), form, h('div', { class: 'card' }, list))
+    void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
+      if (answer.ok) maxLength = answer.body!.maxMessageLength as number
+      count()
+    })
+    void load()
+    // Shouts posted or deleted elsewhere (another admin, another process) appear by themselves.
+    const stream = new EventSource('/api/shoutbox/stream')
+    const refresh = (): void => { void load() }
+    stream.addEventListener('shout-created', refresh)
+    stream.addEventListener('shout-deleted', refresh)
+    return () => stream.close()
+  }
+
+  function settingsPage (root: HTMLElement): void {
+    const result = status()
+    const maxShouts = h('input', { type: 'number', id: 'max-shouts', min: 0, step: 1, 'aria-describedby': 'max-shouts-hint' }) as HTMLInputElement
+    const maxMessageLength = h('input', { type: 'number', id: 'max-length', min: 1, max: 10000, step: 1, required: true }) as HTMLInputElement
+    const form = h('form', { class: 'stack card' },
+      h('div', { class: 'field' }, h('label', { for: 'max-shouts' }, t('ui.settings.maxShouts')), maxShouts,
+        h('span', { class: 'hint', id: 'max-shouts-hint' }, t('ui.settings.maxShoutsHint'))),
+      h('div', { class: 'field' }, h('label', { for: 'max-length' }, t('ui.settings.maxMessageLength')), maxMessageLength),
+      result,
+      h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
+    form.addEventListener('submit', event => {
+      event.preventDefault()
+      const body = { maxShouts: maxShouts.value === '' ? null : Number(maxShouts.value), maxMessageLength: Number(maxMessageLength.value) }
+      void panel.api('PUT', '/panel/api/shoutbox/config', body).then(answer => {
+        if (answer.ok) result.show('ok', t('ui.settings.saved'))
+        else result.show('error', say(answer))
+      })
+    })
+    root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
+    void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
+      if (!answer.ok) {
+        result.show('error', say(answer))
+        return
+      }
+      maxShouts.value = answer.body!.maxShouts === null ? '' : String(answer.body!.maxShouts)
+      maxMessageLength.value = String(answer.body!.maxMessageLength)
+    })
+  }
+}

@@ -1,0 +1,199 @@
+import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { buildUi } from '../../scripts/build-ui.js'
+import { serverStorage, startServer, type RunningServer } from '../helpers/server.js'
+
+const CHROMIUM = '/usr/bin/chromium'
+const missing = !fs.existsSync(CHROMIUM)
+if (missing && process.env.CI === 'true') throw new Error(`CI needs ${CHROMIUM} for the browser tests: apt-get install -y chromium`)
+
+/** A shout that would run script if any page rendered it as HTML. */
+const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script> & "quotes"'
+
+t.test('the panel and the theme, in a real browser', { skip: missing && `Chromium is not installed (${CHROMIUM}): apt-get install -y chromium` }, async t => {
+  if (!fs.existsSync(fileURLToPath(new URL('../../dist/ui/panel/panel.js', import.meta.url)))) await buildUi()
+  const { chromium } = await import('playwright-core')
+  const storage = await serverStorage(t)
+  const server = await startServer(t, { env: storage.env })
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
+  })
+  t.teardown(() => browser.close())
+  const problems: string[] = []
+  const context = async (width = 1280, height = 800): Promise<BrowserContext> => {
+    const created = await browser.newContext({ viewport: { width, height }, locale: 'en-US' })
+    created.on('page', watch)
+    return created
+  }
+  // Chromium logs every 4xx answer as a console error; 400/401/403 are answers this test
+  // asks for (a wrong password, a too-long shout, a forced request, "who am I?" signed out).
+  // Everything else — script errors, CSP refusals, 404s, 500s — counts.
+  const expected = /^Failed to load resource: the server responded with a status of (400|401|403) /
+  const watch = (page: Page): void => {
+    page.on('console', message => {
+      if (message.type() === 'error' && !expected.test(message.text())) problems.push(`console: ${message.text()}`)
+    })
+    page.on('pageerror', error => problems.push(`page error: ${error.message}`))
+  }
+  const admin = await context()
+  const panel = await admin.newPage()
+
+  await t.test('the setup wizard creates the administrator and signs them in', async t => {
+    await panel.goto(`${server.url}/panel/`)
+    await panel.getByRole('heading', { name: 'Set up your site' }).waitFor()
+    await panel.getByLabel('Username').fill('admin')
+    await panel.getByLabel('E-mail address').fill('admin@example.org')
+    await panel.getByLabel('Password', { exact: true }).fill('a long password')
+    await panel.getByLabel('Password again').fill('a long password')
+    await panel.getByRole('button', { name: 'Finish setup' }).click()
+    await panel.getByText('Signed in as admin').waitFor()
+    t.pass('signed in after setup')
+  })
+
+  await t.test('sign out, then sign in with the form', async t => {
+    await panel.getByRole('button', { name: 'Sign out' }).click()
+    await panel.getByRole('heading', { name: 'Sign in' }).waitFor()
+    await panel.getByLabel('Username or e-mail').fill('admin')
+    await panel.getByLabel('Password').fill('wrong password')
+    await panel.getByRole('button', { name: 'Sign in' }).click()
+    await panel.getByText('The username or password is wrong.').waitFor()
+    await panel.getByLabel('Password').fill('a long password')
+    await panel.getByRole('button', { name: 'Sign in' }).click()
+    await panel.getByText('Signed in as admin').waitFor()
+    t.pass('errors in words, then in')
+  })
+
+  const theme = await (await context()).newPage()
+  await theme.goto(`${server.url}/`)
+  await theme.getByRole('heading', { name: 'Latest shouts' }).waitFor()
+
+  await t.test('post a shout; the home page shows it without a reload', async t => {
+    await panel.getByRole('link', { name: 'Shouts', exact: true }).click()
+    await panel.getByLabel('Message').fill('Welcome to the new site!')
+    await panel.getByRole('button', { name: 'Post shout' }).click()
+    await panel.getByText('Shout posted.').waitFor()
+    await panel.locator('ul.items').getByText('Welcome to the new site!').waitFor()
+    await theme.locator('.shoutbox-widget').getByText('Welcome to the new site!').waitFor({ timeout: 5000 })
+    t.match(await theme.locator('.shoutbox-widget li').first().innerText(), /Welcome to the new site!\s+admin · (now|\d+ seconds? ago)/)
+  })
+
+  await t.test('errors from the API are shown in words', async t => {
+    await panel.getByLabel('Message').fill('x'.repeat(501))
+    await panel.getByRole('button', { name: 'Post shout' }).click()
+    await panel.getByText('The message is too long: at most 500 characters.').waitFor()
+    t.pass()
+  })
+
+  await t.test('the activity feed in English, then in Turkish', async t => {
+    await panel.getByRole('link', { name: 'Activity' }).click()
+    await panel.getByText('admin posted a shout: Welcome to the new site!').waitFor()
+    await panel.getByLabel('Language').selectOption('tr')
+    await panel.getByRole('link', { name: 'Etkinlik' }).waitFor()
+    await panel.getByText('admin bir duyuru paylaştı: Welcome to the new site!').waitFor()
+    await panel.getByLabel('Dil').selectOption('en')
+    await panel.getByRole('link', { name: 'Activity' }).waitFor()
+    t.pass()
+  })
+
+  await t.test('create a role granting "Manage shoutbox", and a user with it', async t => {
+    await panel.getByRole('link', { name: 'Roles' }).click()
+    const create = panel.getByRole('form', { name: 'Create role' })
+    await create.getByLabel('Name').fill('Moderators')
+    await create.getByLabel('Panel access').check()
+    await create.getByLabel('Manage shoutbox').check()
+    await create.getByRole('button', { name: 'Create role' }).click()
+    await panel.getByText('Role created.').waitFor()
+    const helpers = panel.getByRole('form', { name: 'Create role' })
+    await helpers.getByLabel('Name').fill('Helpers')
+    await helpers.getByLabel('Panel access').check()
+    await helpers.getByRole('button', { name: 'Create role' }).click()
+    await panel.getByRole('heading', { name: 'Helpers' }).waitFor()
+
+    await panel.getByRole('link', { name: 'Users' }).click()
+    const user = panel.getByRole('form', { name: 'Create user' })
+    await user.getByLabel('Username').fill('mod')
+    await user.getByLabel('E-mail address').fill('mod@example.org')
+    await user.getByLabel('Password').fill('moderator password')
+    await user.getByLabel('Role').selectOption({ label: 'Moderators' })
+    await user.getByRole('button', { name: 'Create user' }).click()
+    await panel.getByText('User created.').waitFor()
+    await user.getByLabel('Username').fill('helper')
+    await user.getByLabel('E-mail address').fill('helper@example.org')
+    await user.getByLabel('Password').fill('helper password')
+    await user.getByLabel('Role').selectOption({ label: 'Helpers' })
+    await user.getByRole('button', { name: 'Create user' }).click()
+    await panel.getByText('helper@example.org · Helpers').waitFor()
+    t.pass()
+  })
+
+  const signIn = async (username: string, password: string): Promise<Page> => {
+    const page = await (await context(375, 740)).newPage()
+    await page.goto(`${server.url}/panel/`)
+    await page.getByLabel('Username or e-mail').fill(username)
+    await page.getByLabel('Password').fill(password)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByText(`Signed in as ${username}`).waitFor()
+    return page
+  }
+
+  await t.test('the moderator signs in (on a phone-sized screen) and posts', async t => {
+    const mod = await signIn('mod', 'moderator password')
+    t.same(await mod.locator('nav.menu a').allInnerTexts(), ['Shouts', 'Shoutbox settings', 'Activity'], 'only the pages the role allows')
+    await mod.getByLabel('Message').fill(XSS)
+    await mod.getByRole('button', { name: 'Post shout' }).click()
+    await mod.getByText('Shout posted.').waitFor()
+    await mod.locator('ul.items .text', { hasText: '<img src=x' }).waitFor()
+    const scrollWidth = await mod.evaluate(() => document.documentElement.scrollWidth)
+    t.ok(scrollWidth <= 375, `no sideways scrolling at 375 px (${scrollWidth})`)
+  })
+
+  await t.test('a user without the permission sees no Shouts page, and a forced request is refused', async t => {
+    const helper = await signIn('helper', 'helper password')
+    t.same(await helper.locator('nav.menu a').allInnerTexts(), ['Activity'])
+    await helper.goto(`${server.url}/panel/#/shoutbox/shouts`)
+    await helper.getByRole('heading', { name: 'Activity' }).waitFor()
+    t.equal(await helper.getByLabel('Message').count(), 0, 'no shout form, even by address')
+    const forced = await helper.evaluate(async () => {
+      const response = await fetch('/panel/api/shoutbox', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"sneaky"}' })
+      return [response.status, await response.json()]
+    })
+    t.same(forced, [403, { result: 'error', error: 'NO_PERMISSION' }])
+  })
+
+  await t.test('the XSS payload is inert on every page', async t => {
+    await theme.locator('.shoutbox-widget').getByText('<img src=x', { exact: false }).waitFor({ timeout: 5000 })
+    await panel.getByRole('link', { name: 'Activity' }).click()
+    await panel.getByText(`mod posted a shout: ${XSS}`).waitFor()
+    await panel.getByRole('link', { name: 'Shouts', exact: true }).click()
+    await panel.locator('ul.items .text', { hasText: '<img src=x' }).waitFor()
+    for (const page of [theme, panel]) {
+      t.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined, 'no script ran')
+      t.equal(await page.evaluate(() => document.querySelectorAll('img[src="x"]').length +
+        [...document.querySelectorAll('script')].filter(s => s.textContent?.includes('__xss')).length), 0, 'no element was made from it')
+    }
+    const csp = (await fetch(`${server.url}/panel/`)).headers
+    t.match(csp.get('content-security-policy'), /script-src 'self'/)
+    t.match(csp.get('content-security-policy'), /frame-ancestors 'none'/)
+    t.equal(csp.get('x-frame-options'), 'DENY')
+  })
+
+  await t.test('delete with confirmation', async t => {
+    const item = panel.locator('ul.items li', { hasText: 'Welcome to the new site!' })
+    await item.getByRole('button', { name: /^Delete/ }).click()
+    await item.getByText('Delete this shout?').waitFor()
+    await item.getByRole('button', { name: 'Cancel' }).click()
+    await item.getByRole('button', { name: /^Delete/ }).click()
+    await item.getByRole('button', { name: 'Yes, delete' }).click()
+    await panel.getByText('Shout deleted.').waitFor()
+    await theme.locator('.shoutbox-widget').getByText('Welcome to the new site!').waitFor({ state: 'detached', timeout: 5000 })
+    t.pass('gone from the panel and the home page')
+  })
+
+  await t.test('no console errors on any page', async t => {
+    t.same(problems, [])
+  })
+})
+
+export type { RunningServer }
