@@ -1,4 +1,5 @@
 import http from 'node:http'
+import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import cookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
@@ -44,17 +45,47 @@ export interface BuildOptions {
   readonly throttle?: ThrottlePolicy
   readonly builtinAddons?: readonly AddonSource[]
   readonly uiDir?: string
+  readonly serverTimeouts?: ServerTimeouts
 }
 
-/**
- * The HTTP server, with limits against slow or idle clients: a request must arrive
- * whole within 30 s (its headers within 15 s), an idle keep-alive connection is closed
- * after 10 s, a silent socket after 60 s.
- */
-function createServer (listener: http.RequestListener): http.Server {
-  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 10_000 }, listener)
-  server.setTimeout(60_000)
+export interface ServerTimeouts {
+  /** The whole request must arrive within this (slow-body clients). */
+  readonly requestMs: number
+  /** Its headers within this (slowloris). */
+  readonly headersMs: number
+  /** An idle keep-alive connection is closed after this. */
+  readonly keepAliveMs: number
+  /** A socket silent this long is closed (event streams send a comment every 15 s). */
+  readonly idleSocketMs: number
+  /** How often Node looks for requests past their time (its default, 30 s, would let them linger). */
+  readonly checkEveryMs: number
+}
+
+export const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, headersMs: 15_000, keepAliveMs: 10_000, idleSocketMs: 60_000, checkEveryMs: 2000 }
+
+function createServer (timeouts: ServerTimeouts, listener: http.RequestListener): http.Server {
+  const server = http.createServer({
+    requestTimeout: timeouts.requestMs,
+    headersTimeout: timeouts.headersMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    connectionsCheckingInterval: timeouts.checkEveryMs
+  }, listener)
+  server.setTimeout(timeouts.idleSocketMs)
   return server
+}
+
+/** Bytes Node could not parse as HTTP get an answer in the envelope too, then the socket closes. */
+function answerClientError (error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy()
+    return
+  }
+  const [status, reason, code] = error.code === 'HPE_HEADER_OVERFLOW'
+    ? [431, 'Request Header Fields Too Large', 'BAD_REQUEST']
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'REQUEST_TIMEOUT'] : [400, 'Bad Request', 'BAD_REQUEST']
+  const body = JSON.stringify({ result: 'error', error: code })
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${body.length}\r\n` +
+    `x-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`)
 }
 
 /** Builds the host: every service, the host's endpoints and each enabled addon. Does not listen. */
@@ -67,7 +98,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   // listener only after listen(), by when both are set.
   let memory: Platform['answers'] | undefined
   const app = Fastify({
-    serverFactory: handler => createServer((request, response) => {
+    serverFactory: handler => createServer(options.serverTimeouts ?? SERVER_TIMEOUTS, (request, response) => {
       if (memory?.serve(request, response) !== true) handler(request, response)
     }),
     logger: options.logger ?? false,
@@ -75,7 +106,9 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     rewriteUrl: request => rewritePanelUrl(request.url ?? '/'),
     bodyLimit: BODY_LIMIT,
     trustProxy: config.trustProxy === 0 ? false : (_address: string, hop: number) => hop < config.trustProxy,
-    return503OnClosing: true,
+    // A request that reached us before a stop began is served, not refused.
+    return503OnClosing: false,
+    clientErrorHandler: answerClientError,
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { coerceTypes: false } }
   })

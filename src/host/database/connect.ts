@@ -53,6 +53,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
     const dir = path.join(options.dataDir, 'pgdata')
     await fs.mkdir(dir, { recursive: true })
     pglite = await PGlite.create(dir, { relaxedDurability: false })
+    syncWalToDisk(pglite, dir)
   }
   pglite ??= await PGlite.create()
   const instance = pglite
@@ -64,4 +65,33 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
   })
   await db.raw('create schema if not exists ??', [schema])
   return { knex: db, kind: 'embedded', url: undefined, schema }
+}
+
+/**
+ * The embedded PostgreSQL writes its WAL through to the files at every commit, so a
+ * killed process loses nothing it acknowledged. Its file layer cannot fsync, though, so
+ * after a power cut the disk might lack the newest writes: once a second we fsync the WAL
+ * files written since, bounding that window to about a second.
+ */
+function syncWalToDisk (pglite: PGlite, dataDir: string): void {
+  const walDir = path.join(dataDir, 'pg_wal')
+  let lastSync = 0
+  const timer = setInterval(() => {
+    if (pglite.closed) {
+      clearInterval(timer)
+      return
+    }
+    const started = Date.now()
+    void fs.readdir(walDir).then(async files => {
+      for (const file of files) {
+        const full = path.join(walDir, file)
+        const stat = await fs.stat(full).catch(() => undefined)
+        if (stat === undefined || !stat.isFile() || stat.mtimeMs < lastSync - 1000) continue
+        const handle = await fs.open(full, 'r+')
+        await handle.sync().finally(() => handle.close())
+      }
+      lastSync = started
+    }).catch(() => {})
+  }, 1000)
+  timer.unref()
 }
