@@ -133,13 +133,22 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   if (!config.logRequests) memory = platform.answers
   app.decorate('platform', platform)
   app.decorateRequest('sessionUser', null)
-  app.addHook('preClose', async () => { await platform.stopAddons() })
-  app.addHook('onClose', async () => { await platform.close() })
+  // While stopping, a keep-alive connection is closed as soon as its last answer is sent
+  // (Node closes the idle ones only once, when the stop begins).
+  let sweep: NodeJS.Timeout | undefined
+  app.addHook('preClose', async () => {
+    sweep = setInterval(() => app.server.closeIdleConnections(), 100).unref()
+    await platform.stopAddons()
+  })
+  app.addHook('onClose', async () => {
+    clearInterval(sweep)
+    await platform.close()
+  })
 
   await app.register(cookie)
   installErrorHandling(app)
   installJsonBodyParser(app)
-  app.addHook('onRequest', entryHook(config.allowedOrigins))
+  app.addHook('onRequest', entryHook(config.allowedOrigins, () => platform.stopping))
 
   const host = { ctx: platform.hostContext, isReady: () => true }
   for (const endpoint of hostEndpoints(platform)) registerEndpoint(app, endpoint, host, platform)

@@ -70,7 +70,8 @@ export class Platform {
   private readonly services: ContextServices
   private initialising: Promise<void> | undefined
   private initialised = false
-  private stopping = false
+  /** Set when the host begins to stop. */
+  stopping = false
 
   constructor (private readonly options: PlatformOptions) {
     const { database, log } = options

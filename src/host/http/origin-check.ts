@@ -18,12 +18,14 @@ export function isCrossSite (request: FastifyRequest, allowed: ReadonlySet<strin
 
 /**
  * The first hook of every request (callback style: it runs on every request, so it
- * allocates no promise): `nosniff` on every answer, and the cross-site refusal.
+ * allocates no promise): `nosniff` on every answer, the cross-site refusal, and while
+ * the host stops, `Connection: close`, so keep-alive clients go elsewhere once served.
  */
-export function entryHook (allowedOrigins: readonly string[]) {
+export function entryHook (allowedOrigins: readonly string[], isStopping: () => boolean) {
   const allowed = new Set(allowedOrigins)
   return function onEntry (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
     void reply.header('x-content-type-options', 'nosniff')
+    if (isStopping()) void reply.header('connection', 'close')
     done(isCrossSite(request, allowed) ? new InvalidOrigin() : undefined)
   }
 }
