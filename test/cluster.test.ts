@@ -36,6 +36,22 @@ t.test('two host processes on one PostgreSQL', { skip: DB_KIND !== 'postgres' &&
     t.match((await http(b, 'GET', '/api/auth/me', { cookie })).body, { result: 'ok', user: { username: 'admin' } })
   })
 
+  t.test('a sign-out on one ends the session on the other; a role change on one applies on the other', async t => {
+    const second = (await http(a, 'POST', '/api/auth/login', { body: { username: 'admin', password: ADMIN.password } })).cookie!
+    t.equal((await http(b, 'GET', '/api/auth/me', { cookie: second })).status, 200, 'b now remembers the session')
+    await http(a, 'POST', '/api/auth/logout', { cookie: second })
+    const ended = await within1s(async () => (await http(b, 'GET', '/api/auth/me', { cookie: second })).status, status => status === 401)
+    t.ok(ended.ms <= 1000, `refused on b after ${ended.ms} ms`)
+
+    const role = await http(a, 'POST', '/api/panel/roles', { body: { name: 'Mods', permissions: ['panel.access', 'addon.shoutbox.manage.shoutbox'] }, cookie })
+    await http(a, 'POST', '/api/panel/users', { body: { username: 'mod', email: 'mod@example.org', password: 'a long password', roleId: (role.body!.role as { id: number }).id }, cookie })
+    const mod = (await http(b, 'POST', '/api/auth/login', { body: { username: 'mod', password: 'a long password' } })).cookie!
+    t.equal((await http(b, 'GET', '/panel/api/shoutbox/config', { cookie: mod })).status, 200, 'granted, as seen by b')
+    await http(a, 'PUT', `/api/panel/roles/${(role.body!.role as { id: number }).id}`, { body: { name: 'Mods', permissions: ['panel.access'] }, cookie })
+    const revoked = await within1s(async () => (await http(b, 'GET', '/panel/api/shoutbox/config', { cookie: mod })).status, status => status === 403)
+    t.ok(revoked.ms <= 1000, `revoked on b after ${revoked.ms} ms`)
+  })
+
   t.test('a publish on one is in the other\'s (cached) list within 1 s', async t => {
     await messages(b) // warm b's cache
     t.equal((await http(a, 'POST', '/api/panel/shoutbox', { body: { message: 'from a' }, cookie })).status, 200)

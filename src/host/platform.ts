@@ -82,7 +82,7 @@ export class Platform {
     this.cluster = new Cluster(database, log)
     this.activity = new ActivityLogStore(this.db, this.i18n)
     this.addonConfig = new AddonConfigStore(this.db)
-    this.sessions = new Sessions(this.db)
+    this.sessions = new Sessions(this.db, this.cluster)
     this.users = usersRepository(this.db)
     this.roles = rolesRepository(this.db)
     this.throttle = new LoginThrottle(this.db, options.throttle)

@@ -47,7 +47,7 @@ export class CreateRole extends PanelApi<typeof CreateRoleSchema> {
 
 const UpdateRoleSchema = { params: IdParamsSchema, body: RoleBodySchema }
 
-/** Changes apply to the role's users on their next request: sessions read the role each time. */
+/** Changes apply to the role's users on their next request, in every process: sessions forget their roles. */
 export class UpdateRole extends PanelApi<typeof UpdateRoleSchema> {
   readonly method = 'PUT'
   readonly path = '/api/panel/roles/:id'
@@ -62,6 +62,7 @@ export class UpdateRole extends PanelApi<typeof UpdateRoleSchema> {
     const input = { name: call.body.name.trim(), permissions: knownNodes(this.platform, call.body.permissions) }
     const role = await this.platform.db.transaction(async trx => {
       const updated = await this.platform.roles.update(call.params.id, input, trx)
+      await this.platform.sessions.identityChanged(trx)
       await this.platform.activity.write('host', { type: 'UPDATED_ROLE', user: call.user, details: { role: updated.name } }, trx)
       return updated
     })

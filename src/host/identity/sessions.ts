@@ -1,19 +1,44 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { SessionUser } from '../../sdk/index.js'
+import type { Cluster } from '../services/cluster.js'
 
 export const SESSION_COOKIE = 'shoutbox_session'
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000
+
+const SIGNED_OUT = 'host:signed-out'
+const IDENTITY_CHANGED = 'host:identity-changed'
+const CACHE_SIZE = 10_000
 
 /**
  * Sessions live in the database, so every host process shares them. The cookie carries
  * a 256-bit random token; the database keeps only its SHA-256, so a leaked database
  * backup holds no usable session.
+ *
+ * Each process remembers the sessions it has seen, so a signed-in request costs no
+ * query. A sign-out, or any change to roles, is announced on the cluster and every
+ * process forgets at once; while the notification link is down nothing is remembered.
  */
 export class Sessions {
   private lastPurge = 0
+  private readonly known = new Map<string, { user: SessionUser, expiresAt: number }>()
+  private generation = 0
 
-  constructor (private readonly db: Knex, private readonly now: () => number = Date.now) {}
+  constructor (private readonly db: Knex, private readonly cluster: Cluster, private readonly now: () => number = Date.now) {
+    cluster.subscribe(SIGNED_OUT, hash => { this.known.delete(hash) })
+    cluster.subscribe(IDENTITY_CHANGED, () => this.forgetAll())
+    cluster.onResync(() => this.forgetAll())
+  }
+
+  /** Roles or users changed (inside `trx`): every process drops what it remembers on commit. */
+  async identityChanged (trx: Knex.Transaction): Promise<void> {
+    await this.cluster.notify(IDENTITY_CHANGED, '', trx)
+  }
+
+  private forgetAll (): void {
+    this.generation++
+    this.known.clear()
+  }
 
   async create (userId: number): Promise<{ token: string, expiresAt: number }> {
     const token = randomBytes(32).toString('base64url')
@@ -27,10 +52,18 @@ export class Sessions {
   /** The session's user with the role's current permissions, or null for an unknown or expired token. */
   async resolve (token: string): Promise<SessionUser | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null
+    const hash = hashToken(token)
+    const remembered = this.cluster.isLinked ? this.known.get(hash) : undefined
+    if (remembered !== undefined) {
+      if (remembered.expiresAt > this.now()) return remembered.user
+      await this.destroy(token)
+      return null
+    }
+    const generation = this.generation
     const row = await this.db('sessions')
       .join('users', 'users.id', 'sessions.user_id')
       .join('roles', 'roles.id', 'users.role_id')
-      .where('sessions.token_hash', hashToken(token))
+      .where('sessions.token_hash', hash)
       .first<{ id: number, username: string, role_id: number, role_name: string, permissions: string[], expires_at: number } | undefined>(
         'users.id', 'users.username', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions', 'sessions.expires_at')
     if (row === undefined) return null
@@ -38,11 +71,18 @@ export class Sessions {
       await this.destroy(token)
       return null
     }
-    return { id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions }
+    const user = { id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions }
+    if (this.cluster.isLinked && generation === this.generation) {
+      if (this.known.size >= CACHE_SIZE) this.known.delete(this.known.keys().next().value!)
+      this.known.set(hash, { user, expiresAt: row.expires_at })
+    }
+    return user
   }
 
   async destroy (token: string): Promise<void> {
-    await this.db('sessions').where({ token_hash: hashToken(token) }).delete()
+    const hash = hashToken(token)
+    await this.db('sessions').where({ token_hash: hash }).delete()
+    await this.cluster.notify(SIGNED_OUT, hash)
   }
 
   /** Deletes expired sessions, at most once a minute. */
