@@ -56,8 +56,19 @@ async function freePort (): Promise<number> {
   })
 }
 
-function node (args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
-  return spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] })
+/**
+ * Servers run on the first core and the load generator on the second (taskset), so a
+ * comparison is not decided by where the scheduler happened to put each process.
+ */
+const PIN = await new Promise<boolean>(resolve => {
+  const probe = spawn('taskset', ['-c', '0', 'true'])
+  probe.on('error', () => resolve(false))
+  probe.on('exit', code => resolve(code === 0 && os.cpus().length >= 2))
+})
+
+function node (args: string[], env: NodeJS.ProcessEnv = {}, core?: 0 | 1): ChildProcess {
+  const [command, argv] = PIN && core !== undefined ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, args]
+  return spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] })
 }
 
 function firstLine (child: ChildProcess): Promise<string> {
@@ -77,21 +88,37 @@ function firstLine (child: ChildProcess): Promise<string> {
   })
 }
 
-// ---------------------------------------------------------------- storage and host
+// ---------------------------------------------------------------- sites: storage and a host process
 
-const schema = `bench_${randomBytes(4).toString('hex')}`
-const dataDir = DATABASE_URL === undefined ? await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-bench-')) : undefined
-const storageEnv: NodeJS.ProcessEnv = DATABASE_URL === undefined
-  ? { DATA_DIR: dataDir, DATABASE_URL: '' }
-  : { DATABASE_URL, DATABASE_SCHEMA: schema }
-
-class Host {
+/** One installation: its own storage (a schema, or a data folder) and its host process. */
+class Site {
+  readonly schema = `bench_${randomBytes(4).toString('hex')}`
+  dataDir: string | undefined
   child: ChildProcess | undefined
+  cookie = ''
   readonly port: Promise<number> = freePort()
 
+  private get env (): NodeJS.ProcessEnv {
+    return DATABASE_URL === undefined ? { DATA_DIR: this.dataDir, DATABASE_URL: '' } : { DATABASE_URL, DATABASE_SCHEMA: this.schema }
+  }
+
+  async url (): Promise<string> {
+    return `http://127.0.0.1:${await this.port}`
+  }
+
+  /** A fresh installation, set up, with the administrator signed in. */
+  async create (): Promise<void> {
+    if (DATABASE_URL === undefined) this.dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-bench-'))
+    await this.start()
+    if ((await this.api('POST', '/api/setup/finish', ADMIN)).status !== 200) throw new Error('setup failed')
+    const login = await fetch(`${await this.url()}/api/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password })
+    })
+    this.cookie = login.headers.getSetCookie()[0]!.split(';')[0]!
+  }
+
   async start (): Promise<void> {
-    const port = await this.port
-    this.child = node(['dist/host/server.js', '--port', String(port), '--host', '127.0.0.1'], { ...storageEnv, LOG_LEVEL: 'warn' })
+    this.child = node(['dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], { ...this.env, LOG_LEVEL: 'warn' }, 0)
     this.child.stdout!.resume()
     const deadline = Date.now() + 60_000
     while (Date.now() < deadline) {
@@ -113,8 +140,16 @@ class Host {
     await exited
   }
 
-  async url (): Promise<string> {
-    return `http://127.0.0.1:${await this.port}`
+  async destroy (): Promise<void> {
+    await this.stop()
+    if (DATABASE_URL !== undefined) {
+      const client = new pg.Client({ connectionString: DATABASE_URL })
+      await client.connect()
+      await client.query(`drop schema if exists "${this.schema}" cascade`)
+      await client.end()
+    } else if (this.dataDir !== undefined) {
+      await fs.rm(this.dataDir, { recursive: true, force: true })
+    }
   }
 
   /** Resident memory of the host process, in MiB. */
@@ -122,67 +157,68 @@ class Host {
     const status = await fs.readFile(`/proc/${this.child!.pid}/status`, 'utf8')
     return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024
   }
-}
 
-const host = new Host()
+  async api (method: string, url: string, body?: unknown): Promise<{ status: number, json: Record<string, unknown> }> {
+    const response = await fetch(`${await this.url()}${url}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(this.cookie === '' ? {} : { cookie: this.cookie }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    const text = await response.text()
+    return { status: response.status, json: text === '' ? {} : JSON.parse(text) as Record<string, unknown> }
+  }
 
-async function api (method: string, url: string, body?: unknown, cookie?: string): Promise<{ status: number, json: Record<string, unknown>, headers: Headers }> {
-  const response = await fetch(`${await host.url()}${url}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(cookie === undefined ? {} : { cookie }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) })
-  })
-  const text = await response.text()
-  return { status: response.status, json: text === '' ? {} : JSON.parse(text) as Record<string, unknown>, headers: response.headers }
-}
-
-/** Runs SQL on the database, directly (the embedded one only while the host is stopped). */
-async function sql<T = Record<string, unknown>> (query: string): Promise<T[]> {
-  if (DATABASE_URL !== undefined) {
-    const client = new pg.Client({ connectionString: DATABASE_URL })
-    await client.connect()
+  /** SQL on the site's database, directly: the embedded one only while its host is stopped (see offline). */
+  async sql<T = Record<string, unknown>> (query: string): Promise<T[]> {
+    if (DATABASE_URL !== undefined) {
+      const client = new pg.Client({ connectionString: DATABASE_URL })
+      await client.connect()
+      try {
+        await client.query(`set search_path to "${this.schema}"`)
+        return (await client.query(query)).rows as T[]
+      } finally {
+        await client.end()
+      }
+    }
+    const db = await PGlite.create(path.join(this.dataDir!, 'pgdata'))
     try {
-      await client.query(`set search_path to "${schema}"`)
-      return (await client.query(query)).rows as T[]
+      return (await db.query<T>(query)).rows
     } finally {
-      await client.end()
+      await db.close()
     }
   }
-  const db = await PGlite.create(path.join(dataDir!, 'pgdata'))
-  try {
-    return (await db.query<T>(query)).rows
-  } finally {
-    await db.close()
+
+  /** Work on the database that needs the embedded one to itself: the host is stopped around it. */
+  async offline<T> (work: () => Promise<T>): Promise<T> {
+    if (DATABASE_URL !== undefined) return work()
+    await this.stop()
+    try {
+      return await work()
+    } finally {
+      await this.start()
+    }
   }
-}
 
-/** SQL that needs the embedded database to itself: the host is stopped around it. */
-async function offline<T> (work: () => Promise<T>): Promise<T> {
-  if (DATABASE_URL !== undefined) return work()
-  await host.stop()
-  try {
-    return await work()
-  } finally {
-    await host.start()
+  async count (table: string, where = 'true'): Promise<number> {
+    return this.offline(async () => Number((await this.sql<{ n: number }>(`select count(*)::int as n from ${table} where ${where}`))[0]!.n))
   }
-}
 
-async function shoutCount (): Promise<number> {
-  return offline(async () => Number((await sql<{ n: number }>('select count(*)::int as n from shoutbox_shouts'))[0]!.n))
-}
-
-async function seedTo (total: number, cookie: string): Promise<void> {
-  await offline(async () => {
-    const current = Number((await sql<{ n: number }>('select count(*)::int as n from shoutbox_shouts'))[0]!.n)
-    if (total > current) {
+  async seedTo (total: number): Promise<void> {
+    await this.offline(async () => {
+      const current = Number((await this.sql<{ n: number }>('select count(*)::int as n from shoutbox_shouts'))[0]!.n)
+      if (total <= current) return
       log(`seeding ${total - current} shouts (to ${total})`)
-      await sql(`insert into shoutbox_shouts (message, username, date)
-        select 'Seeded shout number ' || g || ', about as long as a real one.', 'admin', ${Date.now()} + g
+      await this.sql(`insert into shoutbox_shouts (message, username, date)
+        select 'Seeded shout number ' || lpad(g::text, 7, '0') || ', about as long as a real one.', 'admin', ${Date.now()} + g
         from generate_series(1, ${total - current}) as g`)
-    }
-  })
-  // Written behind the service's back: a settings write announces a change, dropping caches.
-  await api('PUT', '/api/panel/shoutbox/config', { maxMessageLength: 500 }, cookie)
+      // Done now rather than by autovacuum or the checkpointer in the middle of a measurement.
+      await this.sql('vacuum analyze shoutbox_shouts')
+      await this.sql('checkpoint')
+    })
+    await new Promise(resolve => setTimeout(resolve, 3000))
+    // Written behind the service's back: a settings write announces a change, dropping caches.
+    await this.api('PUT', '/api/panel/shoutbox/config', { maxMessageLength: 500 })
+  }
 }
 
 // ---------------------------------------------------------------- measurements
@@ -190,14 +226,14 @@ async function seedTo (total: number, cookie: string): Promise<void> {
 interface Load { requestsPerSecond: number, total: number, p50: number, p99: number, non2xx: number, errors: number, timeouts: number, status2xx: number }
 
 async function load (job: Record<string, unknown>): Promise<Load> {
-  const child = node(['--import', 'tsx', 'bench/load.ts', JSON.stringify(job)])
+  const child = node(['--import', 'tsx', 'bench/load.ts', JSON.stringify(job)], {}, 1)
   return JSON.parse(await firstLine(child)) as Load
 }
 
 interface Comparison { host: Load[], bare: Load[] }
 
-async function compareList (label: string): Promise<Comparison> {
-  const sample = await fetch(`${await host.url()}/api/shoutbox/list`)
+async function compareList (label: string, site: Site): Promise<Comparison> {
+  const sample = await fetch(`${await site.url()}/api/shoutbox/list`)
   const body = await sample.text()
   const headers: Record<string, string> = {}
   for (const name of ['content-type', 'etag', 'cache-control', 'x-content-type-options']) {
@@ -207,9 +243,9 @@ async function compareList (label: string): Promise<Comparison> {
   const file = path.join(os.tmpdir(), `shoutbox-bench-body-${process.pid}.json`)
   await fs.writeFile(file, JSON.stringify({ body, headers }))
   const barePort = await freePort()
-  const bare = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(barePort)])
+  const bare = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(barePort)], {}, 0)
   await firstLine(bare)
-  const hostUrl = `${await host.url()}/api/shoutbox/list`
+  const hostUrl = `${await site.url()}/api/shoutbox/list`
   const bareUrl = `http://127.0.0.1:${barePort}/`
   log(`${label}: ${body.length} bytes a response; warming up`)
   await load({ url: hostUrl, connections: 50, durationSeconds: 1 })
@@ -225,40 +261,55 @@ async function compareList (label: string): Promise<Comparison> {
   return result
 }
 
-async function publishLoad (cookie: string): Promise<{ load: Load, stored: number, lost: number, logged: number }> {
-  const before = await shoutCount()
-  const logsBefore = await offline(async () => Number((await sql<{ n: number }>(`select count(*)::int as n from activity_logs where type = 'CREATED_SHOUT'`))[0]!.n))
+/** Two installations measured alternately, round by round: the second's figure over the first's. */
+async function compareSites (label: string, first: Site, second: Site): Promise<{ first: Load[], second: Load[] }> {
+  const urls = [`${await first.url()}/api/shoutbox/list`, `${await second.url()}/api/shoutbox/list`]
+  for (const url of urls) await load({ url, connections: 50, durationSeconds: 1 })
+  const result = { first: [] as Load[], second: [] as Load[] }
+  for (let round = 1; round <= ROUNDS; round++) {
+    // Alternate which goes first, so neither gains from its place in the round.
+    const order = round % 2 === 1 ? [0, 1] as const : [1, 0] as const
+    for (const which of order) {
+      const measured = await load({ url: urls[which], connections: 50, durationSeconds: SECONDS })
+      ;(which === 0 ? result.first : result.second).push(measured)
+    }
+    log(`${label}, round ${round}: ${Math.round(result.first.at(-1)!.requestsPerSecond)} vs ${Math.round(result.second.at(-1)!.requestsPerSecond)} req/s`)
+  }
+  return result
+}
+
+async function publishLoad (site: Site): Promise<{ load: Load, stored: number, lost: number, logged: number }> {
+  const before = await site.count('shoutbox_shouts')
+  const logsBefore = await site.count('activity_logs', "type = 'CREATED_SHOUT'")
   const result = await load({
-    url: `${await host.url()}/api/panel/shoutbox`,
+    url: `${await site.url()}/api/panel/shoutbox`,
     connections: 32,
     durationSeconds: SECONDS * 2,
     method: 'POST',
-    headers: { cookie, 'content-type': 'application/json' },
+    headers: { cookie: site.cookie, 'content-type': 'application/json' },
     body: JSON.stringify({ message: 'A benchmark shout' })
   })
   // Requests still in flight when the load stopped may commit a moment later.
   await new Promise(resolve => setTimeout(resolve, 1000))
-  const [stored, logged] = await offline(async () => [
-    Number((await sql<{ n: number }>('select count(*)::int as n from shoutbox_shouts'))[0]!.n) - before,
-    Number((await sql<{ n: number }>(`select count(*)::int as n from activity_logs where type = 'CREATED_SHOUT'`))[0]!.n) - logsBefore
-  ])
+  const stored = await site.count('shoutbox_shouts') - before
+  const logged = await site.count('activity_logs', "type = 'CREATED_SHOUT'") - logsBefore
   return { load: result, stored, logged, lost: Math.max(0, result.status2xx - stored) }
 }
 
-async function fanOut (cookie: string): Promise<{ p50: number, p99: number, delivered: number, expected: number, rssMiB: number }> {
-  const subscribers = node(['--import', 'tsx', 'bench/subscribers.ts', `${await host.url()}/api/shoutbox/stream`, String(SUBSCRIBERS)])
+async function fanOut (site: Site): Promise<{ p50: number, p99: number, delivered: number, expected: number, rssMiB: number }> {
+  const subscribers = node(['--import', 'tsx', 'bench/subscribers.ts', `${await site.url()}/api/shoutbox/stream`, String(SUBSCRIBERS)], {}, 1)
   await firstLine(subscribers)
   log(`${SUBSCRIBERS} subscribers connected`)
   const answeredAt: number[] = []
   const PUBLISHES = 20
   for (let i = 0; i < PUBLISHES; i++) {
-    const response = await api('POST', '/api/panel/shoutbox', { message: `fan-out ${i}` }, cookie)
+    const response = await site.api('POST', '/api/panel/shoutbox', { message: `fan-out ${i}` })
     answeredAt.push(Date.now())
     if (response.status !== 200) throw new Error(`publish failed: ${JSON.stringify(response.json)}`)
     await new Promise(resolve => setTimeout(resolve, 250))
   }
   await new Promise(resolve => setTimeout(resolve, 1000))
-  const rssMiB = await host.rssMiB()
+  const rssMiB = await site.rssMiB()
   subscribers.stdin!.write('done\n')
   const arrivals = JSON.parse(await firstLine(subscribers)) as Record<string, number[]>
   const ids = Object.keys(arrivals).map(Number).sort((a, b) => a - b)
@@ -276,62 +327,64 @@ class Finished extends Error {}
 
 const rows: string[][] = []
 const fmt = (n: number, digits = 0): string => Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—'
-const listRow = (label: string, c: Comparison): { host: number } => {
+const listRow = (label: string, c: Comparison): void => {
   const hostRps = median(c.host.map(l => l.requestsPerSecond))
   const bareRps = median(c.bare.map(l => l.requestsPerSecond))
   const non2xx = c.host.reduce((sum, l) => sum + l.non2xx + l.errors + l.timeouts, 0)
   rows.push([label, fmt(hostRps), fmt(bareRps), fmt(hostRps / bareRps, 2), `${fmt(median(c.host.map(l => l.p50)))} / ${fmt(median(c.host.map(l => l.p99)))} ms`, fmt(non2xx)])
-  return { host: hostRps }
 }
 
+const site = new Site()
+const mid = new Site()
+const big = new Site()
 try {
-  log(`database: ${DATABASE_URL === undefined ? 'embedded (PGlite)' : `PostgreSQL, schema ${schema}`}; ${ROUNDS} rounds of ${SECONDS} s`)
-  await host.start()
-  if ((await api('POST', '/api/setup/finish', ADMIN)).status !== 200) throw new Error('setup failed')
-  const login = await fetch(`${await host.url()}/api/auth/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password })
-  })
-  const cookie = login.headers.getSetCookie()[0]!.split(';')[0]!
+  log(`database: ${DATABASE_URL === undefined ? 'embedded (PGlite)' : 'PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s`)
+  await site.create()
 
-  await seedTo(1000, cookie)
-  await api('PUT', '/api/panel/shoutbox/config', { maxShouts: null }, cookie)
-  listRow('list, all of 1,000 shouts', await compareList('1,000 stored, no maxShouts'))
+  await site.seedTo(1000)
+  await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: null })
+  listRow('list, all of 1,000 shouts', await compareList('1,000 stored, no maxShouts', site))
 
-  await seedTo(10_000, cookie)
-  await api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 }, cookie)
-  const at10k = listRow('list, maxShouts 50 of 10,000', await compareList('10,000 stored, maxShouts 50'))
+  await site.seedTo(10_000)
+  await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
+  listRow('list, maxShouts 50 of 10,000', await compareList('10,000 stored, maxShouts 50', site))
 
   if (!options['skip-million'] && !options['list-only']) {
-    await seedTo(1_000_000, cookie)
-    const at1m = listRow('list, maxShouts 50 of 1,000,000', await compareList('1,000,000 stored, maxShouts 50'))
-    rows.push(['  1,000,000 vs 10,000 (host)', '', '', fmt(at1m.host / at10k.host, 2), '', ''])
+    // Two fresh installations, 10,000 and 1,000,000 shouts, measured in the same rounds.
+    for (const [fresh, total] of [[mid, 10_000], [big, 1_000_000]] as const) {
+      await fresh.create()
+      await fresh.seedTo(total)
+      await fresh.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
+    }
+    const sizes = await compareSites('10,000 vs 1,000,000 stored, maxShouts 50', mid, big)
+    const at10k = median(sizes.first.map(l => l.requestsPerSecond))
+    const at1m = median(sizes.second.map(l => l.requestsPerSecond))
+    const non2xx = sizes.second.reduce((sum, l) => sum + l.non2xx + l.errors + l.timeouts, 0)
+    rows.push(['list, maxShouts 50 of 1,000,000', fmt(at1m), '', '', `${fmt(median(sizes.second.map(l => l.p50)))} / ${fmt(median(sizes.second.map(l => l.p99)))} ms`, fmt(non2xx)])
+    rows.push(['  1,000,000 vs 10,000 stored (same rounds)', fmt(at10k), '', fmt(at1m / at10k, 2), '', ''])
+    await mid.destroy()
+    await big.destroy()
   }
-
   if (options['list-only']) throw new Finished()
-  const publish = await publishLoad(cookie)
+
+  const publish = await publishLoad(site)
   rows.push([`publish, 32 clients (${publish.load.total} sent)`, fmt(publish.load.requestsPerSecond), '', '', `${fmt(publish.load.p50)} / ${fmt(publish.load.p99)} ms`, fmt(publish.load.non2xx + publish.load.errors)])
   rows.push([`  acknowledged ${publish.load.status2xx}, stored ${publish.stored}, logged ${publish.logged}, lost ${publish.lost}`, '', '', '', '', ''])
 
-  const fan = await fanOut(cookie)
+  const fan = await fanOut(site)
   rows.push([`stream, ${SUBSCRIBERS} subscribers (${fan.delivered}/${fan.expected} delivered)`, '', '', '', `${fmt(fan.p50)} / ${fmt(fan.p99)} ms`, ''])
   rows.push([`  host resident memory with them connected: ${fmt(fan.rssMiB)} MiB`, '', '', '', '', ''])
 } catch (error) {
   if (!(error instanceof Finished)) throw error
 } finally {
-  await host.stop()
-  if (DATABASE_URL !== undefined) {
-    const client = new pg.Client({ connectionString: DATABASE_URL })
-    await client.connect()
-    await client.query(`drop schema if exists "${schema}" cascade`)
-    await client.end()
-  } else {
-    await fs.rm(dataDir!, { recursive: true, force: true })
-  }
+  await mid.destroy()
+  await big.destroy()
+  await site.destroy()
 }
 
 const header = ['scenario', 'host req/s', 'bare node:http req/s', 'ratio', 'p50 / p99', 'non-2xx']
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map(r => (r[i] ?? '').length)))
 const line = (cells: string[]): string => cells.map((c, i) => i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)).join('  ')
-process.stdout.write(`\nShoutbox benchmark — ${DATABASE_URL === undefined ? 'embedded PostgreSQL (PGlite)' : 'PostgreSQL'}, ${os.cpus().length} cores, Node ${process.version}, ${ROUNDS} rounds × ${SECONDS} s, medians\n\n`)
+process.stdout.write(`\nShoutbox benchmark — ${DATABASE_URL === undefined ? 'embedded PostgreSQL (PGlite)' : 'PostgreSQL'}, ${os.cpus().length} cores${PIN ? ' (servers on core 0, load on core 1)' : ''}, Node ${process.version}, ${ROUNDS} rounds × ${SECONDS} s, medians\n\n`)
 process.stdout.write(line(header) + '\n' + widths.map(w => '-'.repeat(w)).join('  ') + '\n')
 for (const row of rows) process.stdout.write(line(row) + '\n')
