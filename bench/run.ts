@@ -17,8 +17,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
+import { querySql } from '../test/helpers/storage-sql.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const { values: options } = parseArgs({
@@ -98,7 +98,7 @@ class Site {
   cookie = ''
   readonly port: Promise<number> = freePort()
 
-  private get env (): NodeJS.ProcessEnv {
+  get env (): NodeJS.ProcessEnv {
     return DATABASE_URL === undefined ? { DATA_DIR: this.dataDir, DATABASE_URL: '' } : { DATABASE_URL, DATABASE_SCHEMA: this.schema }
   }
 
@@ -170,22 +170,7 @@ class Site {
 
   /** SQL on the site's database, directly: the embedded one only while its host is stopped (see offline). */
   async sql<T = Record<string, unknown>> (query: string): Promise<T[]> {
-    if (DATABASE_URL !== undefined) {
-      const client = new pg.Client({ connectionString: DATABASE_URL })
-      await client.connect()
-      try {
-        await client.query(`set search_path to "${this.schema}"`)
-        return (await client.query(query)).rows as T[]
-      } finally {
-        await client.end()
-      }
-    }
-    const db = await PGlite.create(path.join(this.dataDir!, 'pgdata'))
-    try {
-      return (await db.query<T>(query)).rows
-    } finally {
-      await db.close()
-    }
+    return querySql<T>({ env: this.env }, query)
   }
 
   /** Work on the database that needs the embedded one to itself: the host is stopped around it. */
