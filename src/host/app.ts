@@ -6,23 +6,16 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { HostConfig } from './config.js'
 import { loadAddons, type AddonSource } from './addons/loader.js'
 import { openDatabase, type Database } from './database/connect.js'
-import { hostEndpoints } from './endpoints/index.js'
 import { BODY_LIMIT, registerEndpoint } from './http/endpoint-route.js'
-import { installErrorHandling } from './http/error-handler.js'
-import { installJsonBodyParser } from './http/json-body.js'
-import { entryHook } from './http/entry-hook.js'
 import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { validatorCompiler } from './http/validation.js'
 import type { ThrottlePolicy } from './identity/login-throttle.js'
 import type { PasswordHasher } from './identity/passwords.js'
 import { Platform } from './platform.js'
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    platform: Platform
-  }
-}
+import { hostEndpointsPlugin } from './plugins/host-endpoints.js'
+import { httpConventions } from './plugins/http-conventions.js'
+import { platformPlugin } from './plugins/platform.js'
 
 /** The repository's own addon: `addon.json` and `lang/` at the root, code in `src/shoutbox/` (or `dist/shoutbox/`). */
 export const BUILTIN_ADDONS: readonly AddonSource[] = [{
@@ -131,28 +124,11 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   }
   // With request logging on (--dev) every request goes through Fastify, so each is logged.
   if (!config.logRequests) memory = platform.answers
-  app.decorate('platform', platform)
-  app.decorateRequest('sessionUser', null)
-  // While stopping, a keep-alive connection is closed as soon as its last answer is sent
-  // (Node closes the idle ones only once, when the stop begins).
-  let sweep: NodeJS.Timeout | undefined
-  app.addHook('preClose', async () => {
-    sweep = setInterval(() => app.server.closeIdleConnections(), 100).unref()
-    await platform.stopAddons()
-  })
-  app.addHook('onClose', async () => {
-    clearInterval(sweep)
-    await platform.close()
-  })
 
+  await app.register(platformPlugin, { platform })
   await app.register(cookie)
-  installErrorHandling(app)
-  installJsonBodyParser(app)
-  app.addHook('onRequest', entryHook(config.allowedOrigins, () => platform.stopping))
-
-  const host = { ctx: platform.hostContext, isReady: () => true }
-  for (const endpoint of hostEndpoints(platform)) registerEndpoint(app, endpoint, host, platform)
-
+  await app.register(httpConventions, { allowedOrigins: config.allowedOrigins })
+  await app.register(hostEndpointsPlugin)
   await registerPages(app, platform, options.uiDir ?? UI_DIR)
 
   // Phase two: each enabled addon in its own encapsulated context.

@@ -1,8 +1,9 @@
 import type {} from '@fastify/cookie'
+import type {} from '../plugins/platform.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import {
   NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable,
-  type AddonContext, type Answer, type CookieOptions, type Endpoint, type SessionUser
+  type AddonContext, type Answer, type CookieOptions, type Endpoint
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
@@ -11,13 +12,6 @@ import { SESSION_COOKIE } from '../identity/sessions.js'
 import type { Platform } from '../platform.js'
 
 export const BODY_LIMIT = 64 * 1024
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by the access check of LoggedInApi and PanelApi endpoints. */
-    sessionUser: SessionUser | null
-  }
-}
 
 /** Whose endpoint it is: the host, or an addon that may not have started. */
 export interface EndpointOwner {
