@@ -43,8 +43,11 @@ export interface ActivityLogEntryInput {
 }
 
 export interface ActivityLog {
-  /** Writes an entry owned by this addon; pass the transaction that holds the change it describes. */
-  write (entry: ActivityLogEntryInput, trx?: Transaction): Promise<void>
+  /**
+   * Writes an entry (or several, in one statement) owned by this addon; pass the
+   * transaction that holds the change it describes.
+   */
+  write (entries: ActivityLogEntryInput | readonly ActivityLogEntryInput[], trx?: Transaction): Promise<void>
 }
 
 export interface Events {

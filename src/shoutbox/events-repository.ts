@@ -16,8 +16,9 @@ export const HISTORY = 10_000
 /** The stream's history; rows are written by shoutsRepository with each change. */
 export function eventsRepository (db: Database) {
   return {
-    async find (id: number): Promise<ShoutEvent | undefined> {
-      return db(TABLE).where({ id }).first<ShoutEvent | undefined>('id', 'kind', 'shout')
+    /** Those of `ids` still kept, in order. */
+    async find (ids: readonly number[]): Promise<ShoutEvent[]> {
+      return db(TABLE).whereIn('id', ids).orderBy('id').select<ShoutEvent[]>('id', 'kind', 'shout')
     },
 
     async after (id: number, limit = 1000): Promise<ShoutEvent[]> {

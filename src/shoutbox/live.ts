@@ -3,6 +3,7 @@ import type { ServerResponse } from 'node:http'
 import type { AddonContext, Transaction } from '../sdk/index.js'
 import { eventsRepository, type ShoutEvent, type ShoutEventKind } from './events-repository.js'
 import type { Settings } from './schemas.js'
+import { perContext } from './per-context.js'
 import { readSettings } from './settings.js'
 import { shoutsRepository } from './shouts-repository.js'
 
@@ -12,7 +13,8 @@ const LIST_PATH = '/api/shoutbox/list'
 
 interface Notice {
   readonly kind: ShoutEventKind | 'settings'
-  readonly eventId?: number
+  /** The stream events the change wrote, in order. */
+  readonly eventIds?: readonly number[]
 }
 
 export interface RenderedList {
@@ -37,16 +39,7 @@ const MAX_BUFFERED_BYTES = 1 << 20
  * the database, so no process serves a stale list.
  */
 export class ShoutboxLive {
-  private static readonly instances = new WeakMap<AddonContext, ShoutboxLive>()
-
-  static of (ctx: AddonContext): ShoutboxLive {
-    let live = ShoutboxLive.instances.get(ctx)
-    if (live === undefined) {
-      live = new ShoutboxLive(ctx)
-      ShoutboxLive.instances.set(ctx, live)
-    }
-    return live
-  }
+  static readonly of = perContext(ctx => new ShoutboxLive(ctx))
 
   private cached: RenderedList | undefined
   private filling: Promise<RenderedList> | undefined
@@ -78,8 +71,8 @@ export class ShoutboxLive {
   }
 
   /** Announces a change; delivered (and the caches dropped) everywhere once `trx` commits. */
-  async announce (trx: Transaction, kind: ShoutEventKind | 'settings', eventId?: number): Promise<void> {
-    const notice: Notice = eventId === undefined ? { kind } : { kind, eventId }
+  async announce (trx: Transaction, kind: ShoutEventKind | 'settings', eventIds?: readonly number[]): Promise<void> {
+    const notice: Notice = eventIds === undefined ? { kind } : { kind, eventIds }
     await this.ctx.cluster.notify(CHANGED, JSON.stringify(notice), trx)
   }
 
@@ -141,13 +134,13 @@ export class ShoutboxLive {
       return
     }
     this.invalidate(notice.kind === 'settings')
-    const { eventId } = notice
-    if (eventId === undefined || this.streams.size === 0) return
-    // One at a time, in the order the commits were announced.
+    const { eventIds } = notice
+    if (eventIds === undefined || eventIds.length === 0 || this.streams.size === 0) return
+    // One notice at a time, in the order the commits were announced.
     this.deliveries = this.deliveries
-      .then(() => eventsRepository(this.ctx.db).find(eventId))
-      .then(event => { if (event !== undefined) this.broadcast(event) })
-      .catch(error => this.ctx.log.warn({ err: error, eventId }, 'could not deliver a stream event'))
+      .then(() => eventsRepository(this.ctx.db).find(eventIds))
+      .then(events => { for (const event of events) this.broadcast(event) })
+      .catch(error => this.ctx.log.warn({ err: error, eventIds }, 'could not deliver stream events'))
   }
 
   private broadcast (event: ShoutEvent): void {

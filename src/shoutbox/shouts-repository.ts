@@ -21,12 +21,13 @@ const recorded = ({ event_id: eventId, ...shout }: RecordedRow): Recorded => ({ 
  * one statement writes both, so neither can exist without the other.
  */
 export function shoutsRepository (db: Database) {
-  const withEvent = (kind: string, change: string) => `
+  const withEvents = (kind: string, change: string) => `
     with s as (${change} returning id, message, username, date),
     e as (insert into shoutbox_events (kind, shout, created_at)
           select '${kind}', jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date), ? from s
-          returning id)
-    select s.id, s.message, s.username, s.date, e.id as event_id from s, e`
+          order by s.id
+          returning id, (shout->>'id')::bigint as shout_id)
+    select s.id, s.message, s.username, s.date, e.id as event_id from s join e on e.shout_id = s.id order by s.id`
 
   return {
     /** Newest first (the store's order); `limit` null → all of them. The cut is made in SQL. */
@@ -39,17 +40,21 @@ export function shoutsRepository (db: Database) {
       return this.listQuery(limit)
     },
 
-    async insert (shout: Omit<Shout, 'id'>, trx: Transaction): Promise<Recorded> {
+    /** Stores the shouts in one statement; ids are given in the order of `shouts`. */
+    async insert (shouts: ReadonlyArray<Omit<Shout, 'id'>>, trx: Transaction): Promise<Recorded[]> {
       const result = await trx.raw<{ rows: RecordedRow[] }>(
-        withEvent('shout-created', `insert into ${SHOUTS_TABLE} (message, username, date) values (?, ?, ?)`),
-        [shout.message, shout.username, shout.date, Date.now()])
-      return recorded(result.rows[0]!)
+        withEvents('shout-created', `insert into ${SHOUTS_TABLE} (message, username, date)
+          select item->>'message', item->>'username', (item->>'date')::bigint
+          from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
+          order by position`),
+        [JSON.stringify(shouts), Date.now()])
+      return result.rows.map(recorded)
     },
 
     /** The deleted shout, or undefined when there was none with that id. */
     async delete (id: number, trx: Transaction): Promise<Recorded | undefined> {
       const result = await trx.raw<{ rows: RecordedRow[] }>(
-        withEvent('shout-deleted', `delete from ${SHOUTS_TABLE} where id = ?`), [id, Date.now()])
+        withEvents('shout-deleted', `delete from ${SHOUTS_TABLE} where id = ?`), [id, Date.now()])
       const row = result.rows[0]
       return row === undefined ? undefined : recorded(row)
     }

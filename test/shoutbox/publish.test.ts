@@ -1,5 +1,6 @@
 import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
+import { connectSse } from '../helpers/sse.js'
 
 type App = Awaited<ReturnType<typeof build>>
 
@@ -151,4 +152,45 @@ t.test('a failure between the shout insert and the log insert leaves neither row
   await app.platform.db.raw('drop trigger refuse_created_shout on activity_logs')
   t.same((await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'fine' } })).json(), ok)
   t.same((await shouts(app)).map(s => s.message), ['fine'])
+})
+
+/** Publishes arriving together share a transaction (src/shoutbox/publisher.ts). */
+t.test('publishes that arrive together', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  const post = (message: string) => app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message } })
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+
+  t.test('each is stored with its own entry and its own stream event, in the same order', async t => {
+    const client = connectSse(`${address}/api/shoutbox/stream`)
+    t.teardown(() => client.close())
+    await client.next(e => e.event === 'ready')
+    const messages = Array.from({ length: 50 }, (_, i) => `together ${i}`)
+    t.same((await Promise.all(messages.map(post))).map(a => a.statusCode), Array(50).fill(200))
+    const stored = ((await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<{ id: number, message: string }>).reverse()
+    t.same(stored.map(s => s.message).sort(), [...messages].sort(), 'every one stored, once')
+    const entries = await logs(app)
+    t.same(entries.map((e: { details: { message: string } }) => e.details.message), stored.map(s => s.message), 'an entry each, in the order of the ids')
+    await client.next(e => e.event === 'shout-created' && JSON.parse(e.data).message === stored.at(-1)!.message)
+    const streamed = client.events.filter(e => e.event === 'shout-created').map(e => JSON.parse(e.data) as { id: number })
+    t.same(streamed.map(s => s.id), stored.map(s => s.id), 'a stream event each, in the order of the ids')
+  })
+
+  t.test('one that cannot be stored fails alone; the others land, each with its entry', async t => {
+    await app.platform.db.raw(`
+      create function refuse_doomed() returns trigger language plpgsql as $$
+      begin if new.details->>'message' = 'doomed' then raise exception 'injected failure'; end if; return new; end $$`)
+    await app.platform.db.raw('create trigger refuse_doomed before insert on activity_logs for each row execute function refuse_doomed()')
+    t.teardown(() => app.platform.db.raw('drop trigger if exists refuse_doomed on activity_logs'))
+    const shoutsBefore = (await shouts(app)).length
+    const entriesBefore = (await logs(app)).length
+    const messages = Array.from({ length: 30 }, (_, i) => i === 15 ? 'doomed' : `bystander ${i}`)
+    const answers = await Promise.all(messages.map(post))
+    t.same(answers.map(a => a.statusCode), messages.map(m => m === 'doomed' ? 500 : 200))
+    const landed = messages.filter(m => m !== 'doomed').sort()
+    const all = await shouts(app)
+    t.same(all.slice(0, all.length - shoutsBefore).map(s => s.message as string).sort(), landed, 'the others are stored')
+    const entries = (await logs(app)).slice(entriesBefore).map((e: { details: { message: string } }) => e.details.message)
+    t.same(entries.sort(), landed, 'each with its entry')
+  })
 })

@@ -45,7 +45,7 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
       },
       set: (values, trx) => config.set(owner.id, owner.configDefaults, values, trx)
     },
-    activityLog: { write: (entry, trx) => activity.write(owner.id, entry, trx) },
+    activityLog: { write: (entries, trx) => activity.write(owner.id, entries, trx) },
     events: { emit: (event, payload, trx) => events.emit(event.name, payload, trx) },
     cluster: {
       get linked () {

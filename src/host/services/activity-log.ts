@@ -34,15 +34,19 @@ interface Row {
 export class ActivityLogStore {
   constructor (private readonly db: Knex, private readonly i18n: I18n) {}
 
-  async write (owner: string, entry: ActivityLogEntryInput, db: Knex = this.db): Promise<void> {
-    await db('activity_logs').insert({
+  /** One entry, or several in one statement. */
+  async write (owner: string, entries: ActivityLogEntryInput | readonly ActivityLogEntryInput[], db: Knex = this.db): Promise<void> {
+    const list: readonly ActivityLogEntryInput[] = Array.isArray(entries) ? entries : [entries]
+    if (list.length === 0) return
+    const createdAt = Date.now()
+    await db('activity_logs').insert(list.map(entry => ({
       type: entry.type,
       user_id: entry.user.id,
       username: entry.user.username,
       addon_id: owner === HOST ? null : owner,
       details: JSON.stringify(entry.details ?? {}),
-      created_at: Date.now()
-    })
+      created_at: createdAt
+    })))
   }
 
   /** One page of the feed, newest first, each entry with its sentence in `locale`. */

@@ -20,7 +20,7 @@ export class DeleteShout extends PanelApi<typeof ShoutIdSchema> {
       await ctx.activityLog.write({
         type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message }
       }, trx)
-      await ShoutboxLive.of(ctx).announce(trx, 'shout-deleted', eventId)
+      await ShoutboxLive.of(ctx).announce(trx, 'shout-deleted', [eventId])
       ctx.events.emit(ShoutDeleted, shout, trx)
     })
     return new Successful()
