@@ -4,10 +4,13 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
+ *   npm run bench -- --only publish,stream   # parts: list, million, publish, stream
  *
  * Every figure comes from real HTTP over loopback, with the load generator (autocannon)
  * in its own process. The list is compared with a bare node:http server sending the
- * identical bytes; the two are measured alternately, several rounds, and the medians kept.
+ * identical bytes, and a million stored shouts with ten thousand: each comparison is
+ * `--rounds` pairs of back-to-back runs of `--seconds`; the figures are medians, the
+ * ratio the median of the pairs' ratios.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -26,10 +29,11 @@ const { values: options } = parseArgs({
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '5' },
     subscribers: { type: 'string', default: '2000' },
-    'skip-million': { type: 'boolean', default: false },
-    'list-only': { type: 'boolean', default: false }
+    only: { type: 'string', default: 'list,million,publish,stream' }
   }
 })
+/** `--only list,publish`: the parts to run (list, million, publish, stream); all by default. */
+const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
 const SUBSCRIBERS = Number(options.subscribers)
@@ -215,8 +219,30 @@ async function load (job: Record<string, unknown>): Promise<Load> {
   return JSON.parse(await firstLine(child)) as Load
 }
 
-interface Comparison { host: Load[], bare: Load[] }
+/** Measurements of two servers, pair by pair, and the second's throughput over the first's. */
+interface Comparison { first: Load[], second: Load[], ratio: number }
 
+/**
+ * Measures two servers alternately, `ROUNDS` pairs of back-to-back runs (which goes first
+ * alternates), after a warm-up of each. The ratio is the median of the pairs' ratios: the
+ * two runs of a pair are seconds apart, so a slow phase of this shared machine weighs on
+ * both of them rather than on one side of the comparison.
+ */
+async function compare (label: string, urls: readonly [string, string]): Promise<Comparison> {
+  for (const url of urls) await load({ url, connections: 50, durationSeconds: 1 })
+  const result = { first: [] as Load[], second: [] as Load[] }
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const which of round % 2 === 1 ? [0, 1] : [1, 0]) {
+      const measured = await load({ url: urls[which]!, connections: 50, durationSeconds: SECONDS })
+      ;(which === 0 ? result.first : result.second).push(measured)
+    }
+    log(`${label}, round ${round}: ${Math.round(result.first.at(-1)!.requestsPerSecond)} vs ${Math.round(result.second.at(-1)!.requestsPerSecond)} req/s`)
+  }
+  const ratio = median(result.first.map((first, i) => result.second[i]!.requestsPerSecond / first.requestsPerSecond))
+  return { ...result, ratio }
+}
+
+/** The list of `site` against a bare node:http server sending the identical bytes and headers. */
 async function compareList (label: string, site: Site): Promise<Comparison> {
   const sample = await fetch(`${await site.url()}/api/shoutbox/list`)
   const body = await sample.text()
@@ -230,37 +256,13 @@ async function compareList (label: string, site: Site): Promise<Comparison> {
   const barePort = await freePort()
   const bare = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(barePort)], {}, 0)
   await firstLine(bare)
-  const hostUrl = `${await site.url()}/api/shoutbox/list`
-  const bareUrl = `http://127.0.0.1:${barePort}/`
-  log(`${label}: ${body.length} bytes a response; warming up`)
-  await load({ url: hostUrl, connections: 50, durationSeconds: 1 })
-  await load({ url: bareUrl, connections: 50, durationSeconds: 1 })
-  const result: Comparison = { host: [], bare: [] }
-  for (let round = 1; round <= ROUNDS; round++) {
-    result.host.push(await load({ url: hostUrl, connections: 50, durationSeconds: SECONDS }))
-    result.bare.push(await load({ url: bareUrl, connections: 50, durationSeconds: SECONDS }))
-    log(`${label}, round ${round}: host ${Math.round(result.host.at(-1)!.requestsPerSecond)} req/s, bare ${Math.round(result.bare.at(-1)!.requestsPerSecond)} req/s`)
+  log(`${label}: ${body.length} bytes a response (bare vs host)`)
+  try {
+    return await compare(label, [`http://127.0.0.1:${barePort}/`, `${await site.url()}/api/shoutbox/list`])
+  } finally {
+    bare.kill('SIGTERM')
+    await fs.rm(file, { force: true })
   }
-  bare.kill('SIGTERM')
-  await fs.rm(file, { force: true })
-  return result
-}
-
-/** Two installations measured alternately, round by round: the second's figure over the first's. */
-async function compareSites (label: string, first: Site, second: Site): Promise<{ first: Load[], second: Load[] }> {
-  const urls = [`${await first.url()}/api/shoutbox/list`, `${await second.url()}/api/shoutbox/list`]
-  for (const url of urls) await load({ url, connections: 50, durationSeconds: 1 })
-  const result = { first: [] as Load[], second: [] as Load[] }
-  for (let round = 1; round <= ROUNDS; round++) {
-    // Alternate which goes first, so neither gains from its place in the round.
-    const order = round % 2 === 1 ? [0, 1] as const : [1, 0] as const
-    for (const which of order) {
-      const measured = await load({ url: urls[which], connections: 50, durationSeconds: SECONDS })
-      ;(which === 0 ? result.first : result.second).push(measured)
-    }
-    log(`${label}, round ${round}: ${Math.round(result.first.at(-1)!.requestsPerSecond)} vs ${Math.round(result.second.at(-1)!.requestsPerSecond)} req/s`)
-  }
-  return result
 }
 
 async function publishLoad (site: Site): Promise<{ load: Load, stored: number, lost: number, logged: number }> {
@@ -307,16 +309,14 @@ async function fanOut (site: Site): Promise<{ p50: number, p99: number, delivere
 
 // ---------------------------------------------------------------- the run
 
-/** Ends the run early (--list-only) and still prints the table. */
-class Finished extends Error {}
-
 const rows: string[][] = []
 const fmt = (n: number, digits = 0): string => Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—'
+const rps = (loads: Load[]): number => median(loads.map(l => l.requestsPerSecond))
+const latency = (loads: Load[]): string => `${fmt(median(loads.map(l => l.p50)))} / ${fmt(median(loads.map(l => l.p99)))} ms`
+const failures = (loads: Load[]): number => loads.reduce((sum, l) => sum + l.non2xx + l.errors + l.timeouts, 0)
+/** A row of the host's list against the bare server (first: bare, second: host). */
 const listRow = (label: string, c: Comparison): void => {
-  const hostRps = median(c.host.map(l => l.requestsPerSecond))
-  const bareRps = median(c.bare.map(l => l.requestsPerSecond))
-  const non2xx = c.host.reduce((sum, l) => sum + l.non2xx + l.errors + l.timeouts, 0)
-  rows.push([label, fmt(hostRps), fmt(bareRps), fmt(hostRps / bareRps, 2), `${fmt(median(c.host.map(l => l.p50)))} / ${fmt(median(c.host.map(l => l.p99)))} ms`, fmt(non2xx)])
+  rows.push([label, fmt(rps(c.second)), fmt(rps(c.first)), fmt(c.ratio, 2), latency(c.second), fmt(failures(c.second))])
 }
 
 const site = new Site()
@@ -326,41 +326,41 @@ try {
   log(`database: ${DATABASE_URL === undefined ? 'embedded (PGlite)' : 'PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s`)
   await site.create()
 
-  await site.seedTo(1000)
-  await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: null })
-  listRow('list, all of 1,000 shouts', await compareList('1,000 stored, no maxShouts', site))
+  if (PARTS.has('list')) {
+    await site.seedTo(1000)
+    await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: null })
+    listRow('list, all of 1,000 shouts', await compareList('1,000 stored, no maxShouts', site))
 
-  await site.seedTo(10_000)
-  await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
-  listRow('list, maxShouts 50 of 10,000', await compareList('10,000 stored, maxShouts 50', site))
+    await site.seedTo(10_000)
+    await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
+    listRow('list, maxShouts 50 of 10,000', await compareList('10,000 stored, maxShouts 50', site))
+  }
 
-  if (!options['skip-million'] && !options['list-only']) {
+  if (PARTS.has('million')) {
     // Two fresh installations, 10,000 and 1,000,000 shouts, measured in the same rounds.
     for (const [fresh, total] of [[mid, 10_000], [big, 1_000_000]] as const) {
       await fresh.create()
       await fresh.seedTo(total)
       await fresh.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
     }
-    const sizes = await compareSites('10,000 vs 1,000,000 stored, maxShouts 50', mid, big)
-    const at10k = median(sizes.first.map(l => l.requestsPerSecond))
-    const at1m = median(sizes.second.map(l => l.requestsPerSecond))
-    const non2xx = sizes.second.reduce((sum, l) => sum + l.non2xx + l.errors + l.timeouts, 0)
-    rows.push(['list, maxShouts 50 of 1,000,000', fmt(at1m), '', '', `${fmt(median(sizes.second.map(l => l.p50)))} / ${fmt(median(sizes.second.map(l => l.p99)))} ms`, fmt(non2xx)])
-    rows.push(['  1,000,000 vs 10,000 stored (same rounds)', fmt(at10k), '', fmt(at1m / at10k, 2), '', ''])
+    const sizes = await compare('10,000 vs 1,000,000 stored, maxShouts 50', [`${await mid.url()}/api/shoutbox/list`, `${await big.url()}/api/shoutbox/list`])
+    rows.push(['list, maxShouts 50 of 1,000,000', fmt(rps(sizes.second)), '', '', latency(sizes.second), fmt(failures(sizes.second))])
+    rows.push(['  1,000,000 vs 10,000 stored (same rounds)', fmt(rps(sizes.first)), '', fmt(sizes.ratio, 2), '', ''])
     await mid.destroy()
     await big.destroy()
   }
-  if (options['list-only']) throw new Finished()
 
-  const publish = await publishLoad(site)
-  rows.push([`publish, 32 clients (${publish.load.total} sent)`, fmt(publish.load.requestsPerSecond), '', '', `${fmt(publish.load.p50)} / ${fmt(publish.load.p99)} ms`, fmt(publish.load.non2xx + publish.load.errors)])
-  rows.push([`  acknowledged ${publish.load.status2xx}, stored ${publish.stored}, logged ${publish.logged}, lost ${publish.lost}`, '', '', '', '', ''])
+  if (PARTS.has('publish')) {
+    const publish = await publishLoad(site)
+    rows.push([`publish, 32 clients (${publish.load.total} sent)`, fmt(publish.load.requestsPerSecond), '', '', `${fmt(publish.load.p50)} / ${fmt(publish.load.p99)} ms`, fmt(publish.load.non2xx + publish.load.errors)])
+    rows.push([`  acknowledged ${publish.load.status2xx}, stored ${publish.stored}, logged ${publish.logged}, lost ${publish.lost}`, '', '', '', '', ''])
+  }
 
-  const fan = await fanOut(site)
-  rows.push([`stream, ${SUBSCRIBERS} subscribers (${fan.delivered}/${fan.expected} delivered)`, '', '', '', `${fmt(fan.p50)} / ${fmt(fan.p99)} ms`, ''])
-  rows.push([`  host resident memory with them connected: ${fmt(fan.rssMiB)} MiB`, '', '', '', '', ''])
-} catch (error) {
-  if (!(error instanceof Finished)) throw error
+  if (PARTS.has('stream')) {
+    const fan = await fanOut(site)
+    rows.push([`stream, ${SUBSCRIBERS} subscribers (${fan.delivered}/${fan.expected} delivered)`, '', '', '', `${fmt(fan.p50)} / ${fmt(fan.p99)} ms`, ''])
+    rows.push([`  host resident memory with them connected: ${fmt(fan.rssMiB)} MiB`, '', '', '', '', ''])
+  }
 } finally {
   await mid.destroy()
   await big.destroy()
