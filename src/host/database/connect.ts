@@ -29,6 +29,14 @@ export interface DatabaseOptions {
   readonly poolSize?: number
 }
 
+/**
+ * The embedded PostgreSQL touches all of its shared buffers when it starts, so
+ * PostgreSQL's default of 128 MB is resident from the first second. A community site's
+ * data fits in 32 MB many times over (and the list is answered from memory anyway):
+ * measured, an idle embedded host at about 260 MiB resident instead of 346.
+ */
+const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB']
+
 export async function openDatabase (options: DatabaseOptions): Promise<Database> {
   const schema = options.schema ?? 'public'
   if (options.url !== undefined) {
@@ -52,7 +60,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
   if (pglite === undefined && options.dataDir !== undefined) {
     const dir = path.join(options.dataDir, 'pgdata')
     await fs.mkdir(dir, { recursive: true })
-    pglite = await PGlite.create(dir, { relaxedDurability: false })
+    pglite = await PGlite.create(dir, { relaxedDurability: false, startParams: EMBEDDED_START_PARAMS })
     syncWalToDisk(pglite, dir)
   }
   pglite ??= await PGlite.create()
