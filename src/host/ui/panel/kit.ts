@@ -1,4 +1,5 @@
-import { h } from '../../../sdk/ui.js'
+import { h, type ApiAnswer } from '../../../sdk/ui.js'
+import { errorText, type T } from './strings.js'
 
 let nextId = 0
 
@@ -33,4 +34,23 @@ export async function busy<T> (form: HTMLFormElement, work: () => Promise<T>): P
   } finally {
     controls.forEach(c => { c.disabled = false })
   }
+}
+
+/**
+ * On submit: `send` runs with the form's controls disabled; a refusal is shown in
+ * `result` in words, a success goes to `done`. `send` may return nothing to send nothing
+ * (a check of its own failed and said so).
+ */
+export function onSubmit (form: HTMLFormElement, result: ReturnType<typeof outcome>, t: T,
+  send: () => Promise<ApiAnswer> | undefined, done: () => void | Promise<void>): void {
+  form.addEventListener('submit', event => {
+    event.preventDefault()
+    void busy(form, async () => {
+      const sending = send()
+      if (sending === undefined) return
+      const answer = await sending
+      if (answer.ok) await done()
+      else result.error(errorText(t, answer))
+    })
+  })
 }

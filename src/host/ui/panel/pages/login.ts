@@ -1,7 +1,7 @@
 import { h } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
-import { busy, field, outcome } from '../kit.js'
-import { errorText, type T } from '../strings.js'
+import { field, onSubmit, outcome } from '../kit.js'
+import type { T } from '../strings.js'
 
 export function loginPage (t: T, done: () => void): HTMLElement {
   const username = h('input', { type: 'text', name: 'username', required: true, autocomplete: 'username' }) as HTMLInputElement
@@ -12,13 +12,6 @@ export function loginPage (t: T, done: () => void): HTMLElement {
     field(t('ui.field.password'), password),
     result,
     h('div', {}, h('button', { type: 'submit' }, t('ui.login.submit')))) as HTMLFormElement
-  form.addEventListener('submit', event => {
-    event.preventDefault()
-    void busy(form, async () => {
-      const answer = await api('POST', '/api/auth/login', { username: username.value, password: password.value })
-      if (answer.ok) done()
-      else result.error(errorText(t, answer))
-    })
-  })
+  onSubmit(form, result, t, () => api('POST', '/api/auth/login', { username: username.value, password: password.value }), done)
   return h('main', {}, h('div', { class: 'card narrow' }, h('h1', {}, t('ui.login.title')), form))
 }

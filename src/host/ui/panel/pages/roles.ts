@@ -1,6 +1,6 @@
 import { h } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
-import { busy, field, outcome } from '../kit.js'
+import { field, onSubmit, outcome } from '../kit.js'
 import { errorText, type T } from '../strings.js'
 
 interface Permission { node: string, title: string, description: string }
@@ -32,14 +32,8 @@ export function rolesPage (t: T, locale: string) {
       const form = h('form', { class: 'stack', 'aria-label': role.name },
         field(t('ui.field.name'), name), checkboxes(role.permissions, `role${role.id}`),
         h('div', {}, h('button', { type: 'submit' }, t('ui.roles.save')))) as HTMLFormElement
-      form.addEventListener('submit', event => {
-        event.preventDefault()
-        void busy(form, async () => {
-          const answer = await api('PUT', `/panel/api/roles/${role.id}`, { name: name.value, permissions: ticked(form) })
-          if (answer.ok) result.ok(t('ui.roles.saved'))
-          else result.error(errorText(t, answer))
-        })
-      })
+      onSubmit(form, result, t, () => api('PUT', `/panel/api/roles/${role.id}`, { name: name.value, permissions: ticked(form) }),
+        () => result.ok(t('ui.roles.saved')))
       return h('div', { class: 'card' }, h('h2', {}, role.name), form)
     }
 
@@ -55,17 +49,9 @@ export function rolesPage (t: T, locale: string) {
       const create = h('form', { class: 'stack', 'aria-label': t('ui.roles.create') },
         field(t('ui.field.name'), name), checkboxes([], 'new'),
         h('div', {}, h('button', { type: 'submit' }, t('ui.roles.create')))) as HTMLFormElement
-      create.addEventListener('submit', event => {
-        event.preventDefault()
-        void busy(create, async () => {
-          const answer = await api('POST', '/panel/api/roles', { name: name.value, permissions: ticked(create) })
-          if (!answer.ok) {
-            result.error(errorText(t, answer))
-            return
-          }
-          await load()
-          result.ok(t('ui.roles.created'))
-        })
+      onSubmit(create, result, t, () => api('POST', '/panel/api/roles', { name: name.value, permissions: ticked(create) }), async () => {
+        await load()
+        result.ok(t('ui.roles.created'))
       })
       list.replaceChildren(
         h('div', { class: 'card' }, h('h2', {}, t('ui.roles.create')), create),

@@ -1,7 +1,7 @@
 import { h } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
-import { busy, field, outcome } from '../kit.js'
-import { errorText, type T } from '../strings.js'
+import { field, onSubmit, outcome } from '../kit.js'
+import type { T } from '../strings.js'
 
 /** The first-run wizard: creates the first administrator, who is signed in at once. */
 export function setupPage (t: T, done: () => void): HTMLElement {
@@ -17,17 +17,10 @@ export function setupPage (t: T, done: () => void): HTMLElement {
     field(t('ui.field.passwordAgain'), again),
     result,
     h('div', {}, h('button', { type: 'submit' }, t('ui.setup.submit')))) as HTMLFormElement
-  form.addEventListener('submit', event => {
-    event.preventDefault()
-    if (password.value !== again.value) {
-      result.error(t('ui.passwordsDiffer'))
-      return
-    }
-    void busy(form, async () => {
-      const answer = await api('POST', '/api/setup/finish', { username: username.value, email: email.value, password: password.value })
-      if (answer.ok) done()
-      else result.error(errorText(t, answer))
-    })
-  })
+  onSubmit(form, result, t, () => {
+    if (password.value === again.value) return api('POST', '/api/setup/finish', { username: username.value, email: email.value, password: password.value })
+    result.error(t('ui.passwordsDiffer'))
+    return undefined
+  }, done)
   return h('main', {}, h('div', { class: 'card narrow' }, h('h1', {}, t('ui.setup.title')), h('p', {}, t('ui.setup.intro')), form))
 }

@@ -1,6 +1,6 @@
 import { h } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
-import { busy, field, outcome } from '../kit.js'
+import { field, onSubmit, outcome } from '../kit.js'
 import { errorText, type T } from '../strings.js'
 
 interface User { id: number, username: string, email: string, roleId: number }
@@ -27,19 +27,11 @@ export function usersPage (t: T) {
         field(t('ui.field.username'), username), field(t('ui.field.email'), email),
         field(t('ui.field.password'), password), field(t('ui.field.role'), role),
         h('div', {}, h('button', { type: 'submit' }, t('ui.users.create')))) as HTMLFormElement
-      form.addEventListener('submit', event => {
-        event.preventDefault()
-        void busy(form, async () => {
-          const answer = await api('POST', '/panel/api/users', {
-            username: username.value, email: email.value, password: password.value, roleId: Number(role.value)
-          })
-          if (!answer.ok) {
-            result.error(errorText(t, answer))
-            return
-          }
-          await load()
-          result.ok(t('ui.users.created'))
-        })
+      onSubmit(form, result, t, () => api('POST', '/panel/api/users', {
+        username: username.value, email: email.value, password: password.value, roleId: Number(role.value)
+      }), async () => {
+        await load()
+        result.ok(t('ui.users.created'))
       })
       body.replaceChildren(
         h('div', { class: 'card' }, h('h2', {}, t('ui.users.create')), form),
