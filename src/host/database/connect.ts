@@ -4,6 +4,7 @@ import knex, { type Knex } from 'knex'
 import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
 import ClientPgLite from 'knex-pglite'
+import { MIGRATION_LOCK_KEY } from './migrate.js'
 
 // int8 (bigint) columns hold ids and millisecond dates, all far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
@@ -53,7 +54,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
       pool: { min: 0, max: options.poolSize ?? 10 },
       acquireConnectionTimeout: 5000
     })
-    await db.raw('create schema if not exists ??', [schema])
+    await createSchema(db, schema)
     return { knex: db, kind: 'postgres', url: options.url, schema }
   }
   let pglite = options.pglite
@@ -71,8 +72,21 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
     connection: () => ({ pglite: instance }) as unknown as Knex.StaticConnectionConfig,
     searchPath: [schema]
   })
-  await db.raw('create schema if not exists ??', [schema])
+  await createSchema(db, schema)
   return { knex: db, kind: 'embedded', url: undefined, schema }
+}
+
+/**
+ * `create schema if not exists` is not safe against itself: two processes starting
+ * together on a fresh PostgreSQL can both find the schema missing, and the second
+ * fails on pg_namespace's unique index. The same advisory lock as the migrations
+ * makes them take turns.
+ */
+async function createSchema (db: Knex, schema: string): Promise<void> {
+  await db.transaction(async trx => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY])
+    await trx.raw('create schema if not exists ??', [schema])
+  })
 }
 
 /**

@@ -5,7 +5,8 @@ export interface NamedMigration {
   up (db: Knex): Promise<void>
 }
 
-const LOCK_KEY = 7_310_001 // any constant: serialises migrations across host processes
+/** Any constant: serialises schema creation and migrations across host processes. */
+export const MIGRATION_LOCK_KEY = 7_310_001
 
 /**
  * Runs the migrations of one owner ("host" or an addon id) that have not run yet, in
@@ -18,7 +19,7 @@ export async function migrate (db: Knex, owner: string, migrations: readonly Nam
   const sorted = [...migrations].sort((a, b) => a.name.localeCompare(b.name))
   for (const migration of sorted) {
     const ran = await db.transaction(async trx => {
-      await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEY])
+      await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY])
       const done = await trx('schema_migrations').where({ owner, name: migration.name }).first()
       if (done !== undefined) return false
       await migration.up(trx)
@@ -32,7 +33,7 @@ export async function migrate (db: Knex, owner: string, migrations: readonly Nam
 
 async function ensureLedger (db: Knex): Promise<void> {
   await db.transaction(async trx => {
-    await trx.raw('select pg_advisory_xact_lock(?)', [LOCK_KEY])
+    await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY])
     await trx.raw(`create table if not exists schema_migrations (
       owner text not null,
       name text not null,
