@@ -1,8 +1,10 @@
 import fs from 'node:fs/promises'
 import net from 'node:net'
+import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { ADMIN } from '../helpers/app.js'
+import { DB_KIND } from '../helpers/database.js'
 import { greeterAddonsDir, tempAddonsDir } from '../helpers/fixtures.js'
 import { http, serverStorage, startServer } from '../helpers/server.js'
 
@@ -53,4 +55,20 @@ t.test('SIGTERM: requests in flight finish, then the process exits 0', async t =
   t.same(answers.map(a => [a.status, a.body]), Array(5).fill([200, { result: 'ok', waited: 1500 }]), 'every accepted request answered')
   t.equal(await server.exited, 0, 'a clean exit')
   await t.rejects(fetch(`${server.url}/api/health`), 'no longer listening')
+})
+
+t.test('first start in an empty data folder: initdb runs in a child process, so the host never holds its memory', { skip: DB_KIND !== 'embedded' && 'only the embedded database is created by the host' }, async t => {
+  const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-first-start-'))
+  t.teardown(() => fs.rm(dataDir, { recursive: true, force: true }))
+  const env = { DATA_DIR: dataDir, DATABASE_URL: '' }
+  const first = await startServer(t, { env })
+  // Measured: initdb inside the host took it to about 760 MiB, kept until a restart; now about 300.
+  const peakMiB = Number(/VmHWM:\s+(\d+) kB/.exec(await fs.readFile(`/proc/${first.child.pid}/status`, 'utf8'))![1]) / 1024
+  t.ok(peakMiB < 500, `the host's peak resident memory: ${Math.round(peakMiB)} MiB`)
+  t.equal((await http(first, 'POST', '/api/setup/finish', { body: ADMIN })).status, 200)
+  first.child.kill('SIGTERM')
+  t.equal(await first.exited, 0)
+
+  const again = await startServer(t, { env })
+  t.same((await http(again, 'GET', '/api/setup/status')).body, { result: 'ok', setupDone: true }, 'a restart opens the same files')
 })

@@ -1,5 +1,8 @@
+import { fork } from 'node:child_process'
+import { once } from 'node:events'
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import knex, { type Knex } from 'knex'
 import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
@@ -60,7 +63,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
   let pglite = options.pglite
   if (pglite === undefined && options.dataDir !== undefined) {
     const dir = path.join(options.dataDir, 'pgdata')
-    await fs.mkdir(dir, { recursive: true })
+    await createEmbeddedFiles(dir)
     pglite = await PGlite.create(dir, { relaxedDurability: false, startParams: EMBEDDED_START_PARAMS })
     syncWalToDisk(pglite, dir)
   }
@@ -87,6 +90,25 @@ async function createSchema (db: Knex, schema: string): Promise<void> {
     await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY])
     await trx.raw('create schema if not exists ??', [schema])
   })
+}
+
+/**
+ * A new embedded database runs initdb, which takes the process to about 750 MiB; the
+ * WebAssembly memory it grew is never given back (nor, measured, by a worker thread
+ * once it ends). So a child process makes the files, and the host opens them as on any
+ * restart. They are made in a folder beside `dir` and moved into place when complete,
+ * so a first start that is interrupted leaves no half-made database behind.
+ */
+async function createEmbeddedFiles (dir: string): Promise<void> {
+  await fs.mkdir(dir, { recursive: true })
+  if (await fs.access(path.join(dir, 'PG_VERSION')).then(() => true, () => false)) return
+  const making = `${dir}.new`
+  await fs.rm(making, { recursive: true, force: true })
+  const script = fileURLToPath(new URL('./create-embedded.js', import.meta.url))
+  const child = fork(script, [making], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  const [code, signal] = await once(child, 'exit') as [number | null, string | null]
+  if (code !== 0) throw new Error(`could not create the embedded database in ${dir} (exit ${code ?? signal})`)
+  await fs.rename(making, dir)
 }
 
 /**
