@@ -283,7 +283,8 @@ async function publishLoad (site: Site): Promise<{ load: Load, stored: number, l
   return { load: result, stored, logged, lost: Math.max(0, result.status2xx - stored) }
 }
 
-async function fanOut (site: Site): Promise<{ p50: number, p99: number, delivered: number, expected: number, rssMiB: number }> {
+async function fanOut (site: Site): Promise<{ p50: number, p99: number, delivered: number, expected: number, idleMiB: number, rssMiB: number }> {
+  const idleMiB = await site.rssMiB()
   const subscribers = node(['--import', 'tsx', 'bench/subscribers.ts', `${await site.url()}/api/shoutbox/stream`, String(SUBSCRIBERS)], {}, 1)
   await firstLine(subscribers)
   log(`${SUBSCRIBERS} subscribers connected`)
@@ -304,7 +305,7 @@ async function fanOut (site: Site): Promise<{ p50: number, p99: number, delivere
   ids.forEach((id, index) => {
     for (const at of arrivals[String(id)]!) latencies.push(at - answeredAt[index]!)
   })
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), delivered: latencies.length, expected: PUBLISHES * SUBSCRIBERS, rssMiB }
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), delivered: latencies.length, expected: PUBLISHES * SUBSCRIBERS, idleMiB, rssMiB }
 }
 
 // ---------------------------------------------------------------- the run
@@ -359,7 +360,7 @@ try {
   if (PARTS.has('stream')) {
     const fan = await fanOut(site)
     rows.push([`stream, ${SUBSCRIBERS} subscribers (${fan.delivered}/${fan.expected} delivered)`, '', '', '', `${fmt(fan.p50)} / ${fmt(fan.p99)} ms`, ''])
-    rows.push([`  host resident memory with them connected: ${fmt(fan.rssMiB)} MiB`, '', '', '', '', ''])
+    rows.push([`  host resident memory: ${fmt(fan.idleMiB)} MiB before they connected, ${fmt(fan.rssMiB)} MiB with them`, '', '', '', '', ''])
   }
 } finally {
   await mid.destroy()
