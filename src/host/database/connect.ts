@@ -86,9 +86,11 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
  * functions again with its optimising one, and keeps both copies. For the embedded
  * PostgreSQL the second copy is some 40–60 MiB resident, so before its module is
  * compiled we ask for the first only (process-wide, but the host runs no other
- * WebAssembly). Measured in `npm run bench`: 180–186 MiB idle instead of 221, and
- * 231–236 MiB instead of 296 with 2,000 stream subscribers, for 2,700–3,300 publishes
- * a second instead of 3,950 — plenty for one site, and the list is served from memory.
+ * WebAssembly). Measured with `npm run bench -- --only publish,stream`, three pairs run
+ * back to back: 180–188 MiB idle instead of 233–239, 231–235 MiB instead of 274–287
+ * with 2,000 stream subscribers, and no cost in publishes (2,275–2,523 a second
+ * against 2,053–2,372; p99 42–46 ms against 59–71, the optimising compiler no longer
+ * competing for the core).
  */
 function keepBaselineWasmCodeOnly (): void {
   v8.setFlagsFromString('--liftoff-only')
