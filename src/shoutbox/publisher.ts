@@ -52,8 +52,11 @@ export class Publisher {
   }
 
   private async writeAll (): Promise<void> {
-    while (this.waiting.length > 0) await this.write(this.waiting.splice(0, MAX_BATCH))
-    this.writing = false
+    try {
+      while (this.waiting.length > 0) await this.write(this.waiting.splice(0, MAX_BATCH))
+    } finally {
+      this.writing = false // `write` answers every failure itself; this only guards against a stuck publisher
+    }
   }
 
   /** Writes `batch` in one transaction and answers each of its publishes. */
