@@ -85,16 +85,6 @@ export interface Permissions {
   has (user: SessionUser, key: string): boolean
 }
 
-export interface MemoryAnswers {
-  /**
-   * Lets the host answer `GET <path>` (one of this addon's public endpoints) with these
-   * bytes, before any endpoint code runs, until `forget`. The addon must forget it the
-   * moment it may be stale.
-   */
-  remember (path: string, answer: { body: Buffer, etag: string, headers?: Record<string, string> }): void
-  forget (path: string): void
-}
-
 /** What the host gives an addon: its only way to reach the platform. */
 export interface AddonContext {
   readonly addonId: string
@@ -107,6 +97,5 @@ export interface AddonContext {
   readonly cluster: Cluster
   readonly i18n: Localisation
   readonly permissions: Permissions
-  readonly answers: MemoryAnswers
   readonly log: Logger
 }

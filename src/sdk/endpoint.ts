@@ -1,10 +1,13 @@
-import type { ServerResponse } from 'node:http'
 import type { Static, TSchema } from '@sinclair/typebox'
 import { ENDPOINT, SUCCESSFUL, markSdkBase } from './brands.js'
 import type { AddonContext, SessionUser } from './context.js'
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
-export type AccessClass = 'Api' | 'LoggedInApi' | 'PanelApi' | 'SetupApi'
+/** The HTTP methods and access classes an endpoint may declare (the loader and the packager read these). */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
+export const ACCESS_CLASSES = ['Api', 'LoggedInApi', 'PanelApi', 'SetupApi'] as const
+
+export type HttpMethod = typeof HTTP_METHODS[number]
+export type AccessClass = typeof ACCESS_CLASSES[number]
 
 /** TypeBox schemas of the parts of a request an endpoint reads. */
 export interface EndpointSchema {
@@ -26,13 +29,13 @@ export class Successful<F extends object = object> {
 }
 
 /**
- * A successful answer whose JSON the endpoint already holds, encoded (a cached body);
- * it must be an envelope with `"result":"ok"`. With `etag`, a request whose
- * `If-None-Match` matches is answered 304 with no body.
+ * Declares that a public GET endpoint's answer may be kept and served again to anyone,
+ * until a change notice on the owner's cluster topic `invalidatedBy` (from any host
+ * process) says it may be stale. The host keeps it, answers `If-None-Match` with 304,
+ * and serves it before any endpoint code runs; `handle` runs only to make it anew.
  */
-export class SerializedSuccessful {
-  readonly [SUCCESSFUL] = true
-  constructor (readonly json: Buffer, readonly etag?: string) {}
+export interface CachePolicy {
+  readonly invalidatedBy: string
 }
 
 export interface CookieOptions {
@@ -50,38 +53,58 @@ export interface ReplyControl {
   clearCookie (name: string, options?: Pick<CookieOptions, 'path'>): void
 }
 
+/**
+ * An open Server-Sent Events answer. The host writes its head, a comment every 15 s,
+ * and ends it when the host stops; a client that falls too far behind is cut off.
+ */
+export interface EventStream {
+  /** Writes one frame made by `eventFrame` (format an event once, write it to every stream). */
+  write (frame: string): void
+  end (): void
+  readonly closed: boolean
+  onClose (listener: () => void): void
+}
+
+/** One Server-Sent Event, formatted. `data` is sent on one line: pass JSON. */
+export function eventFrame (id: number, event: string, data: string): string {
+  return `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`
+}
+
 /** Everything an endpoint's `handle` receives for one request. */
-export interface Call<S extends EndpointSchema, U extends SessionUser | null> {
+export interface Call<S extends EndpointSchema, U extends SessionUser | null, C extends AddonContext = AddonContext> {
   readonly body: Part<S['body'], undefined>
   readonly params: Part<S['params'], Record<string, string>>
   readonly query: Part<S['querystring'], Record<string, string>>
   readonly headers: Readonly<Record<string, string | string[] | undefined>>
+  /** The request's cookies, by name. */
+  readonly cookies: Readonly<Record<string, string | undefined>>
   /** Resolved before `handle` runs; never null on LoggedInApi and PanelApi endpoints. */
   readonly user: U
   /** From `?locale=`, else `Accept-Language`, else `en`. */
   readonly locale: string
   /** The client's address (the proxy's view when the operator trusts a proxy). */
   readonly ip: string
-  readonly ctx: AddonContext
+  readonly ctx: C
   /** `https` when the request came over TLS (seen through a trusted proxy). */
   readonly protocol: 'http' | 'https'
   readonly reply: ReplyControl
   /** The first step of an endpoint's logic: throws NoPermission unless the user holds `key`. */
   requirePermission (key: string): void
-  /** For long-lived answers (event streams): the raw Node response, taken over by the endpoint. */
-  hijack (): ServerResponse
+  /** Answers with an event stream instead of JSON; `handle` then returns nothing. */
+  openEventStream (): EventStream
 }
 
-export type PublicCall<S extends EndpointSchema = EndpointSchema> = Call<S, SessionUser | null>
-export type SignedInCall<S extends EndpointSchema = EndpointSchema> = Call<S, SessionUser>
+export type PublicCall<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> = Call<S, SessionUser | null, C>
+export type SignedInCall<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> = Call<S, SessionUser, C>
 
-export type Answer = Successful | SerializedSuccessful | void
+export type Answer = Successful | void
 
 /**
  * One HTTP endpoint. An addon ships endpoint classes in its `endpoints/` folder; the host
- * finds and registers every exported one. There is no registration call.
+ * finds and registers every exported one. There is no registration call. The host's own
+ * endpoints are written the same way, in `src/host/endpoints/`.
  */
-export abstract class Endpoint<S extends EndpointSchema = EndpointSchema, U extends SessionUser | null = SessionUser | null> {
+export abstract class Endpoint<S extends EndpointSchema = EndpointSchema, U extends SessionUser | null = SessionUser | null, C extends AddonContext = AddonContext> {
   static readonly [ENDPOINT] = true
   static {
     markSdkBase(this)
@@ -94,12 +117,19 @@ export abstract class Endpoint<S extends EndpointSchema = EndpointSchema, U exte
   abstract readonly schema: S
   /** Largest accepted body in bytes; the host's limit (64 KiB) when unset. */
   readonly bodyLimit?: number
+  /** Public GET endpoints only: the answer is kept and served from memory (see CachePolicy). */
+  readonly cache?: CachePolicy
+  /**
+   * The host's own endpoints only (setup status, health): answers before setup is done.
+   * The loader refuses an addon endpoint that declares it: addons have no tables then.
+   */
+  readonly availableBeforeSetup?: boolean
 
-  abstract handle (call: Call<S, U>): Promise<Answer>
+  abstract handle (call: Call<S, U, C>): Promise<Answer>
 }
 
 /** Anyone may call it, once setup is done. */
-export abstract class Api<S extends EndpointSchema = EndpointSchema> extends Endpoint<S, SessionUser | null> {
+export abstract class Api<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> extends Endpoint<S, SessionUser | null, C> {
   static {
     markSdkBase(this)
   }
@@ -108,7 +138,7 @@ export abstract class Api<S extends EndpointSchema = EndpointSchema> extends End
 }
 
 /** Any signed-in user. */
-export abstract class LoggedInApi<S extends EndpointSchema = EndpointSchema> extends Endpoint<S, SessionUser> {
+export abstract class LoggedInApi<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> extends Endpoint<S, SessionUser, C> {
   static {
     markSdkBase(this)
   }
@@ -117,7 +147,7 @@ export abstract class LoggedInApi<S extends EndpointSchema = EndpointSchema> ext
 }
 
 /** Users whose role holds `panel.access` (administrators hold everything). */
-export abstract class PanelApi<S extends EndpointSchema = EndpointSchema> extends Endpoint<S, SessionUser> {
+export abstract class PanelApi<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> extends Endpoint<S, SessionUser, C> {
   static {
     markSdkBase(this)
   }
@@ -126,7 +156,7 @@ export abstract class PanelApi<S extends EndpointSchema = EndpointSchema> extend
 }
 
 /** Only while the platform's setup is not finished. */
-export abstract class SetupApi<S extends EndpointSchema = EndpointSchema> extends Endpoint<S, SessionUser | null> {
+export abstract class SetupApi<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> extends Endpoint<S, SessionUser | null, C> {
   static {
     markSdkBase(this)
   }
