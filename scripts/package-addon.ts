@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
 import { build } from 'esbuild'
+import { ADDON_LAYOUT, DISCOVERED_FOLDERS, modulesIn, resolveSourceFile } from '../src/host/addons/layout.js'
 
 export interface PackageOptions {
   /** Holds `addon.json` and `lang/`. */
@@ -11,8 +12,6 @@ export interface PackageOptions {
   readonly outDir: string
 }
 
-const DISCOVERED = ['endpoints', 'listeners', 'migrations']
-
 /**
  * Packages an addon as a self-contained folder: `addon.json`, `lang/`, and its code
  * compiled to ES modules with the SDK bundled in, keeping the folder layout the host
@@ -20,14 +19,9 @@ const DISCOVERED = ['endpoints', 'listeners', 'migrations']
  * host's node_modules, so it works wherever the host keeps its addons folder.
  */
 export async function packageAddon ({ addonDir, codeDir, outDir }: PackageOptions): Promise<void> {
-  const manifest = JSON.parse(await fs.readFile(path.join(addonDir, 'addon.json'), 'utf8')) as { entry: string }
-  const entry = await sourceOf(path.join(codeDir, manifest.entry))
-  const entryPoints = [entry]
-  for (const folder of DISCOVERED) {
-    const dir = path.join(codeDir, folder)
-    const files = await fs.readdir(dir).catch(() => [] as string[])
-    for (const file of files.filter(f => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts')).sort()) entryPoints.push(path.join(dir, file))
-  }
+  const manifest = JSON.parse(await fs.readFile(path.join(addonDir, ADDON_LAYOUT.manifest), 'utf8')) as { entry: string }
+  const entryPoints = [await resolveSourceFile(path.join(codeDir, manifest.entry))]
+  for (const folder of DISCOVERED_FOLDERS) entryPoints.push(...await modulesIn(path.join(codeDir, folder)))
   await fs.rm(outDir, { recursive: true, force: true })
   await build({
     entryPoints,
@@ -44,9 +38,9 @@ export async function packageAddon ({ addonDir, codeDir, outDir }: PackageOption
     sourcemap: 'linked',
     logLevel: 'error'
   })
-  await packageUi(path.join(codeDir, 'ui'), path.join(outDir, 'ui'))
-  await fs.copyFile(path.join(addonDir, 'addon.json'), path.join(outDir, 'addon.json'))
-  await fs.cp(path.join(addonDir, 'lang'), path.join(outDir, 'lang'), { recursive: true }).catch(error => {
+  await packageUi(path.join(codeDir, ADDON_LAYOUT.ui), path.join(outDir, ADDON_LAYOUT.ui))
+  await fs.copyFile(path.join(addonDir, ADDON_LAYOUT.manifest), path.join(outDir, ADDON_LAYOUT.manifest))
+  await fs.cp(path.join(addonDir, ADDON_LAYOUT.lang), path.join(outDir, ADDON_LAYOUT.lang), { recursive: true }).catch(error => {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error
   })
   await fs.writeFile(path.join(outDir, 'package.json'), JSON.stringify({ type: 'module', private: true }, null, 2) + '\n')
@@ -68,15 +62,5 @@ async function packageUi (uiDir: string, outDir: string): Promise<void> {
   for (const css of files.filter(f => f.endsWith('.css'))) {
     await fs.mkdir(outDir, { recursive: true })
     await fs.copyFile(path.join(uiDir, css), path.join(outDir, css))
-  }
-}
-
-async function sourceOf (jsFile: string): Promise<string> {
-  const ts = jsFile.replace(/\.js$/, '.ts')
-  try {
-    await fs.access(ts)
-    return ts
-  } catch {
-    return jsFile
   }
 }

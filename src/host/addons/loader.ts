@@ -3,10 +3,11 @@ import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { Value } from '@sinclair/typebox/value'
 import {
-  AddonManifestSchema, type Addon, type AddonManifest, type Endpoint, type Listener
+  ACCESS_CLASSES, AddonManifestSchema, HTTP_METHODS, type Addon, type AddonManifest, type Endpoint, type Listener
 } from '../../sdk/index.js'
 import { ADDON, ENDPOINT, LISTENER, SDK_BASE } from '../../sdk/brands.js'
 import type { NamedMigration } from '../database/migrate.js'
+import { ADDON_LAYOUT, exists, moduleName, modulesIn, resolveSourceFile } from './layout.js'
 
 /** Where an addon lives: its manifest and strings, and the folder of its compiled code. */
 export interface AddonSource {
@@ -26,20 +27,29 @@ export interface Discovered<T> {
   readonly instance: T
 }
 
-export interface LoadedAddon {
-  readonly manifest: AddonManifest
-  readonly source: AddonSource
-  readonly definition: Addon
+/** What the loader finds in a code folder laid out as ADDON_LAYOUT says. */
+export interface DiscoveredCode {
   readonly endpoints: ReadonlyArray<Discovered<Endpoint>>
   readonly listeners: ReadonlyArray<Discovered<Listener>>
   readonly migrations: readonly NamedMigration[]
 }
 
+export interface LoadedAddon extends DiscoveredCode {
+  readonly manifest: AddonManifest
+  readonly source: AddonSource
+  readonly definition: Addon
+}
+
+/** The id the host's own entries, strings and notices are owned by; no addon may take it. */
+export const HOST_ID = 'host'
+
 /** A bad addon stops start-up with this one line: which addon, where, and what is wrong. */
 export class AddonLoadError extends Error {}
 
-const METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE'])
-const ACCESS = new Set(['Api', 'LoggedInApi', 'PanelApi', 'SetupApi'])
+const METHODS = new Set<string>(HTTP_METHODS)
+const ACCESS = new Set<string>(ACCESS_CLASSES)
+
+type Fail = (where: string, what: string) => never
 
 /**
  * Phase one of loading: read and validate every manifest, import every module and check
@@ -75,13 +85,15 @@ async function sourcesIn (addonsDir: string): Promise<AddonSource[]> {
   const sources: AddonSource[] = []
   for (const entry of entries.filter(e => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))) {
     const dir = path.join(addonsDir, entry.name)
-    if (await exists(path.join(dir, 'addon.json'))) sources.push({ dir, codeDir: dir, uiDir: path.join(dir, 'ui'), builtin: false })
+    if (await exists(path.join(dir, ADDON_LAYOUT.manifest))) {
+      sources.push({ dir, codeDir: dir, uiDir: path.join(dir, ADDON_LAYOUT.ui), builtin: false })
+    }
   }
   return sources
 }
 
 async function readManifest (source: AddonSource): Promise<AddonManifest> {
-  const file = path.join(source.dir, 'addon.json')
+  const file = path.join(source.dir, ADDON_LAYOUT.manifest)
   const label = `addon at ${source.dir}`
   let raw: unknown
   try {
@@ -91,16 +103,22 @@ async function readManifest (source: AddonSource): Promise<AddonManifest> {
   }
   const withDefaults = Value.Default(AddonManifestSchema, Value.Clone(raw))
   const problem = Value.Errors(AddonManifestSchema, withDefaults).First()
+  const id = typeof (raw as { id?: unknown })?.id === 'string' ? `addon "${(raw as { id: string }).id}"` : label
   if (problem !== undefined) {
-    const id = typeof (raw as { id?: unknown })?.id === 'string' ? `addon "${(raw as { id: string }).id}"` : label
     const field = problem.path === '' ? 'the manifest' : `field ${problem.path.slice(1).replaceAll('/', '.')}`
     throw new AddonLoadError(`${id} (${file}): ${field} ${problem.message.toLowerCase()}`)
   }
-  return withDefaults as AddonManifest
+  const manifest = withDefaults as AddonManifest
+  if (manifest.id === HOST_ID) throw new AddonLoadError(`${id} (${file}): field id "${HOST_ID}" names the host; choose another id`)
+  const entry = path.resolve(source.codeDir, manifest.entry)
+  if (!entry.startsWith(path.resolve(source.codeDir) + path.sep)) {
+    throw new AddonLoadError(`${id} (${file}): field entry must name a module inside the addon's folder`)
+  }
+  return manifest
 }
 
 async function importAddon (source: AddonSource, manifest: AddonManifest): Promise<LoadedAddon> {
-  const fail = (where: string, what: string): never => {
+  const fail: Fail = (where, what) => {
     throw new AddonLoadError(`addon "${manifest.id}" (${where}): ${what}`)
   }
   const entryFile = await resolveSourceFile(path.join(source.codeDir, manifest.entry))
@@ -109,31 +127,55 @@ async function importAddon (source: AddonSource, manifest: AddonManifest): Promi
   if (typeof definition !== 'object' || definition === null || definition[ADDON] !== true) {
     fail(entryFile, 'the entry module must `export default defineAddon(...)` from the SDK')
   }
-  const endpoints = await discover<Endpoint>(path.join(source.codeDir, 'endpoints'), ENDPOINT, fail)
-  for (const { file, exportName, instance } of endpoints) {
-    const where = `${file}, class ${exportName}`
-    if (!METHODS.has(instance.method)) fail(where, `method must be one of ${[...METHODS].join(', ')}`)
-    if (!ACCESS.has(instance.access)) fail(where, 'must extend Api, LoggedInApi, PanelApi or SetupApi')
-    if (typeof instance.path !== 'string' || !instance.path.startsWith('/api/')) fail(where, 'path must start with /api/')
-    if (typeof instance.schema !== 'object' || instance.schema === null) fail(where, 'schema must be an object')
-    if (typeof instance.handle !== 'function') fail(where, 'handle must be a method')
-  }
+  return { manifest, source, definition: definition as Addon, ...await discoverCode(source.codeDir, fail, { host: false }) }
+}
+
+/**
+ * The host's own endpoints, listeners and migrations, found in its code folder exactly
+ * as an addon's are: the host is addon zero.
+ */
+export async function loadHostCode (codeDir: string): Promise<DiscoveredCode> {
+  return discoverCode(codeDir, (where, what) => {
+    throw new AddonLoadError(`the host (${where}): ${what}`)
+  }, { host: true })
+}
+
+/** Imports and checks every endpoint, listener and migration of a code folder. */
+async function discoverCode (codeDir: string, fail: Fail, { host }: { host: boolean }): Promise<DiscoveredCode> {
+  const endpoints = await discover<Endpoint>(path.join(codeDir, ADDON_LAYOUT.endpoints), ENDPOINT, fail)
   const seen = new Set<string>()
-  for (const { file, instance } of endpoints) {
+  for (const { file, exportName, instance } of endpoints) {
+    checkEndpoint(instance, `${file}, class ${exportName}`, fail, host)
     const route = `${instance.method} ${instance.path}`
     if (seen.has(route)) fail(file, `two endpoints declare ${route}`)
     seen.add(route)
   }
-  const listeners = await discover<Listener>(path.join(source.codeDir, 'listeners'), LISTENER, fail)
+  const listeners = await discover<Listener>(path.join(codeDir, ADDON_LAYOUT.listeners), LISTENER, fail)
   for (const { file, exportName, instance } of listeners) {
     if (typeof instance.event?.name !== 'string') fail(`${file}, class ${exportName}`, 'event must be an event from defineEvent()')
   }
-  const migrations = await discoverMigrations(path.join(source.codeDir, 'migrations'), fail)
-  return { manifest, source, definition: definition as Addon, endpoints, listeners, migrations }
+  const migrations = await discoverMigrations(path.join(codeDir, ADDON_LAYOUT.migrations), fail)
+  return { endpoints, listeners, migrations }
+}
+
+function checkEndpoint (endpoint: Endpoint, where: string, fail: Fail, host: boolean): void {
+  if (!METHODS.has(endpoint.method)) fail(where, `method must be one of ${HTTP_METHODS.join(', ')}`)
+  if (!ACCESS.has(endpoint.access)) fail(where, `must extend ${ACCESS_CLASSES.join(', ')}`)
+  if (typeof endpoint.path !== 'string' || !endpoint.path.startsWith('/api/')) fail(where, 'path must start with /api/')
+  if (typeof endpoint.schema !== 'object' || endpoint.schema === null) fail(where, 'schema must be an object')
+  if (typeof endpoint.handle !== 'function') fail(where, 'handle must be a method')
+  if (endpoint.availableBeforeSetup === true && !host) fail(where, 'availableBeforeSetup is for the host\'s own endpoints')
+  if (endpoint.cache !== undefined) {
+    if (endpoint.access !== 'Api' || endpoint.method !== 'GET') fail(where, 'cache is for public GET endpoints (Api) only')
+    if (endpoint.schema.params !== undefined || endpoint.schema.querystring !== undefined || endpoint.path.includes(':')) {
+      fail(where, 'a cached answer must not depend on path or query parameters')
+    }
+    if (typeof endpoint.cache.invalidatedBy !== 'string' || endpoint.cache.invalidatedBy === '') fail(where, 'cache.invalidatedBy must name a cluster topic')
+  }
 }
 
 /** Imports every module of a folder and instantiates each exported class carrying `brand`. */
-async function discover<T> (dir: string, brand: symbol, fail: (where: string, what: string) => never): Promise<Array<Discovered<T>>> {
+async function discover<T> (dir: string, brand: symbol, fail: Fail): Promise<Array<Discovered<T>>> {
   const found: Array<Discovered<T>> = []
   for (const file of await modulesIn(dir)) {
     const mod = await importModule(file, fail)
@@ -153,49 +195,20 @@ async function discover<T> (dir: string, brand: symbol, fail: (where: string, wh
   return found
 }
 
-async function discoverMigrations (dir: string, fail: (where: string, what: string) => never): Promise<NamedMigration[]> {
+async function discoverMigrations (dir: string, fail: Fail): Promise<NamedMigration[]> {
   const migrations: NamedMigration[] = []
   for (const file of await modulesIn(dir)) {
     const mod = await importModule(file, fail)
     if (typeof mod.up !== 'function') fail(file, 'a migration must export an `up(db)` function')
-    migrations.push({ name: path.basename(file).replace(/\.(js|ts)$/, ''), up: mod.up as NamedMigration['up'] })
+    migrations.push({ name: moduleName(file), up: mod.up as NamedMigration['up'] })
   }
   return migrations
 }
 
-/** Compiled `.js` modules; `.ts` too when the host itself runs from source (tests). */
-async function modulesIn (dir: string): Promise<string[]> {
-  let files: string[]
-  try {
-    files = await fs.readdir(dir)
-  } catch {
-    return []
-  }
-  return files
-    .filter(f => (f.endsWith('.js') || (f.endsWith('.ts') && !f.endsWith('.d.ts'))))
-    .sort()
-    .map(f => path.join(dir, f))
-}
-
-async function importModule (file: string, fail: (where: string, what: string) => never): Promise<Record<string, unknown>> {
+async function importModule (file: string, fail: Fail): Promise<Record<string, unknown>> {
   try {
     return await import(pathToFileURL(file).href) as Record<string, unknown>
   } catch (error) {
     return fail(file, `cannot be imported: ${(error as Error).message.split('\n')[0]}`)
-  }
-}
-
-/** The manifest names `.js` files; when the host runs from source (tests) the module is `.ts`. */
-async function resolveSourceFile (file: string): Promise<string> {
-  const typescript = file.replace(/\.js$/, '.ts')
-  return !await exists(file) && await exists(typescript) ? typescript : file
-}
-
-async function exists (file: string): Promise<boolean> {
-  try {
-    await fs.access(file)
-    return true
-  } catch {
-    return false
   }
 }

@@ -1,7 +1,5 @@
 import type { Knex } from 'knex'
 
-export const name = '001-platform'
-
 export async function up (db: Knex): Promise<void> {
   await db.schema.createTable('settings', t => {
     t.text('key').primary()
