@@ -1,21 +1,30 @@
 import http from 'node:http'
+import path from 'node:path'
 import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import cookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { HostConfig } from './config.js'
-import { loadAddons, type AddonSource } from './addons/loader.js'
+import { loadAddons, loadHostCode, type AddonSource } from './addons/loader.js'
 import { openDatabase, type Database } from './database/connect.js'
-import { BODY_LIMIT, registerEndpoint } from './http/endpoint-route.js'
+import { BODY_LIMIT } from './http/endpoint-route.js'
 import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { validatorCompiler } from './http/validation.js'
+import { EVERY_ANSWER, JSON_TYPE } from './http/headers.js'
 import type { ThrottlePolicy } from './identity/login-throttle.js'
 import type { PasswordHasher } from './identity/passwords.js'
-import { Platform } from './platform.js'
-import { hostEndpointsPlugin } from './plugins/host-endpoints.js'
+import { activityPlugin } from './plugins/activity.js'
+import { addonsPlugin } from './plugins/addons.js'
+import { answerCachePlugin } from './plugins/answer-cache.js'
+import { clusterPlugin } from './plugins/cluster.js'
+import { databasePlugin } from './plugins/database.js'
+import { endpointsPlugin } from './plugins/endpoints.js'
+import { eventStreamsPlugin } from './plugins/event-streams.js'
+import { eventsPlugin } from './plugins/events.js'
 import { httpConventions } from './plugins/http-conventions.js'
-import { platformPlugin } from './plugins/platform.js'
+import { i18nPlugin } from './plugins/i18n.js'
+import { identityPlugin } from './plugins/identity.js'
 
 /** The repository's own addon: `addon.json` and `lang/` at the root, code in `src/shoutbox/` (or `dist/shoutbox/`). */
 export const BUILTIN_ADDONS: readonly AddonSource[] = [{
@@ -26,8 +35,11 @@ export const BUILTIN_ADDONS: readonly AddonSource[] = [{
   builtin: true
 }]
 
+/** The host's own code: `endpoints/`, `migrations/` and `lang/` laid out as an addon's. */
+export const HOST_DIR = fileURLToPath(new URL('./', import.meta.url))
+
 /** The panel and theme, as `npm run build` bundles them. */
-export const UI_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url))
+const UI_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url))
 
 export interface BuildOptions {
   readonly config: HostConfig
@@ -37,6 +49,8 @@ export interface BuildOptions {
   readonly hasher?: PasswordHasher
   readonly throttle?: ThrottlePolicy
   readonly builtinAddons?: readonly AddonSource[]
+  /** The folder of the host's own endpoints, migrations and strings (tests add endpoints to a copy). */
+  readonly hostDir?: string
   readonly uiDir?: string
   readonly serverTimeouts?: ServerTimeouts
 }
@@ -54,7 +68,7 @@ export interface ServerTimeouts {
   readonly checkEveryMs: number
 }
 
-export const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, headersMs: 15_000, keepAliveMs: 10_000, idleSocketMs: 60_000, checkEveryMs: 2000 }
+const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, headersMs: 15_000, keepAliveMs: 10_000, idleSocketMs: 60_000, checkEveryMs: 2000 }
 
 function createServer (timeouts: ServerTimeouts, listener: http.RequestListener): http.Server {
   const server = http.createServer({
@@ -77,22 +91,22 @@ function answerClientError (error: Error & { code?: string }, socket: Duplex): v
     ? [431, 'Request Header Fields Too Large', 'BAD_REQUEST']
     : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'REQUEST_TIMEOUT'] : [400, 'Bad Request', 'BAD_REQUEST']
   const body = JSON.stringify({ result: 'error', error: code })
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${body.length}\r\n` +
-    `x-content-type-options: nosniff\r\nconnection: close\r\n\r\n${body}`)
+  const head = { ...EVERY_ANSWER, 'content-type': JSON_TYPE, 'content-length': body.length, connection: 'close' }
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${Object.entries(head).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`)
 }
 
 /** Builds the host: every service, the host's endpoints and each enabled addon. Does not listen. */
 export async function buildApp (options: BuildOptions): Promise<FastifyInstance> {
   const { config } = options
-  // Phase one: every addon read, validated and imported before anything is registered.
-  const addons = await loadAddons(config.addonsDir, options.builtinAddons ?? BUILTIN_ADDONS)
+  const hostDir = options.hostDir ?? HOST_DIR
+  // Phase one: the host's code and every addon read, validated and imported before anything is registered.
+  const host = { ...await loadHostCode(hostDir), langDir: path.join(hostDir, 'lang') }
+  const found = await loadAddons(config.addonsDir, options.builtinAddons ?? BUILTIN_ADDONS)
 
-  // Fastify gets the server late (the platform needs the logger); requests reach this
-  // listener only after listen(), by when both are set.
-  let memory: Platform['answers'] | undefined
-  const app = Fastify({
+  // Requests reach this listener only after listen(), by when the answer cache exists.
+  const app: FastifyInstance = Fastify({
     serverFactory: handler => createServer(options.serverTimeouts ?? SERVER_TIMEOUTS, (request, response) => {
-      if (memory?.serve(request, response) !== true) handler(request, response)
+      if (!app.answerCache.serve(request, response)) handler(request, response)
     }),
     logger: options.logger ?? false,
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
@@ -108,37 +122,29 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   app.setValidatorCompiler(validatorCompiler)
 
   const database = options.database ?? await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir, poolSize: config.databasePoolSize })
-  const platform = new Platform({
-    database,
-    log: app.log,
-    addons,
-    hostLangDir: fileURLToPath(new URL('./lang/', import.meta.url)),
-    ...(options.hasher === undefined ? {} : { hasher: options.hasher }),
-    ...(options.throttle === undefined ? {} : { throttle: options.throttle })
-  })
   try {
-    await platform.init()
+    // Host-wide services, each a named plugin declaring what it needs.
+    await app.register(databasePlugin, { database })
+    await app.register(clusterPlugin)
+    await app.register(eventsPlugin)
+    await app.register(i18nPlugin)
+    await app.register(activityPlugin)
+    await app.register(identityPlugin, {
+      ...(options.hasher === undefined ? {} : { passwords: options.hasher }),
+      ...(options.throttle === undefined ? {} : { throttle: options.throttle })
+    })
+    await app.register(addonsPlugin, { found, host })
+    await app.register(answerCachePlugin, { logRequests: config.logRequests })
+    await app.register(eventStreamsPlugin)
+    await app.register(cookie)
+    await app.register(httpConventions, { allowedOrigins: config.allowedOrigins })
+    // Phase two: the host's endpoints, then each enabled addon in its own encapsulated context.
+    await app.register(endpointsPlugin)
+    await registerPages(app, options.uiDir ?? UI_DIR)
   } catch (error) {
+    if (app.hasDecorator('cluster')) await app.cluster.stop()
     await database.knex.destroy().catch(() => {})
     throw error
-  }
-  // With request logging on (--dev) every request goes through Fastify, so each is logged.
-  if (!config.logRequests) memory = platform.answers
-
-  await app.register(platformPlugin, { platform })
-  await app.register(cookie)
-  await app.register(httpConventions, { allowedOrigins: config.allowedOrigins })
-  await app.register(hostEndpointsPlugin)
-  await registerPages(app, platform, options.uiDir ?? UI_DIR)
-
-  // Phase two: each enabled addon in its own encapsulated context.
-  for (const runtime of platform.runtimes.values()) {
-    await app.register(async scope => {
-      // Called on the addon's scope itself (not registered as a child) so its hooks cover its routes.
-      await runtime.addon.definition.plugin?.(scope, {})
-      const owner = { ctx: runtime.ctx, isReady: () => runtime.state === 'started' }
-      for (const { instance } of runtime.addon.endpoints) registerEndpoint(scope, instance, owner, platform)
-    })
   }
   return app
 }

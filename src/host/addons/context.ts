@@ -1,14 +1,16 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Knex } from 'knex'
 import type { AddonContext, ConfigValue, PermissionDeclaration, SessionUser } from '../../sdk/index.js'
+import { holdsNode } from '../identity/permissions.js'
+import type { Identity } from '../plugins/identity.js'
 import type { ActivityLogStore } from '../services/activity-log.js'
 import type { AddonConfigStore } from '../services/addon-config.js'
 import type { Cluster } from '../services/cluster.js'
 import type { EventBus } from '../services/event-bus.js'
 import type { I18n } from '../services/i18n.js'
-import { holdsNode } from '../identity/permissions.js'
-import type { MemoryAnswers } from '../http/memory-answers.js'
+import type { AddonRegistry } from './registry.js'
 
+/** The host-wide services an owner's context is made from. */
 export interface ContextServices {
   readonly db: Knex
   readonly log: FastifyBaseLogger
@@ -17,18 +19,28 @@ export interface ContextServices {
   readonly cluster: Cluster
   readonly events: EventBus
   readonly i18n: I18n
-  readonly answers: MemoryAnswers
 }
 
 export interface Owner {
   readonly id: string
   readonly permissions: readonly PermissionDeclaration[]
   readonly configDefaults: Readonly<Record<string, ConfigValue>>
-  /** Paths of the owner's public GET endpoints: the only ones it may answer from memory. */
-  readonly publicGetPaths: readonly string[]
 }
 
-/** The SDK's view of the platform for one owner (an addon, or the host itself). */
+/**
+ * What the host's own endpoints receive as `call.ctx`: an addon's context (the host is
+ * addon zero) and the host's own services, which no addon reaches.
+ */
+export interface HostContext extends AddonContext {
+  readonly identity: Identity
+  readonly addons: AddonRegistry
+  /** The whole feed (an addon only writes its own entries). */
+  readonly activityFeed: ActivityLogStore
+  /** Every owner's strings (the permission catalogue shows addons' titles). */
+  readonly strings: I18n
+}
+
+/** The SDK's view of the platform for one owner. The only place a context is assembled. */
 export function createContext (owner: Owner, services: ContextServices): AddonContext {
   const nodes = new Map(owner.permissions.map(p => [p.key, p.node]))
   const { db, activity, config, cluster, events, i18n } = services
@@ -63,13 +75,10 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
         return holdsNode(user, node)
       }
     },
-    answers: {
-      remember (path, answer) {
-        if (!owner.publicGetPaths.includes(path)) throw new Error(`${owner.id} has no public GET endpoint ${path}`)
-        services.answers.remember(path, { body: answer.body, etag: answer.etag, headers: answer.headers ?? {} })
-      },
-      forget: path => services.answers.forget(path)
-    },
     log: services.log.child({ addon: owner.id })
   }
+}
+
+export function createHostContext (owner: Owner, services: ContextServices, identity: Identity, addons: AddonRegistry): HostContext {
+  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n }
 }

@@ -47,7 +47,7 @@ const args = [
   ...(values['addons-dir'] === undefined ? [] : ['--addons-dir', values['addons-dir']])
 ]
 const app = await buildApp({ config: { ...loadConfig(args, process.env), logLevel: 'warn' }, logger: { level: 'warn' } })
-const outcome = await finishSetup(app.platform, account).then(admin => ({ admin }), (error: unknown) => ({ error }))
+const outcome = await finishSetup(app.addons.hostContext, account).then(admin => ({ admin }), (error: unknown) => ({ error }))
 await app.close()
 if ('error' in outcome) {
   const { error } = outcome

@@ -3,9 +3,9 @@ import { entryHook } from '../http/entry-hook.js'
 import { installErrorHandling } from '../http/error-handler.js'
 import { installJsonBodyParser } from '../http/json-body.js'
 
-/** CONTRACT §3 for every route: the envelope, JSON bodies only, nosniff, the cross-site refusal. */
+/** For every route: the error envelope, JSON bodies only, the headers of every answer, the cross-site refusal. */
 export const httpConventions = fp<{ allowedOrigins: readonly string[] }>(async (app, { allowedOrigins }) => {
   installErrorHandling(app)
   installJsonBodyParser(app)
-  app.addHook('onRequest', entryHook(allowedOrigins, () => app.platform.stopping))
-}, { name: 'shoutbox-http', dependencies: ['shoutbox-platform'] })
+  app.addHook('onRequest', entryHook(allowedOrigins, () => app.addons.stopping))
+}, { name: 'shoutbox-http', dependencies: ['shoutbox-addons'] })

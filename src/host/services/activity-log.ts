@@ -5,7 +5,7 @@ import type { I18n } from './i18n.js'
 /** The owner name of the host's own entries and strings. */
 export const HOST = 'host'
 
-export const PAGE_SIZE = 20
+const PAGE_SIZE = 20
 
 export interface ActivityLogEntry {
   readonly id: number

@@ -118,7 +118,7 @@ export class Cluster {
     client.on('end', () => lost())
     try {
       await client.connect()
-      await client.query(`listen "${this.channel}"`)
+      await client.query(`listen ${client.escapeIdentifier(this.channel)}`)
     } catch (error) {
       client.end().catch(() => {})
       if (this.stopped) return

@@ -90,7 +90,7 @@ export function format (template: string, values: Record<string, unknown>): stri
   })
 }
 
-export function parseAcceptLanguage (header: string): string[] {
+function parseAcceptLanguage (header: string): string[] {
   return header.split(',')
     .map((part, index) => {
       const [tag = '', ...params] = part.trim().split(';')

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex'
 
-/** Platform-wide state kept in the database, so every host process agrees on it. */
-export class Settings {
+/** Whether setup is finished, kept in the database so every host process agrees on it. */
+export class SetupState {
   /** Setup is never undone: once seen finished, no need to ask the database again. */
   private setupDone = false
 

@@ -1,0 +1,17 @@
+import type { Knex } from 'knex'
+
+/** `addon_state`: which addons the operator turned off (an addon with no row is on). */
+export function addonStateRepository (db: Knex) {
+  return {
+    /** Enabled or not, by addon id; only addons the operator ever switched have an entry. */
+    async all (): Promise<Map<string, boolean>> {
+      const rows: Array<{ addon_id: string, enabled: boolean }> = await db('addon_state').select('addon_id', 'enabled')
+      return new Map(rows.map(row => [row.addon_id, row.enabled]))
+    },
+
+    async set (addonId: string, enabled: boolean, trx: Knex = db): Promise<void> {
+      await trx('addon_state').insert({ addon_id: addonId, enabled }).onConflict('addon_id').merge()
+    }
+  }
+}
+

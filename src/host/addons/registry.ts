@@ -1,0 +1,155 @@
+import path from 'node:path'
+import {
+  AddonStarted, AddonStopping, InstallationRequired, type AddonContext, type PermissionDeclaration
+} from '../../sdk/index.js'
+import { migrate } from '../database/migrate.js'
+import { HOST_PERMISSIONS } from '../identity/permissions.js'
+import type { Identity } from '../plugins/identity.js'
+import { addonStateRepository } from './addon-state-repository.js'
+import { createContext, createHostContext, type ContextServices, type HostContext, type Owner } from './context.js'
+import { ADDON_LAYOUT } from './layout.js'
+import { HOST_ID, type DiscoveredCode, type LoadedAddon } from './loader.js'
+
+type AddonState = 'waiting for setup' | 'started' | 'failed'
+
+/** An enabled addon in this process. */
+export class AddonRuntime {
+  state: AddonState = 'waiting for setup'
+
+  constructor (readonly addon: LoadedAddon, readonly ctx: AddonContext) {}
+
+  get id (): string {
+    return this.addon.manifest.id
+  }
+
+  get started (): boolean {
+    return this.state === 'started'
+  }
+}
+
+export interface RegistryOptions {
+  /** Every addon found, enabled or not. */
+  readonly found: readonly LoadedAddon[]
+  /** The host's own code: addon zero. */
+  readonly host: DiscoveredCode & { readonly langDir: string }
+  readonly services: ContextServices
+  readonly identity: Identity
+}
+
+const HOST_OWNER: Owner = { id: HOST_ID, permissions: HOST_PERMISSIONS, configDefaults: {} }
+
+/**
+ * The host and its addons in this process: which are enabled, their contexts, and their
+ * life: migrations, listeners, start and stop. "Started" is the one word for ready: the
+ * platform is started once setup is done and its addons were started here.
+ */
+export class AddonRegistry {
+  readonly found: readonly LoadedAddon[]
+  /** The host's own endpoints, listeners and migrations. */
+  readonly host: DiscoveredCode
+  /** The addons enabled when this process started: only these have routes. */
+  readonly runtimes = new Map<string, AddonRuntime>()
+  readonly hostContext: HostContext
+  readonly states
+  /** Set when the host begins to stop. */
+  stopping = false
+  private isStarted = false
+  private starting: Promise<void> | undefined
+
+  constructor (private readonly options: RegistryOptions) {
+    this.found = options.found
+    this.host = options.host
+    this.states = addonStateRepository(options.services.db)
+    this.hostContext = createHostContext(HOST_OWNER, options.services, options.identity, this)
+  }
+
+  /** Host tables and strings, the enabled set; the addons too when setup is already done. */
+  async init (): Promise<void> {
+    const { services, host } = this.options
+    await migrate(services.db, HOST_ID, host.migrations)
+    await services.i18n.addFolder(HOST_ID, host.langDir)
+    const enabled = await this.states.all()
+    for (const addon of this.found) {
+      await services.i18n.addFolder(addon.manifest.id, path.join(addon.source.dir, ADDON_LAYOUT.lang))
+      if (enabled.get(addon.manifest.id) === false) continue
+      this.runtimes.set(addon.manifest.id, new AddonRuntime(addon, createContext(ownerOf(addon), services)))
+    }
+    for (const { instance } of host.listeners) {
+      services.events.subscribe(instance.event.name, { owner: HOST_ID, ctx: this.hostContext, handle: (p, c) => instance.handle(p, c) })
+    }
+    if (await this.options.identity.setup.isSetupDone()) await this.start()
+  }
+
+  /** Setup is done and the addons were started in this process: nothing to check per request. */
+  get started (): boolean {
+    return this.isStarted
+  }
+
+  /** Throws InstallationRequired before setup; after it (done by any process), starts the addons here. */
+  async ensureStarted (): Promise<void> {
+    if (this.isStarted) return
+    if (!await this.options.identity.setup.isSetupDone()) throw new InstallationRequired()
+    await this.start()
+  }
+
+  /**
+   * Runs each enabled addon's migrations (once, across processes), subscribes its
+   * listeners and starts it. Called at start-up after setup, or right after setup finishes.
+   */
+  start (): Promise<void> {
+    this.starting ??= this.startAddons().finally(() => { this.starting = undefined })
+    return this.starting
+  }
+
+  private async startAddons (): Promise<void> {
+    if (this.isStarted) return
+    const { services } = this.options
+    const started: AddonRuntime[] = []
+    for (const runtime of this.runtimes.values()) {
+      if (runtime.started) continue
+      try {
+        await migrate(services.db, runtime.id, runtime.addon.migrations)
+        for (const { instance } of runtime.addon.listeners) {
+          services.events.subscribe(instance.event.name, { owner: runtime.id, ctx: runtime.ctx, handle: (p, c) => instance.handle(p, c) })
+        }
+        await runtime.addon.definition.start?.(runtime.ctx)
+        runtime.state = 'started'
+        started.push(runtime)
+      } catch (error) {
+        runtime.state = 'failed'
+        services.events.unsubscribeOwner(runtime.id)
+        services.log.error({ err: error, addon: runtime.id }, `addon "${runtime.id}" failed to start; its endpoints answer 503`)
+      }
+    }
+    this.isStarted = true
+    for (const runtime of started) services.events.emit(AddonStarted.name, { addonId: runtime.id })
+  }
+
+  /** Every permission node of the host and of the enabled addons. */
+  permissionCatalogue (): Array<PermissionDeclaration & { owner: string }> {
+    return [
+      ...HOST_PERMISSIONS.map(p => ({ ...p, owner: HOST_ID })),
+      ...[...this.runtimes.values()].flatMap(r => r.addon.manifest.permissions.map(p => ({ ...p, owner: r.id })))
+    ]
+  }
+
+  /** Before the server closes: listeners hear that the addons stop, then each addon stops. */
+  async stop (): Promise<void> {
+    this.stopping = true
+    const { services } = this.options
+    const running = [...this.runtimes.values()].filter(runtime => runtime.started)
+    for (const runtime of running) services.events.emit(AddonStopping.name, { addonId: runtime.id })
+    await services.events.drain()
+    for (const runtime of running) {
+      try {
+        await runtime.addon.definition.stop?.(runtime.ctx)
+      } catch (error) {
+        services.log.error({ err: error, addon: runtime.id }, 'addon failed to stop cleanly')
+      }
+    }
+  }
+}
+
+function ownerOf (addon: LoadedAddon): Owner {
+  return { id: addon.manifest.id, permissions: addon.manifest.permissions, configDefaults: addon.manifest.config }
+}

@@ -1,0 +1,47 @@
+import fp from 'fastify-plugin'
+import { AddonConfigStore } from '../services/addon-config.js'
+import { AddonRegistry } from '../addons/registry.js'
+import type { DiscoveredCode, LoadedAddon } from '../addons/loader.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The host and its addons in this process, and whether the platform has started. */
+    addons: AddonRegistry
+  }
+}
+
+export interface AddonsOptions {
+  readonly found: readonly LoadedAddon[]
+  readonly host: DiscoveredCode & { readonly langDir: string }
+}
+
+/**
+ * Assembles each owner's context from the host-wide services and runs the life cycle:
+ * addons stop before the server closes (their event streams end), and the services
+ * they used close after it, in order.
+ */
+export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
+  const services = {
+    db: app.db, log: app.log, activity: app.activity, config: new AddonConfigStore(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n
+  }
+  const registry = new AddonRegistry({ found, host, services, identity: app.identity })
+  app.decorate('addons', registry)
+  await registry.init()
+
+  // While stopping, a keep-alive connection is closed as soon as its last answer is sent
+  // (Node closes the idle ones only once, when the stop begins).
+  let sweep: NodeJS.Timeout | undefined
+  app.addHook('preClose', async () => {
+    sweep = setInterval(() => app.server.closeIdleConnections(), 100).unref()
+    await registry.stop()
+  })
+  app.addHook('onClose', async () => {
+    clearInterval(sweep)
+    await app.events.drain()
+    await app.cluster.stop()
+    await app.db.destroy()
+  })
+}, {
+  name: 'shoutbox-addons',
+  dependencies: ['shoutbox-database', 'shoutbox-cluster', 'shoutbox-events', 'shoutbox-i18n', 'shoutbox-activity', 'shoutbox-identity']
+})

@@ -1,0 +1,16 @@
+import fp from 'fastify-plugin'
+import { EventStreams } from '../http/event-streams.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The open Server-Sent Events answers of this process. */
+    eventStreams: EventStreams
+  }
+}
+
+export const eventStreamsPlugin = fp(async app => {
+  const streams = new EventStreams()
+  app.decorate('eventStreams', streams)
+  // Open streams would keep the server from closing.
+  app.addHook('preClose', async () => streams.endAll())
+}, { name: 'shoutbox-event-streams' })
