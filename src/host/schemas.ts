@@ -4,7 +4,6 @@ import { Type, type Static } from '@sinclair/typebox'
 export const UsernameSchema = Type.String({ minLength: 3, maxLength: 32, pattern: '^[A-Za-z0-9_-]+$' })
 export const EmailSchema = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+$' })
 export const PasswordSchema = Type.String({ minLength: 8, maxLength: 128 })
-export const IdParamsSchema = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) })
 export const PermissionNodeSchema = Type.String({ minLength: 1, maxLength: 200 })
 
 export const NewAccountSchema = Type.Object({

@@ -1,9 +1,9 @@
 import {
   Api, InvalidCredentials, LoggedInApi, Successful, Type, type PublicCall, type SignedInCall
 } from '../../sdk/index.js'
+import type { HostContext } from '../addons/context.js'
 import { SESSION_COOKIE } from '../identity/sessions.js'
-import { readCookie, signIn } from '../identity/sign-in.js'
-import type { Platform } from '../platform.js'
+import { signIn } from '../identity/sign-in.js'
 
 const LoginSchema = {
   body: Type.Object({
@@ -13,42 +13,34 @@ const LoginSchema = {
   })
 }
 
-export class Login extends Api<typeof LoginSchema> {
+export class Login extends Api<typeof LoginSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/auth/login'
   readonly schema = LoginSchema
 
-  constructor (private readonly platform: Platform) {
-    super()
-  }
-
-  async handle (call: PublicCall<typeof LoginSchema>): Promise<Successful> {
+  async handle (call: PublicCall<typeof LoginSchema, HostContext>): Promise<Successful> {
     const { username: login, password } = call.body
-    const { throttle, users, hasher } = this.platform
-    await throttle.assertAllowed(call.ip, login)
+    const { signInThrottle, users, passwords } = call.ctx.identity
+    await signInThrottle.assertAllowed(call.ip, login)
     const user = await users.findByLogin(login)
-    const valid = user === undefined ? await hasher.verifyNobody(password) : await hasher.verify(password, user.passwordHash)
+    const valid = user === undefined ? await passwords.verifyNobody(password) : await passwords.verify(password, user.passwordHash)
     if (user === undefined || !valid) {
-      await throttle.recordFailure(call.ip, login)
+      await signInThrottle.recordFailure(call.ip, login)
       throw new InvalidCredentials()
     }
-    await throttle.recordSuccess(login)
-    return new Successful({ user: await signIn(this.platform, call, user) })
+    await signInThrottle.recordSuccess(login)
+    return new Successful({ user: await signIn(call, user) })
   }
 }
 
-export class Logout extends LoggedInApi {
+export class Logout extends LoggedInApi<object, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/auth/logout'
   readonly schema = {}
 
-  constructor (private readonly platform: Platform) {
-    super()
-  }
-
-  async handle (call: SignedInCall): Promise<Successful> {
-    const token = readCookie(call.headers.cookie, SESSION_COOKIE)
-    if (token !== undefined) await this.platform.sessions.destroy(token)
+  async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
+    const token = call.cookies[SESSION_COOKIE]
+    if (token !== undefined) await call.ctx.identity.sessions.destroy(token)
     call.reply.clearCookie(SESSION_COOKIE)
     return new Successful()
   }

@@ -1,21 +1,15 @@
-import { Api, ServiceUnavailable, Successful } from '../../sdk/index.js'
-import type { AvailableBeforeSetup } from '../http/endpoint-route.js'
-import type { Platform } from '../platform.js'
+import { Api, ServiceUnavailable, Successful, type PublicCall } from '../../sdk/index.js'
 
 /** For load balancers and monitors: is this process able to reach its database? */
-export class Health extends Api implements AvailableBeforeSetup {
+export class Health extends Api {
   readonly method = 'GET'
   readonly path = '/api/health'
   readonly schema = {}
-  readonly availableBeforeSetup = true
+  override readonly availableBeforeSetup = true
 
-  constructor (private readonly platform: Platform) {
-    super()
-  }
-
-  async handle (): Promise<Successful> {
+  async handle ({ ctx }: PublicCall): Promise<Successful> {
     try {
-      await this.platform.db.raw('select 1')
+      await ctx.db.raw('select 1')
     } catch {
       throw new ServiceUnavailable({ database: 'down' })
     }

@@ -1,5 +1,5 @@
 import { PanelApi, Successful, Type, type SignedInCall } from '../../sdk/index.js'
-import type { Platform } from '../platform.js'
+import type { HostContext } from '../addons/context.js'
 
 const ActivitySchema = {
   querystring: Type.Object({
@@ -9,16 +9,12 @@ const ActivitySchema = {
 }
 
 /** The panel's activity feed: newest first, 20 a page, each entry as a sentence in the reader's language. */
-export class ActivityFeed extends PanelApi<typeof ActivitySchema> {
+export class ActivityFeed extends PanelApi<typeof ActivitySchema, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/logs/activity'
   readonly schema = ActivitySchema
 
-  constructor (private readonly platform: Platform) {
-    super()
-  }
-
-  async handle (call: SignedInCall<typeof ActivitySchema>): Promise<Successful> {
-    return new Successful(await this.platform.activity.page(call.query.page, call.locale))
+  async handle (call: SignedInCall<typeof ActivitySchema, HostContext>): Promise<Successful> {
+    return new Successful(await call.ctx.activityFeed.page(call.query.page, call.locale))
   }
 }

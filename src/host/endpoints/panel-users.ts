@@ -1,19 +1,15 @@
 import { PanelApi, Successful, Type, type SignedInCall } from '../../sdk/index.js'
-import type { Platform } from '../platform.js'
+import type { HostContext } from '../addons/context.js'
 import { EmailSchema, PasswordSchema, UsernameSchema } from '../schemas.js'
 
-export class ListUsers extends PanelApi {
+export class ListUsers extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/users'
   readonly schema = {}
 
-  constructor (private readonly platform: Platform) {
-    super()
-  }
-
-  async handle (call: SignedInCall): Promise<Successful> {
+  async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_USERS')
-    return new Successful({ users: await this.platform.users.list() })
+    return new Successful({ users: await call.ctx.identity.users.list() })
   }
 }
 
@@ -26,22 +22,19 @@ const CreateUserSchema = {
   })
 }
 
-export class CreateUser extends PanelApi<typeof CreateUserSchema> {
+export class CreateUser extends PanelApi<typeof CreateUserSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/panel/users'
   readonly schema = CreateUserSchema
 
-  constructor (private readonly platform: Platform) {
-    super()
-  }
-
-  async handle (call: SignedInCall<typeof CreateUserSchema>): Promise<Successful> {
+  async handle (call: SignedInCall<typeof CreateUserSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_USERS')
+    const { ctx } = call
     const { password, ...account } = call.body
-    const passwordHash = await this.platform.hasher.hash(password)
-    const user = await this.platform.db.transaction(async trx => {
-      const created = await this.platform.users.create({ ...account, passwordHash }, trx)
-      await this.platform.activity.write('host', { type: 'CREATED_USER', user: call.user, details: { user: created.username } }, trx)
+    const passwordHash = await ctx.identity.passwords.hash(password)
+    const user = await ctx.transaction(async trx => {
+      const created = await ctx.identity.users.create({ ...account, passwordHash }, trx)
+      await ctx.activityLog.write({ type: 'CREATED_USER', user: call.user, details: { user: created.username } }, trx)
       return created
     })
     return new Successful({ user })

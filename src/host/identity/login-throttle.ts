@@ -10,7 +10,7 @@ export interface ThrottlePolicy {
   readonly lockMs: number
 }
 
-export const DEFAULT_THROTTLE: ThrottlePolicy = { perUsername: 5, perAddress: 20, windowMs: 15 * 60_000, lockMs: 15 * 60_000 }
+const DEFAULT_THROTTLE: ThrottlePolicy = { perUsername: 5, perAddress: 20, windowMs: 15 * 60_000, lockMs: 15 * 60_000 }
 
 /**
  * Counts failed sign-ins in the database (shared by every host process). Past the limit

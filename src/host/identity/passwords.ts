@@ -1,7 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 
 /**
- * scrypt at OWASP's recommended minimum (N=2^17, r=8, p=1: 128 MiB, ~0.3 s here).
+ * scrypt at OWASP's recommended minimum (N=2^17, r=8, p=1: 128 MiB of memory per hash).
  * It runs on libuv's thread pool, so the event loop keeps serving while a hash runs.
  * The parameters are stored in each hash, so they can be raised later without
  * invalidating old passwords.

@@ -1,7 +1,7 @@
 import type { PermissionDeclaration, SessionUser } from '../../sdk/index.js'
 
 /** Held by the built-in admin role: passes every permission check. */
-export const ALL = '*'
+const ALL = '*'
 
 /** The host's own permissions. */
 export const HOST_PERMISSIONS: readonly PermissionDeclaration[] = [

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex'
-import { NotFound } from '../../sdk/index.js'
+import { BadRequest, NotFound } from '../../sdk/index.js'
 import { RoleIsBuiltIn, RoleNameTaken } from '../errors.js'
-import { PG_UNIQUE_VIOLATION, isPgError } from '../database/errors.js'
+import { PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION, isPgError } from '../database/errors.js'
 
 export interface Role {
   readonly id: number
@@ -20,6 +20,7 @@ export const ADMIN_ROLE_ID = 1
 export function rolesRepository (db: Knex) {
   const translate = (error: unknown): never => {
     if (isPgError(error, PG_UNIQUE_VIOLATION)) throw new RoleNameTaken()
+    if (isPgError(error, PG_NUMERIC_OUT_OF_RANGE)) throw new BadRequest({ bodyValidationError: 'params/id is out of range' })
     throw error
   }
   return {
@@ -40,7 +41,7 @@ export function rolesRepository (db: Knex) {
     },
 
     async update (id: number, role: RoleInput, trx: Knex = db): Promise<Role> {
-      const current = await trx('roles').where({ id }).first<Role | undefined>('builtin')
+      const current = await trx('roles').where({ id }).first<Role | undefined>('builtin').catch(translate)
       if (current === undefined) throw new NotFound()
       if (current.builtin) throw new RoleIsBuiltIn()
       const [row] = await trx('roles')

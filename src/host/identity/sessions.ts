@@ -23,8 +23,10 @@ export class Sessions {
   private lastPurge = 0
   private readonly known = new Map<string, { user: SessionUser, expiresAt: number }>()
   private generation = 0
+  private readonly table: SessionsRepository
 
-  constructor (private readonly db: Knex, private readonly cluster: Cluster, private readonly now: () => number = Date.now) {
+  constructor (db: Knex, private readonly cluster: Cluster, private readonly now: () => number = Date.now) {
+    this.table = sessionsRepository(db)
     cluster.subscribe(SIGNED_OUT, hash => { this.known.delete(hash) })
     cluster.subscribe(IDENTITY_CHANGED, () => this.forgetAll())
     cluster.onResync(() => this.forgetAll())
@@ -44,7 +46,7 @@ export class Sessions {
     const token = randomBytes(32).toString('base64url')
     const createdAt = this.now()
     const expiresAt = createdAt + SESSION_LIFETIME_MS
-    await this.db('sessions').insert({ token_hash: hashToken(token), user_id: userId, created_at: createdAt, expires_at: expiresAt })
+    await this.table.insert({ token_hash: hashToken(token), user_id: userId, created_at: createdAt, expires_at: expiresAt })
     await this.purgeExpired()
     return { token, expiresAt }
   }
@@ -60,12 +62,7 @@ export class Sessions {
       return null
     }
     const generation = this.generation
-    const row = await this.db('sessions')
-      .join('users', 'users.id', 'sessions.user_id')
-      .join('roles', 'roles.id', 'users.role_id')
-      .where('sessions.token_hash', hash)
-      .first<{ id: number, username: string, role_id: number, role_name: string, permissions: string[], expires_at: number } | undefined>(
-        'users.id', 'users.username', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions', 'sessions.expires_at')
+    const row = await this.table.findWithUser(hash)
     if (row === undefined) return null
     if (row.expires_at <= this.now()) {
       await this.destroy(token)
@@ -81,7 +78,7 @@ export class Sessions {
 
   async destroy (token: string): Promise<void> {
     const hash = hashToken(token)
-    await this.db('sessions').where({ token_hash: hash }).delete()
+    await this.table.delete(hash)
     await this.cluster.notify(SIGNED_OUT, hash)
   }
 
@@ -90,10 +87,38 @@ export class Sessions {
     const now = this.now()
     if (now - this.lastPurge < 60_000) return
     this.lastPurge = now
-    await this.db('sessions').where('expires_at', '<=', now).delete()
+    await this.table.deleteExpired(now)
   }
 }
 
 export function hashToken (token: string): string {
   return createHash('sha256').update(token).digest('hex')
 }
+
+/** `sessions`: a session row is read together with its user and role, in one query, on every resolve. */
+function sessionsRepository (db: Knex) {
+  return {
+    async insert (row: { token_hash: string, user_id: number, created_at: number, expires_at: number }): Promise<void> {
+      await db('sessions').insert(row)
+    },
+
+    async findWithUser (tokenHash: string) {
+      return db('sessions')
+        .join('users', 'users.id', 'sessions.user_id')
+        .join('roles', 'roles.id', 'users.role_id')
+        .where('sessions.token_hash', tokenHash)
+        .first<{ id: number, username: string, role_id: number, role_name: string, permissions: string[], expires_at: number } | undefined>(
+          'users.id', 'users.username', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions', 'sessions.expires_at')
+    },
+
+    async delete (tokenHash: string): Promise<void> {
+      await db('sessions').where({ token_hash: tokenHash }).delete()
+    },
+
+    async deleteExpired (now: number): Promise<void> {
+      await db('sessions').where('expires_at', '<=', now).delete()
+    }
+  }
+}
+
+type SessionsRepository = ReturnType<typeof sessionsRepository>
