@@ -1,58 +1,53 @@
 import type {} from '@fastify/cookie'
-import type {} from '../plugins/platform.js'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import {
   NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable,
-  type AddonContext, type Answer, type CookieOptions, type Endpoint
+  type AddonContext, type Answer, type Call, type CookieOptions, type Endpoint, type SessionUser
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
-import { matchesEtag } from './memory-answers.js'
 import { SESSION_COOKIE } from '../identity/sessions.js'
-import type { Platform } from '../platform.js'
+import { answerFor, type CachedAnswer } from './answer-cache.js'
 
 export const BODY_LIMIT = 64 * 1024
 
 /** Whose endpoint it is: the host, or an addon that may not have started. */
 export interface EndpointOwner {
   readonly ctx: AddonContext
-  isReady (): boolean
-}
-
-/** Host endpoints (setup status, health) that answer before setup too. */
-export interface AvailableBeforeSetup {
-  readonly availableBeforeSetup?: boolean
+  isStarted (): boolean
 }
 
 /**
- * Registers one endpoint class as a Fastify route: the access check of its class runs
- * on request (before the body is read), then schema validation, then `handle`.
+ * Registers one endpoint class as a Fastify route, the host's and an addon's alike: the
+ * access check of its class runs on request (before the body is read), then schema
+ * validation, then `handle`. An endpoint declaring a CachePolicy is answered from the
+ * answer cache, which `handle` fills.
  */
-export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint & AvailableBeforeSetup, owner: EndpointOwner, platform: Platform): void {
+export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, owner: EndpointOwner): void {
   const schema: FastifySchema = {}
   if (endpoint.schema.body !== undefined) schema.body = endpoint.schema.body
   if (endpoint.schema.params !== undefined) schema.params = endpoint.schema.params
   if (endpoint.schema.querystring !== undefined) schema.querystring = endpoint.schema.querystring
+  const cached = endpoint.cache === undefined ? undefined : scope.answerCache.declare(endpoint.path, `${owner.ctx.addonId}:${endpoint.cache.invalidatedBy}`)
 
   scope.route({
     method: endpoint.method,
     url: endpoint.path,
     schema,
     bodyLimit: Math.min(endpoint.bodyLimit ?? BODY_LIMIT, BODY_LIMIT),
-    onRequest: accessCheck(endpoint, owner, platform),
-    handler: async (request, reply) => {
-      const answer = await endpoint.handle(makeCall(request, reply, owner.ctx, platform))
-      return send(request, reply, answer)
-    }
+    onRequest: accessCheck(scope, endpoint, owner),
+    handler: cached === undefined
+      ? async (request, reply) => send(reply, await endpoint.handle(makeCall(scope, request, reply, owner.ctx)))
+      : async (request, reply) => sendCached(request, reply, cached, () => endpoint.handle(makeCall(scope, request, reply, owner.ctx)))
   })
 }
 
-function accessCheck (endpoint: Endpoint & AvailableBeforeSetup, owner: EndpointOwner, platform: Platform) {
-  const check = slowAccessCheck(endpoint, owner, platform)
-  // Callback style, with a synchronous fast path: a public endpoint of a running platform
+function accessCheck (app: FastifyInstance, endpoint: Endpoint, owner: EndpointOwner) {
+  const check = slowAccessCheck(app, endpoint, owner)
+  // Callback style, with a synchronous fast path: a public endpoint of a started platform
   // (every list request) costs no promise here.
   return function checkAccess (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
-    if (endpoint.access === 'Api' && platform.ready && owner.isReady()) {
+    if (endpoint.access === 'Api' && app.addons.started && owner.isStarted()) {
       done()
       return
     }
@@ -60,36 +55,38 @@ function accessCheck (endpoint: Endpoint & AvailableBeforeSetup, owner: Endpoint
   }
 }
 
-function slowAccessCheck (endpoint: Endpoint & AvailableBeforeSetup, owner: EndpointOwner, platform: Platform) {
+function slowAccessCheck (app: FastifyInstance, endpoint: Endpoint, owner: EndpointOwner) {
+  const { addons, identity } = app
   return async function checkAccess (request: FastifyRequest): Promise<void> {
     if (endpoint.access === 'SetupApi') {
-      if (await platform.settings.isSetupDone()) throw new PlatformAlreadyInstalled()
+      if (await identity.setup.isSetupDone()) throw new PlatformAlreadyInstalled()
       return
     }
-    if (endpoint.availableBeforeSetup !== true) await platform.ensureReady()
-    if (!owner.isReady()) throw new ServiceUnavailable()
+    if (endpoint.availableBeforeSetup !== true) await addons.ensureStarted()
+    if (!owner.isStarted()) throw new ServiceUnavailable()
     if (endpoint.access === 'Api') return
     const token = request.cookies[SESSION_COOKIE]
-    const user = token === undefined ? null : await platform.sessions.resolve(token)
+    const user = token === undefined ? null : await identity.sessions.resolve(token)
     if (user === null) throw new NotLoggedIn()
     if (endpoint.access === 'PanelApi' && !holdsNode(user, 'panel.access')) throw new NoPermission()
     request.sessionUser = user
   }
 }
 
-function makeCall (request: FastifyRequest, reply: FastifyReply, ctx: AddonContext, platform: Platform) {
+function makeCall (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, ctx: AddonContext): Call<Endpoint['schema'], SessionUser | null> {
   const user = request.sessionUser
-  const query = (request.query ?? {}) as Record<string, unknown>
+  const query = (request.query ?? {}) as Record<string, string>
   return {
-    body: request.body,
-    params: request.params,
+    body: request.body as undefined,
+    params: request.params as Record<string, string>,
     query,
     headers: request.headers,
+    cookies: request.cookies,
     user,
     ip: request.ip,
     ctx,
     get locale () {
-      return platform.i18n.resolveLocale(query.locale, request.headers['accept-language'])
+      return app.i18n.resolveLocale(query.locale, request.headers['accept-language'])
     },
     protocol: request.protocol,
     reply: {
@@ -112,24 +109,26 @@ function makeCall (request: FastifyRequest, reply: FastifyReply, ctx: AddonConte
     requirePermission (key: string) {
       if (user === null || !ctx.permissions.has(user, key)) throw new NoPermission()
     },
-    hijack () {
+    openEventStream () {
       reply.hijack()
-      return reply.raw
+      return app.eventStreams.start(reply.raw)
     }
-  } as Parameters<Endpoint['handle']>[0]
-}
-
-function send (request: FastifyRequest, reply: FastifyReply, answer: Answer): unknown {
-  if (reply.sent) return reply
-  if (answer === undefined) return { result: 'ok' }
-  if (!(answer as unknown as Record<symbol, unknown>)[SUCCESSFUL]) throw new Error('an endpoint must return Successful')
-  if ('json' in answer) {
-    if (answer.etag !== undefined) {
-      void reply.header('etag', answer.etag)
-      if (matchesEtag(request.headers['if-none-match'], answer.etag)) return reply.code(304).send()
-    }
-    return reply.type('application/json; charset=utf-8').send(answer.json)
   }
-  return { result: 'ok', ...answer.fields }
 }
 
+function fieldsOf (answer: Answer): object {
+  if (answer === undefined) return {}
+  if ((answer as unknown as Record<symbol, unknown>)[SUCCESSFUL] !== true) throw new Error('an endpoint must return Successful')
+  return answer.fields
+}
+
+function send (reply: FastifyReply, answer: Answer): unknown {
+  if (reply.sent) return reply
+  return { result: 'ok', ...fieldsOf(answer) }
+}
+
+async function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedAnswer, handle: () => Promise<Answer>): Promise<FastifyReply> {
+  const kept = await cached.get(async () => fieldsOf(await handle()))
+  const { status, head, body } = answerFor(kept, request.headers['if-none-match'])
+  return reply.code(status).headers(head).send(body)
+}

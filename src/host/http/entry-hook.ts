@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidOrigin } from '../../sdk/index.js'
+import { EVERY_ANSWER } from './headers.js'
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
@@ -9,7 +10,7 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
  * `Sec-Fetch-Site`. Clients that send neither (curl, scripts) are not browsers, so a
  * forged cross-site request cannot come from them.
  */
-export function isCrossSite (request: FastifyRequest, allowed: ReadonlySet<string>): boolean {
+function isCrossSite (request: FastifyRequest, allowed: ReadonlySet<string>): boolean {
   if (!STATE_CHANGING.has(request.method)) return false
   const origin = request.headers.origin
   if (origin !== undefined) return !allowed.has(origin) && !sameOrigin(origin, request)
@@ -18,13 +19,13 @@ export function isCrossSite (request: FastifyRequest, allowed: ReadonlySet<strin
 
 /**
  * The first hook of every request (callback style: it runs on every request, so it
- * allocates no promise): `nosniff` on every answer, the cross-site refusal, and while
+ * allocates no promise): the headers of every answer, the cross-site refusal, and while
  * the host stops, `Connection: close`, so keep-alive clients go elsewhere once served.
  */
 export function entryHook (allowedOrigins: readonly string[], isStopping: () => boolean) {
   const allowed = new Set(allowedOrigins)
   return function onEntry (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    void reply.header('x-content-type-options', 'nosniff')
+    void reply.headers(EVERY_ANSWER)
     if (isStopping()) void reply.header('connection', 'close')
     done(isCrossSite(request, allowed) ? new InvalidOrigin() : undefined)
   }

@@ -17,8 +17,8 @@ const badBody = (what: string): ErrorAnswer => answer(400, 'BAD_REQUEST', { body
 /** Errors a lost or refused database connection shows up as. */
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004'])
 
-/** The single translation from anything thrown to the envelope of CONTRACT §3. */
-export function toErrorAnswer (error: unknown): ErrorAnswer {
+/** The single translation from anything thrown to the error envelope (docs/api.md, "Errors"). */
+function toErrorAnswer (error: unknown): ErrorAnswer {
   if (isPlatformError(error)) {
     return { ...answer(error.status, error.code, error.extras), headers: error.headers }
   }

@@ -2,13 +2,12 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import type { Platform } from '../platform.js'
 
 /**
  * Pages may run only their own scripts and styles (no inline script, so injected markup
  * cannot run), talk only to this site, and never be framed by another site.
  */
-export const CONTENT_SECURITY_POLICY = [
+const CONTENT_SECURITY_POLICY = [
   "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
   "font-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
@@ -30,7 +29,7 @@ async function isDirectory (dir: string): Promise<boolean> {
  * The panel at /panel/, the theme's home page at /, and each running addon's browser
  * files at /addons/<id>/ui/. Files only: no directory listings, no path outside the root.
  */
-export async function registerPages (app: FastifyInstance, platform: Platform, uiDir: string): Promise<void> {
+export async function registerPages (app: FastifyInstance, uiDir: string): Promise<void> {
   const panelDir = path.join(uiDir, 'panel')
   const themeDir = path.join(uiDir, 'theme')
   if (!await isDirectory(panelDir)) {
@@ -45,7 +44,7 @@ export async function registerPages (app: FastifyInstance, platform: Platform, u
       return reply.type('text/html; charset=utf-8').send(home)
     })
   }
-  for (const runtime of platform.runtimes.values()) {
+  for (const runtime of app.addons.runtimes.values()) {
     const dir = runtime.addon.source.uiDir
     if (!await isDirectory(dir)) continue
     await app.register(fastifyStatic, {

@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto'
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import type { FastifyBaseLogger } from 'fastify'
+import type { Cluster } from '../services/cluster.js'
+import { EVERY_ANSWER, JSON_TYPE } from './headers.js'
+
+/** A kept answer: its bytes, encoded once, and its heads for 200 and 304. */
+export interface KeptAnswer {
+  readonly body: Buffer
+  readonly etag: string
+  readonly head: OutgoingHttpHeaders
+  readonly notModifiedHead: OutgoingHttpHeaders
+}
+
+function keep (fields: object): KeptAnswer {
+  const body = Buffer.from(JSON.stringify({ result: 'ok', ...fields }))
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+  // Clients may keep it too, but must ask again (If-None-Match) before using it.
+  const common = { ...EVERY_ANSWER, 'cache-control': 'no-cache', etag }
+  return { body, etag, head: { ...common, 'content-type': JSON_TYPE, 'content-length': body.length }, notModifiedHead: common }
+}
+
+/** `If-None-Match` may list several tags, weak or strong, or `*`. */
+function matchesEtag (header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false
+  return header.split(',').some(tag => {
+    const trimmed = tag.trim()
+    return trimmed === '*' || trimmed === etag || trimmed === `W/${etag}`
+  })
+}
+
+/**
+ * One cacheable endpoint's answer (CachePolicy in the SDK). It is kept until a notice on
+ * its topic, from any process, or a gap in the notices (the link was down) says it may be
+ * stale. While the link is down nothing is kept: every request is answered afresh.
+ */
+export class CachedAnswer {
+  private kept: KeptAnswer | undefined
+  private making: Promise<KeptAnswer> | undefined
+  private generation = 0
+
+  constructor (private readonly cluster: Cluster, topic: string) {
+    cluster.subscribe(topic, () => this.drop())
+    cluster.onResync(() => this.drop())
+  }
+
+  get current (): KeptAnswer | undefined {
+    return this.kept
+  }
+
+  /** The kept answer, or one made now by `make` (concurrent misses share one). */
+  get (make: () => Promise<object>): Promise<KeptAnswer> {
+    if (this.kept !== undefined) return Promise.resolve(this.kept)
+    this.making ??= this.make(make)
+    return this.making
+  }
+
+  private async make (make: () => Promise<object>): Promise<KeptAnswer> {
+    const generation = this.generation
+    const linked = this.cluster.isLinked
+    try {
+      const answer = keep(await make())
+      // A change announced while it was being made may not be in it: keep it only if none was.
+      if (linked && this.cluster.isLinked && generation === this.generation) this.kept = answer
+      return answer
+    } finally {
+      if (generation === this.generation) this.making = undefined
+    }
+  }
+
+  private drop (): void {
+    this.generation++
+    this.kept = undefined
+    this.making = undefined
+  }
+}
+
+/**
+ * The cacheable answers of this process, by path, and the fast path: the HTTP server asks
+ * here first, before Fastify runs, so a kept answer costs what a bare node:http server
+ * costs. A miss, or anything else, goes to Fastify, whose route makes the answer.
+ */
+export class AnswerCache {
+  private readonly byPath = new Map<string, CachedAnswer>()
+
+  /**
+   * @param isOpen whether the platform serves now (started, not stopping)
+   * @param requestLog when requests are logged, the fast path logs its answers too
+   */
+  constructor (private readonly cluster: Cluster, private readonly isOpen: () => boolean, private readonly requestLog: FastifyBaseLogger | undefined) {}
+
+  declare (path: string, topic: string): CachedAnswer {
+    const cached = new CachedAnswer(this.cluster, topic)
+    this.byPath.set(path, cached)
+    return cached
+  }
+
+  /** True when it answered. */
+  serve (request: IncomingMessage, response: ServerResponse): boolean {
+    if (request.method !== 'GET' || this.byPath.size === 0) return false
+    const url = request.url ?? ''
+    const query = url.indexOf('?')
+    const kept = this.byPath.get(query === -1 ? url : url.slice(0, query))?.current
+    if (kept === undefined || !this.isOpen()) return false
+    const started = this.requestLog === undefined ? 0 : performance.now()
+    const { status, head, body } = answerFor(kept, request.headers['if-none-match'])
+    response.writeHead(status, head)
+    response.end(body)
+    this.requestLog?.info({ req: { method: 'GET', url, remoteAddress: request.socket.remoteAddress }, res: { statusCode: response.statusCode }, responseTime: performance.now() - started },
+      'request completed (kept answer)')
+    return true
+  }
+}
+
+/** How a kept answer goes out: 304 with no body when the client holds it already. */
+export function answerFor (kept: KeptAnswer, ifNoneMatch: string | undefined): { status: 200 | 304, head: OutgoingHttpHeaders, body: Buffer | undefined } {
+  return matchesEtag(ifNoneMatch, kept.etag)
+    ? { status: 304, head: kept.notModifiedHead, body: undefined }
+    : { status: 200, head: kept.head, body: kept.body }
+}
