@@ -1,6 +1,6 @@
 import type { Actor, AddonContext } from '../sdk/index.js'
+import { announceChange } from './change-notices.js'
 import { ShoutCreated } from './events.js'
-import { ShoutboxLive } from './live.js'
 import { perContext } from './per-context.js'
 import type { Shout } from './schemas.js'
 import { shoutsRepository } from './shouts-repository.js'
@@ -69,7 +69,7 @@ export class Publisher {
         await ctx.activityLog.write(recorded.map(({ shout }, index) => ({
           type: 'CREATED_SHOUT', user: batch[index]!.user, details: { message: shout.message }
         })), trx)
-        await ShoutboxLive.of(ctx).announce(trx, 'shout-created', recorded.map(({ eventId }) => eventId))
+        await announceChange(ctx, trx, { kind: 'shout-created', eventIds: recorded.map(({ eventId }) => eventId) })
         for (const { shout } of recorded) ctx.events.emit(ShoutCreated, shout, trx)
         committing = true
         return recorded

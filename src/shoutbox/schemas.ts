@@ -13,13 +13,8 @@ export const PublishShoutSchema = {
   body: Type.Object({ message: Type.String() })
 }
 
-export const ShoutIdSchema = {
-  // Digits only: "1e3", " 7" and "1.0" are not ids. 15 digits stay below 2^53.
-  params: Type.Object({ id: Type.String({ pattern: '^[0-9]{1,15}$' }) })
-}
-
-export const MaxShoutsSchema = Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()])
-export const MaxMessageLengthSchema = Type.Integer({ minimum: 1, maximum: 10_000 })
+const MaxShoutsSchema = Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()])
+const MaxMessageLengthSchema = Type.Integer({ minimum: 1, maximum: 10_000 })
 
 export const SettingsSchema = Type.Object({
   maxShouts: MaxShoutsSchema,

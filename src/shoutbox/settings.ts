@@ -1,8 +1,43 @@
 import type { AddonContext } from '../sdk/index.js'
+import { onChange } from './change-notices.js'
+import { perContext } from './per-context.js'
 import type { Settings } from './schemas.js'
 
-/** The addon's settings as they are now in the database (every host process reads the same). */
-export async function readSettings (ctx: AddonContext): Promise<Settings> {
-  const values = await ctx.config.all()
-  return { maxShouts: values.maxShouts as number | null, maxMessageLength: values.maxMessageLength as number }
+/**
+ * The one way to read the addon's settings: from memory while they are known to be
+ * current, else from the database (where every host process reads the same). A settings
+ * change announced from any process, or a gap in the notices, forgets them.
+ */
+export class ShoutboxSettings {
+  static readonly of = perContext(ctx => new ShoutboxSettings(ctx))
+
+  private known: Settings | undefined
+  private generation = 0
+
+  private constructor (private readonly ctx: AddonContext) {
+    onChange(ctx, notice => {
+      if (notice === undefined || notice.kind === 'settings') this.forget()
+    })
+  }
+
+  /** The settings now, for a request. */
+  async current (): Promise<Settings> {
+    if (this.known !== undefined) return this.known
+    const generation = this.generation
+    const linked = this.ctx.cluster.linked
+    const settings = await this.read()
+    if (linked && this.ctx.cluster.linked && generation === this.generation) this.known = settings
+    return settings
+  }
+
+  /** Straight from the database (after a change, to answer with what was stored). */
+  async read (): Promise<Settings> {
+    const values = await this.ctx.config.all()
+    return { maxShouts: values.maxShouts as number | null, maxMessageLength: values.maxMessageLength as number }
+  }
+
+  private forget (): void {
+    this.generation++
+    this.known = undefined
+  }
 }

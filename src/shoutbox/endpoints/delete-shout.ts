@@ -1,16 +1,17 @@
-import { NotFound, PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { IdParamsSchema, NotFound, PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { announceChange } from '../change-notices.js'
 import { ShoutDeleted } from '../events.js'
-import { ShoutboxLive } from '../live.js'
-import { ShoutIdSchema } from '../schemas.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
+const ShoutIdParams = { params: IdParamsSchema }
+
 /** DELETE /api/panel/shoutbox/:id — the shout and its DELETED_SHOUT entry in one transaction. */
-export class DeleteShout extends PanelApi<typeof ShoutIdSchema> {
+export class DeleteShout extends PanelApi<typeof ShoutIdParams> {
   readonly method = 'DELETE'
   readonly path = '/api/panel/shoutbox/:id'
-  readonly schema = ShoutIdSchema
+  readonly schema = ShoutIdParams
 
-  async handle (call: SignedInCall<typeof ShoutIdSchema>): Promise<Successful> {
+  async handle (call: SignedInCall<typeof ShoutIdParams>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user } = call
     await ctx.transaction(async trx => {
@@ -20,7 +21,7 @@ export class DeleteShout extends PanelApi<typeof ShoutIdSchema> {
       await ctx.activityLog.write({
         type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message }
       }, trx)
-      await ShoutboxLive.of(ctx).announce(trx, 'shout-deleted', [eventId])
+      await announceChange(ctx, trx, { kind: 'shout-deleted', eventIds: [eventId] })
       ctx.events.emit(ShoutDeleted, shout, trx)
     })
     return new Successful()

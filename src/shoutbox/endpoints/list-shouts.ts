@@ -1,18 +1,21 @@
-import { Api, SerializedSuccessful, type PublicCall } from '../../sdk/index.js'
-import { ShoutboxLive } from '../live.js'
+import { Api, Successful, type PublicCall } from '../../sdk/index.js'
+import { CHANGED } from '../change-notices.js'
+import { ShoutboxSettings } from '../settings.js'
+import { shoutsRepository } from '../shouts-repository.js'
 
 /**
  * GET /api/shoutbox/list — public: the shouts, newest first, at most `maxShouts` of them.
- * Served from memory until a change is announced; `If-None-Match` gets a 304.
+ * The host keeps the answer and serves it from memory until a change is announced
+ * (`If-None-Match` gets a 304), so this runs only after a change.
  */
 export class ListShouts extends Api {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/list'
   readonly schema = {}
+  override readonly cache = { invalidatedBy: CHANGED }
 
-  async handle ({ ctx, reply }: PublicCall): Promise<SerializedSuccessful> {
-    const { body, etag } = await ShoutboxLive.of(ctx).list()
-    reply.header('cache-control', 'no-cache')
-    return new SerializedSuccessful(body, etag)
+  async handle ({ ctx }: PublicCall): Promise<Successful> {
+    const { maxShouts } = await ShoutboxSettings.of(ctx).current()
+    return new Successful({ shouts: await shoutsRepository(ctx.db).list(maxShouts) })
   }
 }

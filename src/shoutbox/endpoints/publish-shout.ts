@@ -1,8 +1,8 @@
 import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
-import { ShoutboxLive } from '../live.js'
 import { assertPublishable } from '../message.js'
 import { Publisher } from '../publisher.js'
 import { PublishShoutSchema } from '../schemas.js'
+import { ShoutboxSettings } from '../settings.js'
 
 /**
  * POST /api/panel/shoutbox (the panel calls /panel/api/shoutbox). The shout, its
@@ -18,7 +18,7 @@ export class PublishShout extends PanelApi<typeof PublishShoutSchema> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user } = call
     const { message } = call.body
-    assertPublishable(message, (await ShoutboxLive.of(ctx).settings()).maxMessageLength)
+    assertPublishable(message, (await ShoutboxSettings.of(ctx).current()).maxMessageLength)
     await Publisher.of(ctx).publish(user, message)
     return new Successful()
   }

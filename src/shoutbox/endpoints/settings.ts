@@ -1,7 +1,7 @@
 import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
-import { ShoutboxLive } from '../live.js'
+import { announceChange } from '../change-notices.js'
 import { UpdateSettingsSchema } from '../schemas.js'
-import { readSettings } from '../settings.js'
+import { ShoutboxSettings } from '../settings.js'
 
 /** GET /api/panel/shoutbox/config */
 export class GetSettings extends PanelApi {
@@ -11,7 +11,7 @@ export class GetSettings extends PanelApi {
 
   async handle (call: SignedInCall): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
-    return new Successful(await readSettings(call.ctx))
+    return new Successful(await ShoutboxSettings.of(call.ctx).read())
   }
 }
 
@@ -28,8 +28,8 @@ export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
     await ctx.transaction(async trx => {
       await ctx.config.set(changes, trx)
       await ctx.activityLog.write({ type: 'UPDATED_SHOUTBOX_SETTINGS', user, details: changes }, trx)
-      await ShoutboxLive.of(ctx).announce(trx, 'settings')
+      await announceChange(ctx, trx, { kind: 'settings' })
     })
-    return new Successful(await readSettings(ctx))
+    return new Successful(await ShoutboxSettings.of(ctx).read())
   }
 }

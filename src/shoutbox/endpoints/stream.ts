@@ -1,5 +1,5 @@
 import { Api, Type, type PublicCall } from '../../sdk/index.js'
-import { ShoutboxLive } from '../live.js'
+import { StreamHub } from '../stream-hub.js'
 
 const StreamSchema = {
   // For clients that cannot set the Last-Event-ID header.
@@ -8,17 +8,17 @@ const StreamSchema = {
 
 /**
  * GET /api/shoutbox/stream — public Server-Sent Events: `shout-created` and
- * `shout-deleted`, each with the shout as the list shows it; a comment every 15 s;
- * `Last-Event-ID` resumes after a reconnect, on any host process.
+ * `shout-deleted`, each with the shout as the list shows it; `Last-Event-ID` resumes
+ * after a reconnect, on any host process.
  */
 export class StreamShouts extends Api<typeof StreamSchema> {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/stream'
   readonly schema = StreamSchema
 
-  async handle ({ ctx, headers, query, hijack }: PublicCall<typeof StreamSchema>): Promise<void> {
+  async handle ({ ctx, headers, query, openEventStream }: PublicCall<typeof StreamSchema>): Promise<void> {
     const header = headers['last-event-id']
     const raw = typeof header === 'string' && /^[0-9]{1,15}$/.test(header) ? header : query.lastEventId
-    await ShoutboxLive.of(ctx).subscribe(hijack(), raw === undefined ? undefined : Number(raw))
+    await StreamHub.of(ctx).subscribe(openEventStream(), raw === undefined ? undefined : Number(raw))
   }
 }

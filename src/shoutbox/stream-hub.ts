@@ -1,0 +1,103 @@
+import { eventFrame, type AddonContext, type EventStream } from '../sdk/index.js'
+import { onChange } from './change-notices.js'
+import { eventsRepository, type ShoutEvent } from './events-repository.js'
+import { perContext } from './per-context.js'
+
+const PRUNE_EVERY_MS = 3_600_000
+
+/**
+ * The live stream's subscribers in this process. Each change notice, from any process,
+ * names the stream events it wrote; they are read once, formatted once and written to
+ * every subscriber, one notice at a time, in the order the commits were announced.
+ */
+export class StreamHub {
+  static readonly of = perContext(ctx => new StreamHub(ctx))
+
+  private readonly subscribers = new Set<Subscriber>()
+  private deliveries: Promise<void> = Promise.resolve()
+  private pruneTimer: NodeJS.Timeout | undefined
+
+  private constructor (private readonly ctx: AddonContext) {}
+
+  start (): void {
+    onChange(this.ctx, notice => {
+      const eventIds = notice?.eventIds
+      if (eventIds !== undefined && eventIds.length > 0 && this.subscribers.size > 0) this.deliver(eventIds)
+    })
+    const prune = (): void => {
+      eventsRepository(this.ctx.db).prune().catch(error => this.ctx.log.warn({ err: error }, 'pruning stream history failed'))
+    }
+    this.pruneTimer = setInterval(prune, PRUNE_EVERY_MS).unref()
+    prune()
+  }
+
+  /** Ends every stream, so the host can stop. */
+  stop (): void {
+    clearInterval(this.pruneTimer)
+    for (const subscriber of this.subscribers) subscriber.stream.end()
+    this.subscribers.clear()
+  }
+
+  /**
+   * Adds a subscriber. With `lastEventId` (a reconnect), the events since then are sent
+   * first; otherwise the stream starts now, with a `ready` event carrying the current id.
+   */
+  async subscribe (stream: EventStream, lastEventId: number | undefined): Promise<void> {
+    const subscriber = new Subscriber(stream)
+    this.subscribers.add(subscriber)
+    stream.onClose(() => this.subscribers.delete(subscriber))
+    try {
+      const events = eventsRepository(this.ctx.db)
+      if (lastEventId === undefined) {
+        stream.write(eventFrame(await events.latestId(), 'ready', '{}'))
+        subscriber.catchUp([])
+      } else {
+        subscriber.catchUp((await events.after(lastEventId)).map(event => [event.id, frameOf(event)]))
+      }
+    } catch (error) {
+      this.ctx.log.warn({ err: error }, 'could not start a stream')
+      stream.end()
+    }
+  }
+
+  private deliver (eventIds: readonly number[]): void {
+    this.deliveries = this.deliveries
+      .then(() => eventsRepository(this.ctx.db).find(eventIds))
+      .then(events => {
+        for (const event of events) {
+          const frame = frameOf(event)
+          for (const subscriber of this.subscribers) subscriber.send(event.id, frame)
+        }
+      })
+      .catch(error => this.ctx.log.warn({ err: error, eventIds }, 'could not deliver stream events'))
+  }
+}
+
+function frameOf (event: ShoutEvent): string {
+  // The fields in the list's order (jsonb keeps its own).
+  const { id, message, username, date } = event.shout
+  return eventFrame(event.id, event.kind, JSON.stringify({ id, message, username, date }))
+}
+
+/** One subscriber. Events that arrive while it catches up are held, then sent once. */
+class Subscriber {
+  private held: Array<[number, string]> | undefined = []
+
+  constructor (readonly stream: EventStream) {}
+
+  send (id: number, frame: string): void {
+    if (this.held !== undefined) this.held.push([id, frame])
+    else this.stream.write(frame)
+  }
+
+  catchUp (missed: Array<[number, string]>): void {
+    const sent = new Set<number>()
+    for (const [id, frame] of missed) {
+      sent.add(id)
+      this.stream.write(frame)
+    }
+    const held = this.held ?? []
+    this.held = undefined
+    for (const [id, frame] of held) if (!sent.has(id)) this.stream.write(frame)
+  }
+}
