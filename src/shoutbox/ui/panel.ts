@@ -1,7 +1,6 @@
-import { h, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
+import { field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
+import type { Shout } from '../schemas.js'
 import { shoutboxStrings } from './strings.js'
-
-interface Shout { id: number, message: string, username: string, date: number }
 
 const MANAGE = 'addon.shoutbox.manage.shoutbox'
 
@@ -14,13 +13,8 @@ export default function register (panel: PanelHost): void {
   panel.addPage({ id: 'shouts', title: t('ui.shouts.title'), permission: MANAGE, render: root => shoutsPage(root) })
   panel.addPage({ id: 'settings', title: t('ui.settings.title'), permission: MANAGE, render: root => settingsPage(root) })
 
-  function status (): HTMLElement & { show (kind: 'ok' | 'error', text: string): void } {
-    const box = h('div', { role: 'status', 'aria-live': 'polite' })
-    return Object.assign(box, { show: (kind: string, text: string) => box.replaceChildren(h('p', { class: `message ${kind}` }, text)) })
-  }
-
   function shoutsPage (root: HTMLElement): () => void {
-    const result = status()
+    const result = outcome()
     const message = h('textarea', { id: 'shout-message', name: 'message', rows: 3 }) as HTMLTextAreaElement
     const left = h('span', { class: 'hint', id: 'shout-left' })
     let maxLength = 500
@@ -37,7 +31,7 @@ export default function register (panel: PanelHost): void {
     const load = async (): Promise<void> => {
       const answer = await panel.api('GET', '/api/shoutbox/list')
       if (!answer.ok) {
-        result.show('error', say(answer))
+        result.error(say(answer))
         return
       }
       const shouts = answer.body!.shouts as Shout[]
@@ -57,8 +51,8 @@ export default function register (panel: PanelHost): void {
       }
       const remove = async (): Promise<void> => {
         const answer = await panel.api('DELETE', `/panel/api/shoutbox/${shout.id}`)
-        if (answer.ok || answer.status === 404) result.show('ok', t('ui.shouts.deleted'))
-        else result.show('error', say(answer))
+        if (answer.ok || answer.status === 404) result.ok(t('ui.shouts.deleted'))
+        else result.error(say(answer))
         await load()
       }
       reset()
@@ -69,24 +63,17 @@ export default function register (panel: PanelHost): void {
         actions)
     }
 
-    form.addEventListener('submit', event => {
-      event.preventDefault()
+    onSubmit(form, result, say, () => {
       if (message.value.trim() === '') {
-        result.show('error', t('errors.BLANK_MESSAGE'))
-        return
+        result.error(t('errors.BLANK_MESSAGE'))
+        return undefined
       }
-      post.setAttribute('disabled', '')
-      void panel.api('POST', '/panel/api/shoutbox', { message: message.value }).then(async answer => {
-        post.removeAttribute('disabled')
-        if (!answer.ok) {
-          result.show('error', say(answer))
-          return
-        }
-        message.value = ''
-        count()
-        result.show('ok', t('ui.shouts.posted'))
-        await load()
-      })
+      return panel.api('POST', '/panel/api/shoutbox', { message: message.value })
+    }, async () => {
+      message.value = ''
+      count()
+      result.ok(t('ui.shouts.posted'))
+      await load()
     })
 
     root.replaceChildren(h('h1', {}, t('ui.shouts.title')), form, h('div', { class: 'card' }, list))
@@ -104,27 +91,21 @@ export default function register (panel: PanelHost): void {
   }
 
   function settingsPage (root: HTMLElement): void {
-    const result = status()
-    const maxShouts = h('input', { type: 'number', id: 'max-shouts', min: 0, step: 1, 'aria-describedby': 'max-shouts-hint' }) as HTMLInputElement
+    const result = outcome()
+    const maxShouts = h('input', { type: 'number', id: 'max-shouts', min: 0, step: 1 }) as HTMLInputElement
     const maxMessageLength = h('input', { type: 'number', id: 'max-length', min: 1, max: 10000, step: 1, required: true }) as HTMLInputElement
     const form = h('form', { class: 'stack card' },
-      h('div', { class: 'field' }, h('label', { for: 'max-shouts' }, t('ui.settings.maxShouts')), maxShouts,
-        h('span', { class: 'hint', id: 'max-shouts-hint' }, t('ui.settings.maxShoutsHint'))),
-      h('div', { class: 'field' }, h('label', { for: 'max-length' }, t('ui.settings.maxMessageLength')), maxMessageLength),
+      field(t('ui.settings.maxShouts'), maxShouts, t('ui.settings.maxShoutsHint')),
+      field(t('ui.settings.maxMessageLength'), maxMessageLength),
       result,
       h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
-    form.addEventListener('submit', event => {
-      event.preventDefault()
-      const body = { maxShouts: maxShouts.value === '' ? null : Number(maxShouts.value), maxMessageLength: Number(maxMessageLength.value) }
-      void panel.api('PUT', '/panel/api/shoutbox/config', body).then(answer => {
-        if (answer.ok) result.show('ok', t('ui.settings.saved'))
-        else result.show('error', say(answer))
-      })
-    })
+    onSubmit(form, result, say, () => panel.api('PUT', '/panel/api/shoutbox/config', {
+      maxShouts: maxShouts.value === '' ? null : Number(maxShouts.value), maxMessageLength: Number(maxMessageLength.value)
+    }), () => result.ok(t('ui.settings.saved')))
     root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
     void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
       if (!answer.ok) {
-        result.show('error', say(answer))
+        result.error(say(answer))
         return
       }
       maxShouts.value = answer.body!.maxShouts === null ? '' : String(answer.body!.maxShouts)

@@ -1,4 +1,5 @@
 import { h, relativeTime } from '../../sdk/ui.js'
+import type { Shout } from '../schemas.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
@@ -7,7 +8,6 @@ import { shoutboxStrings } from './strings.js'
  * It shows the latest shouts where the tag is and keeps them current: live through the
  * event stream, or by revalidating the list (ETag) every 15 s when the stream is down.
  */
-interface Shout { id: number, message: string, username: string, date: number }
 
 const here = new URL(import.meta.url)
 const tag = [...document.querySelectorAll<HTMLScriptElement>('script[data-shoutbox]')].find(s => new URL(s.src, location.href).href === here.href)

@@ -1,6 +1,5 @@
-import { h } from '../../../../sdk/ui.js'
+import { h, outcome } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
-import { outcome } from '../kit.js'
 import { errorText, type T } from '../strings.js'
 
 interface Addon { id: string, name: string, version: string, description: string, enabled: boolean, active: boolean }

@@ -1,7 +1,6 @@
-import { h } from '../../../../sdk/ui.js'
+import { field, h, onSubmit, outcome } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
-import { field, onSubmit, outcome } from '../kit.js'
-import type { T } from '../strings.js'
+import { errorText, type T } from '../strings.js'
 
 export function loginPage (t: T, done: () => void): HTMLElement {
   const username = h('input', { type: 'text', name: 'username', required: true, autocomplete: 'username' }) as HTMLInputElement
@@ -12,6 +11,6 @@ export function loginPage (t: T, done: () => void): HTMLElement {
     field(t('ui.field.password'), password),
     result,
     h('div', {}, h('button', { type: 'submit' }, t('ui.login.submit')))) as HTMLFormElement
-  onSubmit(form, result, t, () => api('POST', '/api/auth/login', { username: username.value, password: password.value }), done)
+  onSubmit(form, result, answer => errorText(t, answer), () => api('POST', '/api/auth/login', { username: username.value, password: password.value }), done)
   return h('main', {}, h('div', { class: 'card narrow' }, h('h1', {}, t('ui.login.title')), form))
 }

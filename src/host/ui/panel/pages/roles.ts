@@ -1,6 +1,5 @@
-import { h } from '../../../../sdk/ui.js'
+import { field, h, onSubmit, outcome } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
-import { field, onSubmit, outcome } from '../kit.js'
 import { errorText, type T } from '../strings.js'
 
 interface Permission { node: string, title: string, description: string }
@@ -32,7 +31,7 @@ export function rolesPage (t: T, locale: string) {
       const form = h('form', { class: 'stack', 'aria-label': role.name },
         field(t('ui.field.name'), name), checkboxes(role.permissions, `role${role.id}`),
         h('div', {}, h('button', { type: 'submit' }, t('ui.roles.save')))) as HTMLFormElement
-      onSubmit(form, result, t, () => api('PUT', `/panel/api/roles/${role.id}`, { name: name.value, permissions: ticked(form) }),
+      onSubmit(form, result, answer => errorText(t, answer), () => api('PUT', `/panel/api/roles/${role.id}`, { name: name.value, permissions: ticked(form) }),
         () => result.ok(t('ui.roles.saved')))
       return h('div', { class: 'card' }, h('h2', {}, role.name), form)
     }
@@ -49,7 +48,7 @@ export function rolesPage (t: T, locale: string) {
       const create = h('form', { class: 'stack', 'aria-label': t('ui.roles.create') },
         field(t('ui.field.name'), name), checkboxes([], 'new'),
         h('div', {}, h('button', { type: 'submit' }, t('ui.roles.create')))) as HTMLFormElement
-      onSubmit(create, result, t, () => api('POST', '/panel/api/roles', { name: name.value, permissions: ticked(create) }), async () => {
+      onSubmit(create, result, answer => errorText(t, answer), () => api('POST', '/panel/api/roles', { name: name.value, permissions: ticked(create) }), async () => {
         await load()
         result.ok(t('ui.roles.created'))
       })

@@ -1,7 +1,6 @@
-import { h } from '../../../../sdk/ui.js'
+import { field, h, onSubmit, outcome } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
-import { field, onSubmit, outcome } from '../kit.js'
-import type { T } from '../strings.js'
+import { errorText, type T } from '../strings.js'
 
 /** The first-run wizard: creates the first administrator, who is signed in at once. */
 export function setupPage (t: T, done: () => void): HTMLElement {
@@ -17,7 +16,7 @@ export function setupPage (t: T, done: () => void): HTMLElement {
     field(t('ui.field.passwordAgain'), again),
     result,
     h('div', {}, h('button', { type: 'submit' }, t('ui.setup.submit')))) as HTMLFormElement
-  onSubmit(form, result, t, () => {
+  onSubmit(form, result, answer => errorText(t, answer), () => {
     if (password.value === again.value) return api('POST', '/api/setup/finish', { username: username.value, email: email.value, password: password.value })
     result.error(t('ui.passwordsDiffer'))
     return undefined

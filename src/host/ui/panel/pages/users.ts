@@ -1,6 +1,5 @@
-import { h } from '../../../../sdk/ui.js'
+import { field, h, onSubmit, outcome } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
-import { field, onSubmit, outcome } from '../kit.js'
 import { errorText, type T } from '../strings.js'
 
 interface User { id: number, username: string, email: string, roleId: number }
@@ -27,7 +26,7 @@ export function usersPage (t: T) {
         field(t('ui.field.username'), username), field(t('ui.field.email'), email),
         field(t('ui.field.password'), password), field(t('ui.field.role'), role),
         h('div', {}, h('button', { type: 'submit' }, t('ui.users.create')))) as HTMLFormElement
-      onSubmit(form, result, t, () => api('POST', '/panel/api/users', {
+      onSubmit(form, result, answer => errorText(t, answer), () => api('POST', '/panel/api/users', {
         username: username.value, email: email.value, password: password.value, roleId: Number(role.value)
       }), async () => {
         await load()
