@@ -36,9 +36,9 @@ export interface DatabaseOptions {
 
 /**
  * The embedded PostgreSQL touches all of its shared buffers when it starts, so
- * PostgreSQL's default of 128 MB is resident from the first second. A community site's
- * data fits in 32 MB many times over (and the list is answered from memory anyway):
- * measured, an idle embedded host at about 260 MiB resident instead of 346.
+ * PostgreSQL's default of 128 MB would be resident from the first second. A community
+ * site's data fits in 32 MB many times over (and the list is answered from memory
+ * anyway). The README's "Memory" paragraph has the measured difference.
  */
 const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB']
 
@@ -84,13 +84,10 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
 /**
  * V8 compiles WebAssembly at once with its baseline compiler (Liftoff), then its hot
  * functions again with its optimising one, and keeps both copies. For the embedded
- * PostgreSQL the second copy is some 40–60 MiB resident, so before its module is
+ * PostgreSQL the second copy costs tens of MiB resident, so before its module is
  * compiled we ask for the first only (process-wide, but the host runs no other
- * WebAssembly). Measured with `npm run bench -- --only publish,stream`, three pairs run
- * back to back: 180–188 MiB idle instead of 233–239, 231–235 MiB instead of 274–287
- * with 2,000 stream subscribers, and no cost in publishes (2,275–2,523 a second
- * against 2,053–2,372; p99 42–46 ms against 59–71, the optimising compiler no longer
- * competing for the core).
+ * WebAssembly). Publishes did not get slower; the README's "Memory" paragraph has the
+ * figures, re-measured with `npm run bench -- --only publish,stream`.
  */
 function keepBaselineWasmCodeOnly (): void {
   v8.setFlagsFromString('--liftoff-only')
@@ -110,9 +107,9 @@ async function createSchema (db: Knex, schema: string): Promise<void> {
 }
 
 /**
- * A new embedded database runs initdb, which takes the process to about 750 MiB; the
- * WebAssembly memory it grew is never given back (nor, measured, by a worker thread
- * once it ends). So a child process makes the files, and the host opens them as on any
+ * A new embedded database runs initdb, which takes the process to several hundred MiB;
+ * the WebAssembly memory it grew is never given back (nor by a worker thread once it
+ * ends). So a child process makes the files, and the host opens them as on any
  * restart. They are made in a folder beside `dir` and moved into place when complete,
  * so a first start that is interrupted leaves no half-made database behind.
  */
