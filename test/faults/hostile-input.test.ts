@@ -127,7 +127,7 @@ t.test(`a hostile-input corpus: ${CASES.length} requests, each answered as docum
   const counts = async () => {
     const tables = ['shoutbox_shouts', 'activity_logs', 'users', 'roles', 'addon_config', 'shoutbox_events']
     return Object.fromEntries(await Promise.all(tables.map(async table =>
-      [table, Number((await app.platform.db(table).count<Array<{ n: number }>>({ n: '*' }))[0]!.n)])))
+      [table, Number((await app.db(table).count<Array<{ n: number }>>({ n: '*' }))[0]!.n)])))
   }
   const before = await counts()
 

@@ -30,7 +30,7 @@ t.test('the activity feed renders each entry with its owner\'s strings', async t
   })
 
   t.test('newest first, 20 a page', async t => {
-    const ctx = app.platform.runtimes.get('greeter')!.ctx
+    const ctx = app.addons.runtimes.get('greeter')!.ctx
     for (let i = 0; i < 40; i++) await ctx.activityLog.write({ type: 'GREETED', user: { id: 1, username: 'admin' }, details: { name: `n${i}` } })
     const first = await feed('?page=1')
     t.same([first.logs.length, first.page, first.totalPages], [20, 1, 3])

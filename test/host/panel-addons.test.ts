@@ -26,7 +26,7 @@ t.test('disabling an addon: applied at the next restart, its data kept', async t
   const second = await build(t, { db })
   const gone = await second.inject({ url: '/api/shoutbox/list' })
   t.same([gone.statusCode, gone.json()], [404, { result: 'error', error: 'NOT_FOUND' }], 'its endpoints answer 404 after the restart')
-  t.ok(await second.platform.db.schema.hasTable('shoutbox_shouts'), 'its table is kept')
+  t.ok(await second.db.schema.hasTable('shoutbox_shouts'), 'its table is kept')
   const on = await second.inject({ method: 'PUT', url: '/api/panel/addons/shoutbox', headers: { cookie }, payload: { enabled: true } })
   t.same(on.json(), { result: 'ok', restartRequired: true })
   await second.close()

@@ -3,7 +3,7 @@ import { ADMIN, build, setUp } from '../helpers/app.js'
 import { testDatabase } from '../helpers/database.js'
 
 const tableExists = async (app: Awaited<ReturnType<typeof build>>, table: string): Promise<boolean> =>
-  app.platform.db.schema.hasTable(table)
+  app.db.schema.hasTable(table)
 
 t.test('before setup: addons are loaded but not initialised', async t => {
   const app = await build(t)
@@ -36,7 +36,7 @@ t.test('setup happens once; concurrent attempts create one administrator', async
     method: 'POST', url: '/api/setup/finish', payload: { username: `admin${i}`, email: `a${i}@example.org`, password: 'long enough pw' }
   })))
   t.same(attempts.map(r => r.statusCode).sort(), [200, 409, 409])
-  const users = await app.platform.db('users').count<Array<{ count: number }>>({ count: '*' })
+  const users = await app.db('users').count<Array<{ count: number }>>({ count: '*' })
   t.equal(Number(users[0]?.count), 1)
 })
 
@@ -45,7 +45,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
   t.teardown(() => db.drop())
   const first = await build(t, { db })
   await setUp(first)
-  const ledger = async (app: typeof first) => app.platform.db('schema_migrations').orderBy(['owner', 'name']).select('owner', 'name')
+  const ledger = async (app: typeof first) => app.db('schema_migrations').orderBy(['owner', 'name']).select('owner', 'name')
   const before = await ledger(first)
   t.same(before, [
     { owner: 'host', name: '001-platform' },

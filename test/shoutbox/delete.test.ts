@@ -15,7 +15,7 @@ t.test('DELETE /api/panel/shoutbox/:id', async t => {
     const response = await del(admin, '2')
     t.same([response.statusCode, response.body], [200, '{"result":"ok"}'])
     t.same(await messages(), ['three', 'one'])
-    const entry = await app.platform.db('activity_logs').where({ type: 'DELETED_SHOUT' }).first()
+    const entry = await app.db('activity_logs').where({ type: 'DELETED_SHOUT' }).first()
     t.match(entry, { user_id: 1, username: 'admin', addon_id: 'shoutbox', details: { shoutId: 2, author: 'admin', message: 'two' } })
     const feed = await app.inject({ url: '/api/panel/logs/activity', headers: { cookie: admin } })
     t.equal(feed.json().logs[0].text, 'admin deleted a shout by admin: two')
@@ -26,7 +26,7 @@ t.test('DELETE /api/panel/shoutbox/:id', async t => {
       const response = await del(admin, id)
       t.same([response.statusCode, response.json()], [404, { result: 'error', error: 'NOT_FOUND' }], id)
     }
-    t.equal((await app.platform.db('activity_logs').where({ type: 'DELETED_SHOUT' })).length, 1)
+    t.equal((await app.db('activity_logs').where({ type: 'DELETED_SHOUT' })).length, 1)
   })
 
   t.test('an id that is not an integer → 400 BAD_REQUEST', async t => {

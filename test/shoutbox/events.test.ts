@@ -12,7 +12,7 @@ t.test('another addon hears "shout created" and "shout deleted", with the shout,
   // A rejected publish and a missing delete emit nothing.
   await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: ' ' } })
   await app.inject({ method: 'DELETE', url: '/api/panel/shoutbox/999', headers: { cookie } })
-  await app.platform.events.drain()
+  await app.events.drain()
   const events = (await app.inject({ url: '/api/greeter/events' })).json().events
     .filter((e: { event: string }) => e.event.startsWith('shoutbox.'))
   t.same(events, [

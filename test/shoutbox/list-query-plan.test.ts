@@ -5,7 +5,7 @@ import { build, setUp } from '../helpers/app.js'
 t.test('with 1,000,000 shouts and maxShouts 50, the list query walks the primary key backwards: no sort, no scan of the table', async t => {
   const app = await build(t)
   await setUp(app)
-  const db = app.platform.db
+  const db = app.db
   await db.raw(`insert into shoutbox_shouts (message, username, date)
     select 'shout ' || n, 'admin', 1700000000000 + n from generate_series(1, 1000000) as n`)
   await db.raw('analyze shoutbox_shouts')

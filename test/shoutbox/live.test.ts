@@ -22,7 +22,7 @@ t.test('the list is cached, tagged and revalidated', async t => {
   })
 
   t.test('served from memory: a row written behind the service\'s back is not seen until a change is announced', async t => {
-    await app.platform.db('shoutbox_shouts').insert({ message: 'sneaked in', username: 'nobody', date: 1 })
+    await app.db('shoutbox_shouts').insert({ message: 'sneaked in', username: 'nobody', date: 1 })
     t.same((await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message), ['one'])
     await publish('two')
     const after = await app.inject({ url: '/api/shoutbox/list' })

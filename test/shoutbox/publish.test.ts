@@ -5,7 +5,7 @@ import { connectSse } from '../helpers/sse.js'
 type App = Awaited<ReturnType<typeof build>>
 
 const shouts = async (app: App) => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<Record<string, unknown>>
-const logs = async (app: App) => app.platform.db('activity_logs').where({ type: 'CREATED_SHOUT' }).orderBy('id')
+const logs = async (app: App) => app.db('activity_logs').where({ type: 'CREATED_SHOUT' }).orderBy('id')
 const ok = { result: 'ok' }
 /** A test name on one ASCII line, whatever the message holds (TAP is line-based). */
 const label = (value: unknown): string => JSON.stringify(value).replace(/[^\x20-\x7e]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
@@ -61,7 +61,7 @@ t.test('POST /api/panel/shoutbox', async t => {
 
   t.test('a role granted the permission may publish; the admin role passes without it', async t => {
     t.same((await post(moderator, { message: 'from a moderator' })).json(), ok)
-    const admins = await app.platform.db('roles').where({ name: 'admin' }).first()
+    const admins = await app.db('roles').where({ name: 'admin' }).first()
     t.same(admins.permissions, ['*'], 'admin holds no explicit MANAGE_SHOUTBOX')
     t.same((await post(admin, { message: 'from the admin' })).json(), ok)
   })
@@ -139,17 +139,17 @@ t.test('POST /api/panel/shoutbox', async t => {
 t.test('a failure between the shout insert and the log insert leaves neither row', async t => {
   const app = await build(t)
   const cookie = await setUp(app)
-  await app.platform.db.raw(`
+  await app.db.raw(`
     create function refuse_created_shout() returns trigger language plpgsql as $$
     begin raise exception 'injected failure'; end $$`)
-  await app.platform.db.raw(`
+  await app.db.raw(`
     create trigger refuse_created_shout before insert on activity_logs
     for each row when (new.type = 'CREATED_SHOUT') execute function refuse_created_shout()`)
   const response = await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'doomed' } })
   t.same([response.statusCode, response.json()], [500, { result: 'error', error: 'INTERNAL_SERVER_ERROR' }])
   t.same(await shouts(app), [], 'no shout')
   t.same(await logs(app), [], 'no entry')
-  await app.platform.db.raw('drop trigger refuse_created_shout on activity_logs')
+  await app.db.raw('drop trigger refuse_created_shout on activity_logs')
   t.same((await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'fine' } })).json(), ok)
   t.same((await shouts(app)).map(s => s.message), ['fine'])
 })
@@ -177,11 +177,11 @@ t.test('publishes that arrive together', async t => {
   })
 
   t.test('one that cannot be stored fails alone; the others land, each with its entry', async t => {
-    await app.platform.db.raw(`
+    await app.db.raw(`
       create function refuse_doomed() returns trigger language plpgsql as $$
       begin if new.details->>'message' = 'doomed' then raise exception 'injected failure'; end if; return new; end $$`)
-    await app.platform.db.raw('create trigger refuse_doomed before insert on activity_logs for each row execute function refuse_doomed()')
-    t.teardown(() => app.platform.db.raw('drop trigger if exists refuse_doomed on activity_logs'))
+    await app.db.raw('create trigger refuse_doomed before insert on activity_logs for each row execute function refuse_doomed()')
+    t.teardown(() => app.db.raw('drop trigger if exists refuse_doomed on activity_logs'))
     const shoutsBefore = (await shouts(app)).length
     const entriesBefore = (await logs(app)).length
     const messages = Array.from({ length: 30 }, (_, i) => i === 15 ? 'doomed' : `bystander ${i}`)

@@ -10,7 +10,7 @@ t.test('listeners are discovered and receive host events and other addons\' even
   t.same([echo.statusCode, echo.json()], [200, { result: 'ok', text: 'ping' }], 'a throwing listener does not fail the request')
   const publish = await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'hi' } })
   t.equal(publish.statusCode, 200)
-  await app.platform.events.drain()
+  await app.events.drain()
 
   const events = (await app.inject({ url: '/api/greeter/events' })).json().events as Array<{ event: string, payload: unknown, committed: boolean | null }>
   const byName = (name: string) => events.filter(e => e.event === name)
@@ -24,7 +24,7 @@ t.test('listeners are discovered and receive host events and other addons\' even
   t.match(created[0], { payload: { id: 1, message: 'hi', username: 'admin' }, committed: true }, 'delivered after commit, with the shout')
 
   await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'admin', password: 'correct horse battery' } })
-  await app.platform.events.drain()
+  await app.events.drain()
   const after = (await app.inject({ url: '/api/greeter/events' })).json().events as Array<{ event: string, payload: unknown }>
   t.same(after.filter(e => e.event === 'host.user-signed-in').map(e => e.payload),
     [{ user: { id: 1, username: 'admin' } }, { user: { id: 1, username: 'admin' } }], 'user signed in')
@@ -34,12 +34,12 @@ t.test('an event emitted inside a transaction that rolls back is never delivered
   const addonsDir = await greeterAddonsDir(t)
   const app = await build(t, { config: { addonsDir } })
   await setUp(app)
-  const ctx = app.platform.runtimes.get('greeter')!.ctx
+  const ctx = app.addons.runtimes.get('greeter')!.ctx
   await t.rejects(ctx.transaction(async trx => {
     ctx.events.emit({ name: 'greeter.echoed' }, { text: 'rolled back' }, trx)
     throw new Error('abort')
   }), { message: 'abort' })
-  await app.platform.events.drain()
+  await app.events.drain()
   const events = (await app.inject({ url: '/api/greeter/events' })).json().events as Array<{ event: string }>
   t.same(events.filter(e => e.event === 'greeter.echoed'), [])
 })

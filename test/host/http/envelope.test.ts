@@ -116,7 +116,7 @@ t.test('CONTRACT §3, row by row, as the host produces them', async t => {
   })
 
   t.test('SERVICE_UNAVAILABLE 503: the database cannot be reached', async t => {
-    await app.platform.db.destroy()
+    await app.db.destroy()
     expectAnswer(t, await app.inject({ url: '/api/greeter/hello' }), 503, { result: 'error', error: 'SERVICE_UNAVAILABLE' })
     expectAnswer(t, await app.inject({ url: '/api/health' }), 503, { result: 'error', error: 'SERVICE_UNAVAILABLE', database: 'down' })
   })

@@ -1,0 +1,81 @@
+import fs from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import t from 'tap'
+import { HOST_DIR } from '../../../src/host/app.js'
+import { AddonLoadError, loadHostCode } from '../../../src/host/addons/loader.js'
+import { ADMIN, build, setUp, type Tap } from '../../helpers/app.js'
+
+const SDK = pathToFileURL(path.join(HOST_DIR, '../sdk/index.ts')).href
+
+/**
+ * A copy of the host's code folder: each entry a link to the real one, so the host's
+ * endpoints, migrations and strings are the real ones, in a folder a test may add to.
+ */
+async function hostCopy (t: Tap): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-host-'))
+  t.teardown(() => fs.rm(dir, { recursive: true, force: true }))
+  for (const entry of await fs.readdir(HOST_DIR)) {
+    if (entry === 'endpoints') continue
+    await fs.symlink(path.join(HOST_DIR, entry), path.join(dir, entry))
+  }
+  await fs.mkdir(path.join(dir, 'endpoints'))
+  for (const file of await fs.readdir(path.join(HOST_DIR, 'endpoints'))) {
+    await fs.symlink(path.join(HOST_DIR, 'endpoints', file), path.join(dir, 'endpoints', file))
+  }
+  return dir
+}
+
+t.test('an endpoint class dropped into the host\'s endpoints folder answers: no list to edit', async t => {
+  const hostDir = await hostCopy(t)
+  await fs.writeFile(path.join(hostDir, 'endpoints', 'version.ts'), `
+import { Api, Successful, type PublicCall } from '${SDK}'
+
+export class Version extends Api {
+  readonly method = 'GET'
+  readonly path = '/api/version'
+  readonly schema = {}
+
+  async handle ({ ctx }: PublicCall) {
+    return new Successful({ version: '1.2.3', owner: ctx.addonId })
+  }
+}
+`)
+  const app = await build(t, { hostDir })
+  const before = await app.inject({ url: '/api/version' })
+  t.same([before.statusCode, before.json()], [503, { result: 'error', error: 'INSTALLATION_REQUIRED' }], 'behind the setup gate like any endpoint')
+  await setUp(app)
+  const after = await app.inject({ url: '/api/version' })
+  t.same([after.statusCode, after.json()], [200, { result: 'ok', version: '1.2.3', owner: 'host' }])
+  const login = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: ADMIN.password } })
+  t.equal(login.statusCode, 200, 'the host\'s own endpoints are still there')
+})
+
+t.test('the host\'s endpoints are found by the same discovery as an addon\'s', async t => {
+  const code = await loadHostCode(HOST_DIR)
+  t.same(code.endpoints.map(e => e.exportName).sort(), [
+    'ActivityFeed', 'CreateRole', 'CreateUser', 'FinishSetup', 'Health', 'ListAddons', 'ListPermissions', 'ListRoles',
+    'ListUsers', 'Login', 'Logout', 'Me', 'PanelModules', 'SetAddonEnabled', 'SetupStatus', 'UpdateRole'
+  ])
+  t.same(code.migrations.map(m => m.name), ['001-platform'], 'host migrations are discovered too')
+  const sources = await Promise.all((await fs.readdir(path.join(HOST_DIR, 'endpoints'))).map(f => fs.readFile(path.join(HOST_DIR, 'endpoints', f), 'utf8')))
+  t.notOk(sources.some(s => /constructor\s*\(/.test(s)), 'no endpoint takes anything in its constructor')
+})
+
+t.test('a host endpoint is checked like an addon\'s: one line naming the file and the class', async t => {
+  const hostDir = await hostCopy(t)
+  await fs.writeFile(path.join(hostDir, 'endpoints', 'bad.ts'), `
+import { Api, Successful } from '${SDK}'
+
+export class Outside extends Api {
+  readonly method = 'GET'
+  readonly path = '/outside'
+  readonly schema = {}
+  async handle () { return new Successful() }
+}
+`)
+  const error = await loadHostCode(hostDir).then(() => undefined, (e: unknown) => e)
+  t.ok(error instanceof AddonLoadError)
+  t.match((error as Error).message, /^the host \(.*endpoints\/bad\.ts, class Outside\): path must start with \/api\/$/)
+})
