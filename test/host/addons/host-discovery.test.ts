@@ -27,21 +27,24 @@ async function hostCopy (t: Tap): Promise<string> {
   return dir
 }
 
-t.test('an endpoint class dropped into the host\'s endpoints folder answers: no list to edit', async t => {
-  const hostDir = await hostCopy(t)
-  await fs.writeFile(path.join(hostDir, 'endpoints', 'version.ts'), `
+/** An endpoint class file, as a contributor would write it in src/host/endpoints/. */
+const endpointFile = (className: string, route: string): string => `
 import { Api, Successful, type PublicCall } from '${SDK}'
 
-export class Version extends Api {
+export class ${className} extends Api {
   readonly method = 'GET'
-  readonly path = '/api/version'
+  readonly path = '${route}'
   readonly schema = {}
 
   async handle ({ ctx }: PublicCall) {
     return new Successful({ version: '1.2.3', owner: ctx.addonId })
   }
 }
-`)
+`
+
+t.test('an endpoint class dropped into the host\'s endpoints folder answers: no list to edit', async t => {
+  const hostDir = await hostCopy(t)
+  await fs.writeFile(path.join(hostDir, 'endpoints', 'version.ts'), endpointFile('Version', '/api/version'))
   const app = await build(t, { hostDir })
   const before = await app.inject({ url: '/api/version' })
   t.same([before.statusCode, before.json()], [503, { result: 'error', error: 'INSTALLATION_REQUIRED' }], 'behind the setup gate like any endpoint')
@@ -65,16 +68,7 @@ t.test('the host\'s endpoints are found by the same discovery as an addon\'s', a
 
 t.test('a host endpoint is checked like an addon\'s: one line naming the file and the class', async t => {
   const hostDir = await hostCopy(t)
-  await fs.writeFile(path.join(hostDir, 'endpoints', 'bad.ts'), `
-import { Api, Successful } from '${SDK}'
-
-export class Outside extends Api {
-  readonly method = 'GET'
-  readonly path = '/outside'
-  readonly schema = {}
-  async handle () { return new Successful() }
-}
-`)
+  await fs.writeFile(path.join(hostDir, 'endpoints', 'bad.ts'), endpointFile('Outside', '/outside'))
   const error = await loadHostCode(hostDir).then(() => undefined, (e: unknown) => e)
   t.ok(error instanceof AddonLoadError)
   t.match((error as Error).message, /^the host \(.*endpoints\/bad\.ts, class Outside\): path must start with \/api\/$/)
