@@ -14,10 +14,11 @@ const root = fileURLToPath(new URL('../', import.meta.url))
 const out = path.join(root, 'docs/screenshots')
 const port = 9471
 const base = `http://127.0.0.1:${port}`
+const SCREENSHOTS_SETUP_TOKEN = 'screenshots-setup-token'
 await buildUi()
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-shots-'))
 const server = spawn(process.execPath, ['--import', 'tsx', 'src/host/server.ts', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
-  { cwd: root, stdio: 'ignore', env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '' } })
+  { cwd: root, stdio: 'ignore', env: { ...process.env, LOG_LEVEL: 'warn', DATABASE_URL: '', SETUP_TOKEN: SCREENSHOTS_SETUP_TOKEN } })
 try {
   for (let i = 0; i < 300; i++) {
     if (await fetch(`${base}/api/health`).then(r => r.ok, () => false)) break
@@ -26,7 +27,7 @@ try {
   const json = (method: string, url: string, body: unknown, cookie = '') => fetch(base + url, {
     method, headers: { 'content-type': 'application/json', cookie }, body: JSON.stringify(body)
   })
-  const setup = await json('POST', '/api/setup/finish', { username: 'admin', email: 'admin@example.org', password: 'a long password' })
+  const setup = await json('POST', '/api/setup/finish', { username: 'admin', email: 'admin@example.org', password: 'a long password', setupToken: SCREENSHOTS_SETUP_TOKEN })
   const cookie = setup.headers.getSetCookie()[0]!.split(';')[0]!
   await json('POST', '/api/panel/roles', { name: 'Moderators', permissions: ['panel.access', 'addon.shoutbox.manage.shoutbox'] }, cookie)
   await json('POST', '/api/panel/users', { username: 'ayse', email: 'ayse@example.org', password: 'a long password', roleId: 2 }, cookie)

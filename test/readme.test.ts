@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import t from 'tap'
+import { SETUP_TOKEN } from './helpers/app.js'
 import { serverStorage, startServer } from './helpers/server.js'
 
 const readme = await fs.readFile(new URL('../README.md', import.meta.url), 'utf8')
@@ -23,7 +24,7 @@ t.test('the README\'s curl walkthrough runs verbatim and prints what the README 
   const cwd = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-readme-'))
   t.teardown(() => fs.rm(cwd, { recursive: true, force: true }))
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', block('walkthrough')], {
-    cwd, env: { ...process.env, BASE: server.url }
+    cwd, env: { ...process.env, BASE: server.url, TOKEN: SETUP_TOKEN }
   })
   t.equal(normalise(stdout), normalise(block('walkthrough-output')))
 })

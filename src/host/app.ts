@@ -130,6 +130,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(i18nPlugin)
     await app.register(activityPlugin)
     await app.register(identityPlugin, {
+      setupToken: config.setupToken,
       ...(options.hasher === undefined ? {} : { passwords: options.hasher }),
       ...(options.throttle === undefined ? {} : { throttle: options.throttle })
     })

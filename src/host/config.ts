@@ -21,6 +21,8 @@ export interface HostConfig {
   readonly logLevel: string
   /** Log one line per request (off by default in production: it costs more than the list itself). */
   readonly logRequests: boolean
+  /** `SETUP_TOKEN`: the token finishing setup needs; unset → a random one, printed at start. */
+  readonly setupToken: string | undefined
 }
 
 export class ConfigError extends Error {
@@ -57,6 +59,10 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
   if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://')
   }
+  const setupToken = emptyToUndefined(env.SETUP_TOKEN)
+  if (setupToken !== undefined && (setupToken.length < 16 || setupToken.length > 200)) {
+    throw new ConfigError('SETUP_TOKEN must be 16 to 200 characters long (anyone who knows it can finish setup)')
+  }
   return {
     dev,
     port,
@@ -69,7 +75,8 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     trustProxy: parseCount('TRUST_PROXY', env.TRUST_PROXY ?? '0'),
     allowedOrigins: (env.ALLOWED_ORIGINS ?? '').split(',').map(s => s.trim()).filter(Boolean).map(parseOrigin),
     logLevel,
-    logRequests: env.LOG_REQUESTS !== undefined ? env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true' : dev
+    logRequests: env.LOG_REQUESTS !== undefined ? env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true' : dev,
+    setupToken
   }
 }
 

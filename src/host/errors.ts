@@ -6,3 +6,5 @@ export class EmailTaken extends Conflict {}
 export class RoleNameTaken extends Conflict {}
 export class UnknownRole extends BadRequest {}
 export class RoleIsBuiltIn extends NoPermission {}
+/** Finishing setup needs the one-time setup token (printed in the log at start, or SETUP_TOKEN). */
+export class InvalidSetupToken extends NoPermission {}

@@ -32,6 +32,20 @@ function loggerOptions (config: HostConfig) {
   return { level: config.logLevel, transport: { target: 'pino-pretty', options: { translateTime: 'HH:MM:ss', ignore: 'pid,hostname' } } }
 }
 
+/**
+ * Until setup is done, the log says how to finish it: the token, and with --dev a link
+ * to the wizard that fills it in.
+ */
+async function announceSetup (app: Awaited<ReturnType<typeof buildApp>>, config: HostConfig): Promise<void> {
+  const token = await app.identity.setup.token()
+  if (token === undefined) return
+  const port = (app.server.address() as net.AddressInfo).port
+  const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
+  const wizard = `http://${host.includes(':') ? `[${host}]` : host}:${port}/panel/#/setup?token=${encodeURIComponent(token)}`
+  if (config.dev) app.log.info(`setup is not finished: open ${wizard}`)
+  else app.log.info({ setupToken: token }, `setup is not finished: the setup token is ${token} (the wizard at /panel/ asks for it)`)
+}
+
 async function main (): Promise<void> {
   let config: HostConfig
   try {
@@ -61,6 +75,8 @@ async function main (): Promise<void> {
     await app.close()
     explainListenError(error, config.port)
   }
+
+  await announceSetup(app, config)
 
   let stopping = false
   const stop = (signal: string): void => {

@@ -9,7 +9,11 @@ import { testDatabase, type TestDatabase } from './database.js'
 /** Cheap scrypt parameters for tests; production uses OWASP's (see passwords.ts). */
 export const testHasher = new PasswordHasher({ logN: 10, r: 8, p: 1 })
 
-export const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'correct horse battery' }
+/** What the tests' hosts hold as SETUP_TOKEN: finishing setup needs it. */
+export const SETUP_TOKEN = 'tests-setup-token-0123456789'
+
+/** The first administrator; as a body it finishes setup (it carries the setup token). */
+export const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'correct horse battery', setupToken: SETUP_TOKEN }
 
 export interface Tap {
   teardown (fn: () => unknown): void
@@ -21,6 +25,7 @@ export function testConfig (overrides: Partial<HostConfig> = {}): HostConfig {
     addonsDir: path.join(os.tmpdir(), 'shoutbox-tests-no-addons'),
     logLevel: 'silent',
     logRequests: false,
+    setupToken: SETUP_TOKEN,
     ...overrides
   }
 }

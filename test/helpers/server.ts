@@ -7,6 +7,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
+import { SETUP_TOKEN } from './app.js'
 import { DB_KIND, TEST_DATABASE_URL } from './database.js'
 import { ensureImage } from './pglite-image.js'
 
@@ -59,6 +60,8 @@ export interface RunningServer {
   readonly port: number
   /** Everything the process wrote to stderr so far. */
   stderr (): string
+  /** Everything it wrote to stdout (its log) so far. */
+  stdout (): string
   /** Resolves with the exit code (or signal name). */
   readonly exited: Promise<number | string>
 }
@@ -81,12 +84,14 @@ export async function startServer (t: Tap, options: StartOptions = {}): Promise<
   // in place, so the pid stays the server's.
   const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...args], {
     cwd: root,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LOG_LEVEL: 'warn', SETUP_TOKEN, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid })
   })
   let stderr = ''
+  let stdout = ''
   child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8') })
+  child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8') })
   const exited = new Promise<number | string>(resolve => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -94,7 +99,7 @@ export async function startServer (t: Tap, options: StartOptions = {}): Promise<
       await exited
     }
   })
-  const server = { child, url: `http://127.0.0.1:${port}`, port, stderr: () => stderr, exited }
+  const server = { child, url: `http://127.0.0.1:${port}`, port, stderr: () => stderr, stdout: () => stdout, exited }
   if (options.waitUntilReady !== false) await waitUntilReady(server)
   return server
 }

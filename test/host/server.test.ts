@@ -72,3 +72,20 @@ t.test('first start in an empty data folder: initdb runs in a child process, so 
   const again = await startServer(t, { env })
   t.same((await http(again, 'GET', '/api/setup/status')).body, { result: 'ok', setupDone: true }, 'a restart opens the same files')
 })
+
+t.test('a development start prints a link that finishes setup; the token in it is the one the host requires', async t => {
+  const storage = await serverStorage(t)
+  const server = await startServer(t, { args: ['--dev'], env: { ...storage.env, SETUP_TOKEN: '', LOG_LEVEL: 'info' } })
+  let link: RegExpExecArray | null = null
+  for (let i = 0; i < 100 && link === null; i++) {
+    link = /setup is not finished: open (http:\/\/\S+\/panel\/#\/setup\?token=([A-Za-z0-9_-]+))/.exec(server.stdout())
+    if (link === null) await new Promise(resolve => setTimeout(resolve, 100))
+  }
+  t.ok(link !== null, 'the log has the link')
+  const token = decodeURIComponent(link![2]!)
+  t.equal(token.length, 32, 'a random 192-bit token')
+  const guessed = await http(server, 'POST', '/api/setup/finish', { body: { ...ADMIN, setupToken: 'not-the-token-0123456789' } })
+  t.same([guessed.status, guessed.body], [403, { result: 'error', error: 'INVALID_SETUP_TOKEN' }])
+  const finished = await http(server, 'POST', '/api/setup/finish', { body: { ...ADMIN, setupToken: token } })
+  t.equal(finished.status, 200)
+})

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { ADMIN, build, setUp } from '../helpers/app.js'
+import { ADMIN, SETUP_TOKEN, build, setUp } from '../helpers/app.js'
 import { testDatabase } from '../helpers/database.js'
 
 const tableExists = async (app: Awaited<ReturnType<typeof build>>, table: string): Promise<boolean> =>
@@ -33,7 +33,7 @@ t.test('finishing setup initialises addons in the running process, no restart', 
 t.test('setup happens once; concurrent attempts create one administrator', async t => {
   const app = await build(t)
   const attempts = await Promise.all([0, 1, 2].map(i => app.inject({
-    method: 'POST', url: '/api/setup/finish', payload: { username: `admin${i}`, email: `a${i}@example.org`, password: 'long enough pw' }
+    method: 'POST', url: '/api/setup/finish', payload: { username: `admin${i}`, email: `a${i}@example.org`, password: 'long enough pw', setupToken: SETUP_TOKEN }
   })))
   t.same(attempts.map(r => r.statusCode).sort(), [200, 409, 409])
   const users = await app.db('users').count<Array<{ count: number }>>({ count: '*' })
@@ -57,4 +57,32 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
   t.same(await ledger(second), before)
   const list = await second.inject({ url: '/api/shoutbox/list' })
   t.same([list.statusCode, list.json()], [200, { result: 'ok', shouts: [] }], 'a restart after setup starts the addon at once')
+})
+
+t.test('a stranger who reaches a fresh install cannot finish its setup without the setup token', async t => {
+  const app = await build(t)
+  const { setupToken: _, ...account } = ADMIN
+  for (const [label, payload] of [['no token', account], ['a wrong token', { ...account, setupToken: 'guessed-0123456789abcdef' }], ['an empty token', { ...account, setupToken: '' }]] as const) {
+    const response = await app.inject({ method: 'POST', url: '/api/setup/finish', payload })
+    t.same([response.statusCode, response.json()], [403, { result: 'error', error: 'INVALID_SETUP_TOKEN' }], label)
+    t.same(response.cookies, [], `${label}: no session`)
+  }
+  t.same((await app.inject({ url: '/api/setup/status' })).json(), { result: 'ok', setupDone: false }, 'setup is still open')
+  t.equal(Number((await app.db('users').count<Array<{ count: number }>>({ count: '*' }))[0]?.count), 0, 'no account was made')
+  t.equal((await app.inject({ method: 'POST', url: '/api/setup/finish', payload: ADMIN })).statusCode, 200, 'the holder of the token finishes it')
+})
+
+t.test('without SETUP_TOKEN, every process of one database holds the same random token, forgotten once setup is done', async t => {
+  const db = await testDatabase({ persistent: true })
+  t.teardown(() => db.drop())
+  const first = await build(t, { db, config: { setupToken: undefined } })
+  const token = await first.identity.setup.token()
+  t.match(token, /^[A-Za-z0-9_-]{32}$/)
+  await first.close()
+  const second = await build(t, { db, config: { setupToken: undefined } })
+  t.equal(await second.identity.setup.token(), token, 'a restart (or another process) holds the same one')
+  const response = await second.inject({ method: 'POST', url: '/api/setup/finish', payload: { ...ADMIN, setupToken: token } })
+  t.equal(response.statusCode, 200)
+  t.equal(await second.identity.setup.token(), undefined)
+  t.same(await second.db('settings').where({ key: 'setup-token' }).select('key'), [], 'the spent token is gone from the database')
 })

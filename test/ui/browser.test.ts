@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { buildUi } from '../../scripts/build-ui.js'
+import { SETUP_TOKEN } from '../helpers/app.js'
 import { serverStorage, startServer, type RunningServer } from '../helpers/server.js'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -40,8 +41,8 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
   const admin = await context()
   const panel = await admin.newPage()
 
-  await t.test('the setup wizard creates the administrator and signs them in', async t => {
-    await panel.goto(`${server.url}/panel/`)
+  await t.test('the setup wizard, opened from the link the host prints, creates the administrator and signs them in', async t => {
+    await panel.goto(`${server.url}/panel/#/setup?token=${encodeURIComponent(SETUP_TOKEN)}`)
     await panel.getByRole('heading', { name: 'Set up your site' }).waitFor()
     await panel.getByLabel('Username').fill('admin')
     await panel.getByLabel('E-mail address').fill('admin@example.org')
@@ -50,6 +51,7 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
     await panel.getByRole('button', { name: 'Finish setup' }).click()
     await panel.getByText('Signed in as admin').waitFor()
     t.pass('signed in after setup')
+    t.notMatch(panel.url(), /token/, 'the spent token is gone from the address bar')
   })
 
   await t.test('sign out, then sign in with the form', async t => {

@@ -1,7 +1,8 @@
 import {
-  Api, PlatformAlreadyInstalled, SetupApi, SetupFinished, Successful, type PublicCall
+  Api, PlatformAlreadyInstalled, SetupApi, SetupFinished, Successful, Type, type PublicCall
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
+import { InvalidSetupToken } from '../errors.js'
 import { ADMIN_ROLE_ID } from '../identity/roles.js'
 import { signIn } from '../identity/sign-in.js'
 import { NewAccountSchema, type NewAccount } from '../schemas.js'
@@ -17,21 +18,29 @@ export class SetupStatus extends Api<object, HostContext> {
   }
 }
 
-const FinishSetupSchema = { body: NewAccountSchema }
+const FinishSetupSchema = {
+  body: Type.Composite([NewAccountSchema, Type.Object({ setupToken: Type.Optional(Type.String({ maxLength: 200 })) })])
+}
 
-/** Creates the first administrator and finishes setup; the admin is signed in at once. */
+/**
+ * Creates the first administrator and finishes setup; the admin is signed in at once.
+ * Only whoever holds the setup token may: a fresh install reachable from the internet
+ * (or through DNS rebinding) is not finished by the first stranger to find it.
+ */
 export class FinishSetup extends SetupApi<typeof FinishSetupSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/setup/finish'
   readonly schema = FinishSetupSchema
 
   async handle (call: PublicCall<typeof FinishSetupSchema, HostContext>): Promise<Successful> {
-    const user = await finishSetup(call.ctx, call.body)
+    const { setupToken, ...account } = call.body
+    if (!await call.ctx.identity.setup.isToken(setupToken)) throw new InvalidSetupToken()
+    const user = await finishSetup(call.ctx, account)
     return new Successful({ user: await signIn(call, user) })
   }
 }
 
-/** Shared by the endpoint and the `create-admin` command. */
+/** Shared by the endpoint and the `create-admin` command (local access: no token). */
 export async function finishSetup (ctx: HostContext, account: NewAccount) {
   const { identity } = ctx
   const passwordHash = await identity.passwords.hash(account.password)

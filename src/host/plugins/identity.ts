@@ -10,6 +10,8 @@ import { SetupState } from '../services/setup-state.js'
 export interface IdentityOptions {
   readonly passwords?: PasswordHasher
   readonly throttle?: ThrottlePolicy
+  /** `SETUP_TOKEN`: the setup token the operator chose; otherwise one is made. */
+  readonly setupToken?: string | undefined
 }
 
 /** Who people are: accounts, roles, sessions, passwords, the sign-in throttle and the setup state. */
@@ -39,7 +41,7 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
     sessions: new Sessions(app.db, app.cluster),
     passwords: options.passwords ?? new PasswordHasher(),
     signInThrottle: new LoginThrottle(app.db, options.throttle),
-    setup: new SetupState(app.db)
+    setup: new SetupState(app.db, options.setupToken)
   })
   app.decorateRequest('sessionUser', null)
 }, { name: 'shoutbox-identity', dependencies: ['shoutbox-database', 'shoutbox-cluster'] })

@@ -3,7 +3,7 @@ import path from 'node:path'
 import t from 'tap'
 import { BUILTIN_ADDONS } from '../../../src/host/app.js'
 import { AddonLoadError, loadAddons } from '../../../src/host/addons/loader.js'
-import { build } from '../../helpers/app.js'
+import { SETUP_TOKEN, build } from '../../helpers/app.js'
 import { installFixture, tempAddonsDir } from '../../helpers/fixtures.js'
 
 const manifest = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
@@ -91,7 +91,7 @@ t.test('the fixture addon is discovered from its folder: no registration call, n
   t.same(greeter.migrations.map(m => m.name), ['001-events'])
 
   const app = await build(t, { config: { addonsDir } })
-  await app.inject({ method: 'POST', url: '/api/setup/finish', payload: { username: 'admin', email: 'a@example.org', password: 'long enough pw' } })
+  await app.inject({ method: 'POST', url: '/api/setup/finish', payload: { username: 'admin', email: 'a@example.org', password: 'long enough pw', setupToken: SETUP_TOKEN } })
   const hello = await app.inject({ url: '/api/greeter/hello' })
   t.same([hello.statusCode, hello.json()], [200, { result: 'ok', greeting: 'hello' }])
 })
@@ -100,7 +100,7 @@ t.test('each addon runs in its own encapsulated context', async t => {
   const addonsDir = await tempAddonsDir(t)
   await installFixture('greeter', addonsDir)
   const app = await build(t, { config: { addonsDir } })
-  await app.inject({ method: 'POST', url: '/api/setup/finish', payload: { username: 'admin', email: 'a@example.org', password: 'long enough pw' } })
+  await app.inject({ method: 'POST', url: '/api/setup/finish', payload: { username: 'admin', email: 'a@example.org', password: 'long enough pw', setupToken: SETUP_TOKEN } })
   t.equal((await app.inject({ url: '/api/greeter/hello' })).headers['x-greeter'], 'yes', 'the addon\'s hook runs on its routes')
   t.equal((await app.inject({ url: '/api/shoutbox/list' })).headers['x-greeter'], undefined, 'and on no other addon\'s')
   t.equal((await app.inject({ url: '/api/setup/status' })).headers['x-greeter'], undefined, 'nor on the host\'s')

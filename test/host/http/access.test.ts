@@ -1,5 +1,5 @@
 import t from 'tap'
-import { build, setUp, userWith } from '../../helpers/app.js'
+import { SETUP_TOKEN, build, setUp, userWith } from '../../helpers/app.js'
 
 /** CONTRACT §4: origin check, then the access class (before the body is read), then validation, then the endpoint's permission check. */
 t.test('checks run in the documented order', async t => {
@@ -12,7 +12,7 @@ t.test('checks run in the documented order', async t => {
   })
 
   await t.test('a SetupApi endpoint validates its body while setup is open', async t => {
-    const response = await app.inject({ method: 'POST', url: '/api/setup/finish', payload: { username: 'ad', email: 'a@b.c', password: 'short' } })
+    const response = await app.inject({ method: 'POST', url: '/api/setup/finish', payload: { username: 'ad', email: 'a@b.c', password: 'short', setupToken: SETUP_TOKEN } })
     t.same([response.statusCode, response.json()], [400, {
       result: 'error', error: 'BAD_REQUEST', bodyValidationError: 'body/username must NOT have fewer than 3 characters'
     }])
