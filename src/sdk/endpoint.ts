@@ -36,6 +36,13 @@ export class Successful<F extends object = object> {
  */
 export interface CachePolicy {
   readonly invalidatedBy: string
+  /**
+   * The next answer's fields from the kept ones and a notice, without the database, so a
+   * busy board keeps its fast path; `undefined` whenever it cannot be sure, and the answer
+   * is made anew by `handle`. It must give exactly what `handle` would give after the
+   * change. Runs for every notice in this process, in the order the host hears them.
+   */
+  readonly update?: (previous: Readonly<Record<string, unknown>>, notice: string, ctx: AddonContext) => Record<string, unknown> | undefined
 }
 
 export interface CookieOptions {

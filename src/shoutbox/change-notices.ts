@@ -1,9 +1,9 @@
 import type { AddonContext, Transaction } from '../sdk/index.js'
-import type { ShoutEventKind } from './events-repository.js'
+import type { ShoutEvent, ShoutEventKind } from './events-repository.js'
 
 /**
  * The cluster topic every change to the board is announced on, to every host process
- * (this one too). The list endpoint's cached answer is invalidated by it (its CachePolicy).
+ * (this one too). The list endpoint's kept answer follows it (its CachePolicy).
  */
 export const CHANGED = 'changed'
 
@@ -11,11 +11,27 @@ export interface ChangeNotice {
   readonly kind: ShoutEventKind | 'settings'
   /** The stream events the change wrote, in order. */
   readonly eventIds?: readonly number[]
+  /**
+   * The events themselves, when they fit in a notice: then no process reads them back
+   * from the database to update its list or feed its streams.
+   */
+  readonly events?: readonly ShoutEvent[]
 }
+
+/**
+ * PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; the notice travels inside
+ * the cluster's own envelope, escaped once more, so it must stay well below.
+ */
+const MAX_NOTICE_BYTES = 3000
 
 /** Announces a change; every process hears it once `trx` commits (never if it rolls back). */
 export async function announceChange (ctx: AddonContext, trx: Transaction, notice: ChangeNotice): Promise<void> {
-  await ctx.cluster.notify(CHANGED, JSON.stringify(notice), trx)
+  let payload = JSON.stringify(notice)
+  if (notice.events !== undefined && Buffer.byteLength(payload) > MAX_NOTICE_BYTES) {
+    const { events: _, ...withoutEvents } = notice
+    payload = JSON.stringify(withoutEvents)
+  }
+  await ctx.cluster.notify(CHANGED, payload, trx)
 }
 
 /**
@@ -23,11 +39,11 @@ export async function announceChange (ctx: AddonContext, trx: Transaction, notic
  * gap in the notices (the link was down), is `undefined`: anything may have changed.
  */
 export function onChange (ctx: AddonContext, handler: (notice: ChangeNotice | undefined) => void): void {
-  ctx.cluster.subscribe(CHANGED, payload => handler(parse(payload)))
+  ctx.cluster.subscribe(CHANGED, payload => handler(readNotice(payload)))
   ctx.cluster.onResync(() => handler(undefined))
 }
 
-function parse (payload: string): ChangeNotice | undefined {
+export function readNotice (payload: string): ChangeNotice | undefined {
   try {
     return JSON.parse(payload) as ChangeNotice
   } catch {

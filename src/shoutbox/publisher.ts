@@ -69,7 +69,11 @@ export class Publisher {
         await ctx.activityLog.write(recorded.map(({ shout }, index) => ({
           type: 'CREATED_SHOUT', user: batch[index]!.user, details: { message: shout.message }
         })), trx)
-        await announceChange(ctx, trx, { kind: 'shout-created', eventIds: recorded.map(({ eventId }) => eventId) })
+        await announceChange(ctx, trx, {
+          kind: 'shout-created',
+          eventIds: recorded.map(({ eventId }) => eventId),
+          events: recorded.map(({ eventId, shout }) => ({ id: eventId, kind: 'shout-created', shout }))
+        })
         for (const { shout } of recorded) ctx.events.emit(ShoutCreated, shout, trx)
         committing = true
         return recorded

@@ -11,7 +11,7 @@ import type { Settings } from './schemas.js'
 export class ShoutboxSettings {
   static readonly of = perContext(ctx => new ShoutboxSettings(ctx))
 
-  private known: Settings | undefined
+  private remembered: Settings | undefined
   private generation = 0
 
   private constructor (private readonly ctx: AddonContext) {
@@ -20,13 +20,18 @@ export class ShoutboxSettings {
     })
   }
 
+  /** The settings, when they are known to be current without asking the database. */
+  get known (): Settings | undefined {
+    return this.remembered
+  }
+
   /** The settings now, for a request. */
   async current (): Promise<Settings> {
-    if (this.known !== undefined) return this.known
+    if (this.remembered !== undefined) return this.remembered
     const generation = this.generation
     const linked = this.ctx.cluster.linked
     const settings = await this.read()
-    if (linked && this.ctx.cluster.linked && generation === this.generation) this.known = settings
+    if (linked && this.ctx.cluster.linked && generation === this.generation) this.remembered = settings
     return settings
   }
 
@@ -38,6 +43,6 @@ export class ShoutboxSettings {
 
   private forget (): void {
     this.generation++
-    this.known = undefined
+    this.remembered = undefined
   }
 }

@@ -1,5 +1,5 @@
 import { eventFrame, type AddonContext, type EventStream } from '../sdk/index.js'
-import { onChange } from './change-notices.js'
+import { onChange, type ChangeNotice } from './change-notices.js'
 import { eventsRepository, type ShoutEvent } from './events-repository.js'
 import { perContext } from './per-context.js'
 
@@ -7,8 +7,9 @@ const PRUNE_EVERY_MS = 3_600_000
 
 /**
  * The live stream's subscribers in this process. Each change notice, from any process,
- * names the stream events it wrote; they are read once, formatted once and written to
- * every subscriber, one notice at a time, in the order the commits were announced.
+ * carries the stream events it wrote (or, when they are too many, their ids, and they
+ * are read once); each is formatted once and written to every subscriber, one notice at
+ * a time, in the order the commits were announced.
  */
 export class StreamHub {
   static readonly of = perContext(ctx => new StreamHub(ctx))
@@ -21,8 +22,7 @@ export class StreamHub {
 
   start (): void {
     onChange(this.ctx, notice => {
-      const eventIds = notice?.eventIds
-      if (eventIds !== undefined && eventIds.length > 0 && this.subscribers.size > 0) this.deliver(eventIds)
+      if (notice?.eventIds !== undefined && notice.eventIds.length > 0 && this.subscribers.size > 0) this.deliver(notice)
     })
     const prune = (): void => {
       eventsRepository(this.ctx.db).prune().catch(error => this.ctx.log.warn({ err: error }, 'pruning stream history failed'))
@@ -60,9 +60,10 @@ export class StreamHub {
     }
   }
 
-  private deliver (eventIds: readonly number[]): void {
+  /** The notice's events, as it carries them or (too many for a notice) as the history holds them. */
+  private deliver ({ eventIds = [], events: carried }: ChangeNotice): void {
     this.deliveries = this.deliveries
-      .then(() => eventsRepository(this.ctx.db).find(eventIds))
+      .then(() => carried ?? eventsRepository(this.ctx.db).find(eventIds))
       .then(events => {
         for (const event of events) {
           const frame = frameOf(event)

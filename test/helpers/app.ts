@@ -19,6 +19,9 @@ export interface Tap {
   teardown (fn: () => unknown): void
 }
 
+/** What build() gives a test. */
+export type App = FastifyInstance
+
 export function testConfig (overrides: Partial<HostConfig> = {}): HostConfig {
   return {
     ...loadConfig([], {}),

@@ -4,20 +4,21 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Cluster } from '../services/cluster.js'
 import { EVERY_ANSWER, JSON_TYPE } from './headers.js'
 
-/** A kept answer: its bytes, encoded once, and its heads for 200 and 304. */
+/** A kept answer: its fields, its bytes (encoded once), and its heads for 200 and 304. */
 export interface KeptAnswer {
+  readonly fields: Readonly<Record<string, unknown>>
   readonly body: Buffer
   readonly etag: string
   readonly head: OutgoingHttpHeaders
   readonly notModifiedHead: OutgoingHttpHeaders
 }
 
-function keep (fields: object): KeptAnswer {
+function keep (fields: Readonly<Record<string, unknown>>): KeptAnswer {
   const body = Buffer.from(JSON.stringify({ result: 'ok', ...fields }))
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
   // Clients may keep it too, but must ask again (If-None-Match) before using it.
   const common = { ...EVERY_ANSWER, 'cache-control': 'no-cache', etag }
-  return { body, etag, head: { ...common, 'content-type': JSON_TYPE, 'content-length': body.length }, notModifiedHead: common }
+  return { fields, body, etag, head: { ...common, 'content-type': JSON_TYPE, 'content-length': body.length }, notModifiedHead: common }
 }
 
 /** `If-None-Match` may list several tags, weak or strong, or `*`. */
@@ -29,18 +30,33 @@ function matchesEtag (header: string | undefined, etag: string): boolean {
   })
 }
 
+/** What a cached answer's notices did, for tests and metrics. */
+export interface CacheCounts {
+  /** Answers made by the endpoint's `handle` (after a start, a drop, or a change it could not apply). */
+  made: number
+  /** Notices applied to the kept answer in place. */
+  updated: number
+  /** Notices that dropped it. */
+  dropped: number
+}
+
+export type CacheUpdate = (previous: Readonly<Record<string, unknown>>, notice: string) => Record<string, unknown> | undefined
+
 /**
- * One cacheable endpoint's answer (CachePolicy in the SDK). It is kept until a notice on
- * its topic, from any process, or a gap in the notices (the link was down) says it may be
- * stale. While the link is down nothing is kept: every request is answered afresh.
+ * One cacheable endpoint's answer (CachePolicy in the SDK). A notice on its topic, from any
+ * process, is applied to the kept answer by the endpoint's `update` and the new answer
+ * swapped in at once; when there is no `update`, or it cannot be sure, or notices may
+ * have been missed (the link was down), the answer is dropped and made anew by `handle`.
+ * While the link is down nothing is kept: every request is answered afresh.
  */
 export class CachedAnswer {
+  readonly counts: CacheCounts = { made: 0, updated: 0, dropped: 0 }
   private kept: KeptAnswer | undefined
   private making: Promise<KeptAnswer> | undefined
   private generation = 0
 
-  constructor (private readonly cluster: Cluster, topic: string) {
-    cluster.subscribe(topic, () => this.drop())
+  constructor (private readonly cluster: Cluster, topic: string, private readonly update: CacheUpdate | undefined, private readonly log: FastifyBaseLogger) {
+    cluster.subscribe(topic, notice => this.onNotice(notice))
     cluster.onResync(() => this.drop())
   }
 
@@ -49,17 +65,18 @@ export class CachedAnswer {
   }
 
   /** The kept answer, or one made now by `make` (concurrent misses share one). */
-  get (make: () => Promise<object>): Promise<KeptAnswer> {
+  get (make: () => Promise<Record<string, unknown>>): Promise<KeptAnswer> {
     if (this.kept !== undefined) return Promise.resolve(this.kept)
     this.making ??= this.make(make)
     return this.making
   }
 
-  private async make (make: () => Promise<object>): Promise<KeptAnswer> {
+  private async make (make: () => Promise<Record<string, unknown>>): Promise<KeptAnswer> {
     const generation = this.generation
     const linked = this.cluster.isLinked
     try {
       const answer = keep(await make())
+      this.counts.made++
       // A change announced while it was being made may not be in it: keep it only if none was.
       if (linked && this.cluster.isLinked && generation === this.generation) this.kept = answer
       return answer
@@ -68,8 +85,29 @@ export class CachedAnswer {
     }
   }
 
+  private onNotice (notice: string): void {
+    const kept = this.kept
+    if (kept === undefined || this.update === undefined || !this.cluster.isLinked) {
+      this.drop()
+      return
+    }
+    let next: Record<string, unknown> | undefined
+    try {
+      next = this.update(kept.fields, notice)
+    } catch (error) {
+      this.log.warn({ err: error }, 'a cached answer could not be updated; it is made anew')
+    }
+    if (next === undefined) {
+      this.drop()
+      return
+    }
+    this.kept = keep(next)
+    this.counts.updated++
+  }
+
   private drop (): void {
     this.generation++
+    if (this.kept !== undefined || this.making !== undefined) this.counts.dropped++
     this.kept = undefined
     this.making = undefined
   }
@@ -89,10 +127,15 @@ export class AnswerCache {
    */
   constructor (private readonly cluster: Cluster, private readonly isOpen: () => boolean, private readonly requestLog: FastifyBaseLogger | undefined) {}
 
-  declare (path: string, topic: string): CachedAnswer {
-    const cached = new CachedAnswer(this.cluster, topic)
+  declare (path: string, topic: string, update: CacheUpdate | undefined, log: FastifyBaseLogger): CachedAnswer {
+    const cached = new CachedAnswer(this.cluster, topic, update, log)
     this.byPath.set(path, cached)
     return cached
+  }
+
+  /** The cached answer of `path`, if its endpoint declared one. */
+  of (path: string): CachedAnswer | undefined {
+    return this.byPath.get(path)
   }
 
   /** True when it answered. */

@@ -28,7 +28,11 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
   if (endpoint.schema.body !== undefined) schema.body = endpoint.schema.body
   if (endpoint.schema.params !== undefined) schema.params = endpoint.schema.params
   if (endpoint.schema.querystring !== undefined) schema.querystring = endpoint.schema.querystring
-  const cached = endpoint.cache === undefined ? undefined : scope.answerCache.declare(endpoint.path, `${owner.ctx.addonId}:${endpoint.cache.invalidatedBy}`)
+  const update = endpoint.cache?.update
+  const cached = endpoint.cache === undefined
+    ? undefined
+    : scope.answerCache.declare(endpoint.path, `${owner.ctx.addonId}:${endpoint.cache.invalidatedBy}`,
+      update === undefined ? undefined : (previous, notice) => update(previous, notice, owner.ctx), scope.log)
 
   scope.route({
     method: endpoint.method,
@@ -116,10 +120,10 @@ function makeCall (app: FastifyInstance, request: FastifyRequest, reply: Fastify
   }
 }
 
-function fieldsOf (answer: Answer): object {
+function fieldsOf (answer: Answer): Record<string, unknown> {
   if (answer === undefined) return {}
   if ((answer as unknown as Record<symbol, unknown>)[SUCCESSFUL] !== true) throw new Error('an endpoint must return Successful')
-  return answer.fields
+  return answer.fields as Record<string, unknown>
 }
 
 function send (reply: FastifyReply, answer: Answer): unknown {

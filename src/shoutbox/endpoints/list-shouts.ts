@@ -1,18 +1,20 @@
 import { Api, Successful, type PublicCall } from '../../sdk/index.js'
 import { CHANGED } from '../change-notices.js'
+import { nextList } from '../list-changes.js'
 import { ShoutboxSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
 /**
  * GET /api/shoutbox/list — public: the shouts, newest first, at most `maxShouts` of them.
- * The host keeps the answer and serves it from memory until a change is announced
- * (`If-None-Match` gets a 304), so this runs only after a change.
+ * The host keeps the answer and serves it from memory (`If-None-Match` gets a 304); each
+ * change announced from any process is applied to it in place (`nextList`), and this
+ * runs only when that cannot be done.
  */
 export class ListShouts extends Api {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/list'
   readonly schema = {}
-  override readonly cache = { invalidatedBy: CHANGED }
+  override readonly cache = { invalidatedBy: CHANGED, update: nextList }
 
   async handle ({ ctx }: PublicCall): Promise<Successful> {
     const { maxShouts } = await ShoutboxSettings.of(ctx).current()

@@ -1,0 +1,104 @@
+import pg from 'pg'
+import t from 'tap'
+import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
+import { build, setUp, type App } from '../helpers/app.js'
+import { DB_KIND, TEST_DATABASE_URL, testDatabase } from '../helpers/database.js'
+
+/** The list as a rebuild from the database gives it, byte for byte. */
+async function rebuilt (app: App): Promise<string> {
+  const row = await app.db('addon_config').where({ addon_id: 'shoutbox', key: 'maxShouts' }).first<{ value: number | null } | undefined>('value')
+  const shouts = await shoutsRepository(app.db).list(row?.value ?? null)
+  return JSON.stringify({ result: 'ok', shouts })
+}
+
+const listed = async (app: App): Promise<string> => (await app.inject({ url: '/api/shoutbox/list' })).body
+const countsOf = (app: App) => app.answerCache.of('/api/shoutbox/list')!.counts
+
+/** A reproducible sequence of numbers (the steps are the same in every run). */
+function random (seed: number): () => number {
+  let state = seed
+  return () => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648
+    return state / 2_147_483_648
+  }
+}
+
+t.test('each change is applied to the kept list in place, and gives byte for byte what a rebuild gives', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  const next = random(7)
+  await listed(app)
+  const before = { ...countsOf(app) }
+  let publishes = 0
+  for (let step = 0; step < 60; step++) {
+    const roll = next()
+    if (roll < 0.6) {
+      // A burst of publishes arriving together (written in one transaction).
+      const burst = 1 + Math.floor(next() * 5)
+      publishes += burst
+      await Promise.all(Array.from({ length: burst }, (_, i) =>
+        app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: `step ${step}.${i} ünïcödé "quoted" <b>` } })))
+    } else if (roll < 0.85) {
+      // A shout in the list, one below its cut, or one that never existed.
+      const id = 1 + Math.floor(next() * (publishes + 3))
+      await app.inject({ method: 'DELETE', url: `/api/panel/shoutbox/${id}`, headers: { cookie } })
+    } else {
+      const maxShouts = [null, 0, 3, 5, 10][Math.floor(next() * 5)]
+      await app.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers: { cookie }, payload: { maxShouts } })
+    }
+    t.equal(await listed(app), await rebuilt(app), `after step ${step}`)
+  }
+  const counts = countsOf(app)
+  t.ok(counts.updated - before.updated > 20, `most changes were applied in place (${counts.updated - before.updated} in place, ${counts.made - before.made} made anew)`)
+})
+
+t.test('two processes under concurrent publishes, deletes and settings changes; then a cut notification link', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
+  const db = await testDatabase()
+  t.teardown(() => db.drop())
+  const a = await build(t, { db })
+  const cookieA = await setUp(a)
+  const b = await build(t, { db })
+  const cookieB = (await b.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'admin', password: 'correct horse battery' } })).headers['set-cookie'] as string
+  const sessionB = cookieB.split(';')[0]!
+  await a.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers: { cookie: cookieA }, payload: { maxShouts: 8 } })
+  await Promise.all([listed(a), listed(b)])
+
+  /** Notices cross between processes through PostgreSQL: wait until both have heard everything. */
+  const settled = async (): Promise<void> => {
+    const expected = await rebuilt(a)
+    for (let i = 0; i < 200; i++) {
+      if (await listed(a) === expected && await listed(b) === expected) return
+      await new Promise(resolve => setTimeout(resolve, 25))
+    }
+  }
+  const next = random(11)
+  const updatedBefore = countsOf(b).updated
+  for (let round = 0; round < 8; round++) {
+    await Promise.all(Array.from({ length: 6 }, (_, i) => {
+      const [app, cookie] = i % 2 === 0 ? [a, cookieA] : [b, sessionB]
+      const roll = next()
+      if (roll < 0.7) return app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: `round ${round}, ${i}` } })
+      if (roll < 0.9) return app.inject({ method: 'DELETE', url: `/api/panel/shoutbox/${1 + Math.floor(next() * (round * 4 + 4))}`, headers: { cookie } })
+      return app.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers: { cookie }, payload: { maxShouts: [4, 8, null][Math.floor(next() * 3)] } })
+    }))
+    await settled()
+    const expected = await rebuilt(a)
+    t.equal(await listed(a), expected, `round ${round}: the first process`)
+    t.equal(await listed(b), expected, `round ${round}: the second process`)
+  }
+  t.ok(countsOf(b).updated > updatedBefore, 'the second process applied the first one\'s changes in place')
+
+  // Cut the second process's notification link: it must not serve what it kept.
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
+  await admin.connect()
+  t.teardown(() => admin.end())
+  const killed = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [`shoutbox-listen:${db.schema}`])
+  t.ok(killed.rowCount! >= 1, 'the links were cut')
+  await a.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: cookieA }, payload: { message: 'while the link was down' } })
+  for (let i = 0; i < 200 && await listed(b) !== await rebuilt(a); i++) await new Promise(resolve => setTimeout(resolve, 25))
+  t.equal(await listed(b), await rebuilt(a), 'after the cut, the second process answers from the database')
+  await settled()
+  await a.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: cookieA }, payload: { message: 'after the link is back' } })
+  await settled()
+  t.equal(await listed(b), await rebuilt(a), 'and follows the changes again once relinked')
+})
