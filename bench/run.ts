@@ -4,13 +4,20 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: list, million, publish, stream
+ *   npm run bench -- --only publish,stream   # parts: list, million, busy, publish, stream
+ *   npm run bench -- --only busy --rates 20,100,400
  *
  * Every figure comes from real HTTP over loopback, with the load generator (autocannon)
  * in its own process. The list is compared with a bare node:http server sending the
  * identical bytes, and a million stored shouts with ten thousand: each comparison is
  * `--rounds` pairs of back-to-back runs of `--seconds`; the figures are medians, the
  * ratio the median of the pairs' ratios.
+ *
+ * busy: the list (maxShouts 50 of 10,000, 64 connections) while a separate process
+ * publishes at each of `--rates` a second, evenly spaced. Each round is three
+ * back-to-back runs — the idle list, the busy list, the bare server — in an order that
+ * rotates from round to round; the ratios busy/idle, busy/bare and idle/bare are the
+ * medians of the rounds' ratios.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -22,6 +29,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { querySql } from '../test/helpers/storage-sql.js'
+import type { PublisherResult } from './publisher.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const { values: options } = parseArgs({
@@ -29,14 +37,18 @@ const { values: options } = parseArgs({
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '5' },
     subscribers: { type: 'string', default: '2000' },
-    only: { type: 'string', default: 'list,million,publish,stream' }
+    /** The busy part's publishes a second. */
+    rates: { type: 'string', default: '20,100,400' },
+    only: { type: 'string', default: 'list,million,busy,publish,stream' }
   }
 })
-/** `--only list,publish`: the parts to run (list, million, publish, stream); all by default. */
+/** `--only list,publish`: the parts to run (list, million, busy, publish, stream); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
 const SUBSCRIBERS = Number(options.subscribers)
+const RATES = options.rates.split(',').map(Number)
+if (RATES.some(rate => !(rate > 0 && rate <= 5000))) throw new Error('--rates: publishes a second, 1 to 5000, separated by commas')
 const DATABASE_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
 const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'benchmark password' }
 
@@ -50,6 +62,7 @@ const percentile = (values: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
 }
 const log = (line: string): void => { process.stderr.write(`# ${line}\n`) }
+const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
 async function freePort (): Promise<number> {
   return new Promise(resolve => {
@@ -90,6 +103,35 @@ function firstLine (child: ChildProcess): Promise<string> {
     child.stdout!.on('data', onData)
     child.once('exit', code => reject(new Error(`exited with ${code} before answering`)))
   })
+}
+
+/** The lines a child prints, one per call, in order; rejects once it has closed its output. */
+function lines (child: ChildProcess): () => Promise<string> {
+  const ready: string[] = []
+  const waiting: Array<{ resolve: (line: string) => void, reject: (error: Error) => void }> = []
+  let text = ''
+  let closed: Error | undefined
+  child.stdout!.setEncoding('utf8')
+  child.stdout!.on('data', (chunk: string) => {
+    text += chunk
+    let end
+    while ((end = text.indexOf('\n')) !== -1) {
+      const line = text.slice(0, end)
+      text = text.slice(end + 1)
+      const waiter = waiting.shift()
+      if (waiter === undefined) ready.push(line)
+      else waiter.resolve(line)
+    }
+  })
+  child.once('close', code => {
+    closed = new Error(`exited with ${code} before answering`)
+    for (const waiter of waiting.splice(0)) waiter.reject(closed)
+  })
+  return () => {
+    if (ready.length > 0) return Promise.resolve(ready.shift()!)
+    if (closed !== undefined) return Promise.reject(closed)
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }))
+  }
 }
 
 // ---------------------------------------------------------------- sites: storage and a host process
@@ -242,8 +284,8 @@ async function compare (label: string, urls: readonly [string, string]): Promise
   return { ...result, ratio }
 }
 
-/** The list of `site` against a bare node:http server sending the identical bytes and headers. */
-async function compareList (label: string, site: Site): Promise<Comparison> {
+/** A bare node:http server sending the bytes and headers the list of `site` sends now. */
+async function startBare (label: string, site: Site): Promise<{ url: string, stop: () => Promise<void> }> {
   const sample = await fetch(`${await site.url()}/api/shoutbox/list`)
   const body = await sample.text()
   const headers: Record<string, string> = {}
@@ -255,14 +297,113 @@ async function compareList (label: string, site: Site): Promise<Comparison> {
   await fs.writeFile(file, JSON.stringify({ body, headers }))
   const barePort = await freePort()
   const bare = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(barePort)], {}, 0)
-  await firstLine(bare)
-  log(`${label}: ${body.length} bytes a response (bare vs host)`)
   try {
-    return await compare(label, [`http://127.0.0.1:${barePort}/`, `${await site.url()}/api/shoutbox/list`])
+    await firstLine(bare)
   } finally {
-    bare.kill('SIGTERM')
     await fs.rm(file, { force: true })
   }
+  log(`${label}: ${body.length} bytes a response (bare vs host)`)
+  return { url: `http://127.0.0.1:${barePort}/`, stop: async () => { bare.kill('SIGTERM') } }
+}
+
+/** The list of `site` against a bare node:http server sending the identical bytes and headers. */
+async function compareList (label: string, site: Site): Promise<Comparison> {
+  const bare = await startBare(label, site)
+  try {
+    return await compare(label, [bare.url, `${await site.url()}/api/shoutbox/list`])
+  } finally {
+    await bare.stop()
+  }
+}
+
+/** The busy part's list load: the connections the issue measured with. */
+const BUSY_CONNECTIONS = 64
+/** The publisher runs this long before the list is measured, so the measurement sees it steady. */
+const BUSY_LEAD_IN_MS = 1000
+
+interface BusyRate {
+  readonly rate: number
+  readonly idle: Load[]
+  readonly busy: Load[]
+  readonly bare: Load[]
+  readonly publishers: PublisherResult[]
+  readonly busyToIdle: number
+  readonly busyToBare: number
+  readonly idleToBare: number
+}
+
+/**
+ * One run of the list while a separate process (bench/publisher.ts, on the load
+ * generator's core) publishes `rate` times a second: it starts, publishes for a lead-in,
+ * goes on through the whole measurement, and stops when it ends.
+ */
+async function busyList (site: Site, rate: number, round: number): Promise<{ load: Load, publisher: PublisherResult }> {
+  const publisher = node(['--import', 'tsx', 'bench/publisher.ts', JSON.stringify({
+    url: `${await site.url()}/api/panel/shoutbox`,
+    cookie: site.cookie,
+    rate,
+    // A bound of its own, should this process fail to stop it.
+    maxSeconds: SECONDS + BUSY_LEAD_IN_MS / 1000 + 30,
+    // About as long as the seeded shouts (the list's bytes stay comparable with the bare server's).
+    message: `Busy shout, ${rate}/s, round ${round}, as long as a real one:`
+  })], {}, 1)
+  const next = lines(publisher)
+  try {
+    if (await next() !== 'started') throw new Error('the publisher did not start')
+    await sleep(BUSY_LEAD_IN_MS)
+    const measured = await load({ url: `${await site.url()}/api/shoutbox/list`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS })
+    publisher.stdin!.write('stop\n')
+    return { load: measured, publisher: JSON.parse(await next()) as PublisherResult }
+  } finally {
+    publisher.kill('SIGTERM')
+  }
+}
+
+/**
+ * The busy part: for each rate, `ROUNDS` rounds of three back-to-back runs — the idle
+ * list, the list with publishes arriving, and a bare server sending the idle list's
+ * bytes — the order rotating from round to round, after a warm-up of the idle list and
+ * the bare server.
+ */
+async function busyBoard (site: Site): Promise<BusyRate[]> {
+  await site.seedTo(10_000)
+  await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
+  const listUrl = `${await site.url()}/api/shoutbox/list`
+  const results: BusyRate[] = []
+  for (const rate of RATES) {
+    const bare = await startBare(`busy, ${rate} publishes/s`, site)
+    const runs = { idle: [] as Load[], busy: [] as Load[], bare: [] as Load[], publishers: [] as PublisherResult[] }
+    try {
+      for (const url of [listUrl, bare.url]) await load({ url, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+      for (let round = 1; round <= ROUNDS; round++) {
+        const order = (['idle', 'busy', 'bare'] as const).map((_, i, all) => all[(i + round - 1) % 3]!)
+        for (const which of order) {
+          if (which === 'busy') {
+            const { load: measured, publisher } = await busyList(site, rate, round)
+            runs.busy.push(measured)
+            runs.publishers.push(publisher)
+          } else {
+            runs[which].push(await load({ url: which === 'idle' ? listUrl : bare.url, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
+          }
+        }
+        const publisher = runs.publishers.at(-1)!
+        log(`busy, ${rate} publishes/s, round ${round} (${order.join(', ')}): idle ${Math.round(runs.idle.at(-1)!.requestsPerSecond)}, ` +
+          `busy ${Math.round(runs.busy.at(-1)!.requestsPerSecond)}, bare ${Math.round(runs.bare.at(-1)!.requestsPerSecond)} req/s; ` +
+          `${publisher.achievedPerSecond.toFixed(1)} publishes/s, ${publisher.errors} errors, ${publisher.skipped} not sent`)
+      }
+    } finally {
+      await bare.stop()
+    }
+    const ratio = (a: Load[], b: Load[]): number => median(a.map((x, i) => x.requestsPerSecond / b[i]!.requestsPerSecond))
+    results.push({
+      rate,
+      ...runs,
+      busyToIdle: ratio(runs.busy, runs.idle),
+      busyToBare: ratio(runs.busy, runs.bare),
+      idleToBare: ratio(runs.idle, runs.bare)
+    })
+  }
+  return results
 }
 
 async function publishLoad (site: Site): Promise<{ load: Load, stored: number, lost: number, logged: number }> {
@@ -356,6 +497,18 @@ try {
     rows.push(['  1,000,000 vs 10,000 stored (same rounds)', fmt(rps(sizes.first)), '', fmt(sizes.ratio, 2), '', ''])
     await mid.destroy()
     await big.destroy()
+  }
+
+  if (PARTS.has('busy')) {
+    for (const result of await busyBoard(site)) {
+      const label = `list, ${fmt(result.rate)} publishes/s`
+      rows.push([`${label}: idle (maxShouts 50 of 10,000, ${BUSY_CONNECTIONS} connections)`, fmt(rps(result.idle)), fmt(rps(result.bare)), fmt(result.idleToBare, 2), latency(result.idle), fmt(failures(result.idle))])
+      rows.push([`${label}: busy`, fmt(rps(result.busy)), fmt(rps(result.bare)), fmt(result.busyToBare, 2), latency(result.busy), fmt(failures(result.busy))])
+      const published = result.publishers
+      const sum = (key: 'sent' | 'errors' | 'skipped'): number => published.reduce((total, p) => total + p[key], 0)
+      rows.push([`  busy / idle ${fmt(result.busyToIdle, 2)}; published ${fmt(median(published.map(p => p.achievedPerSecond)), 1)}/s ` +
+        `(${fmt(sum('sent'))} sent, ${fmt(sum('errors'))} errors, ${fmt(sum('skipped'))} not sent with 256 waiting; answered in ${fmt(median(published.map(p => p.p50)))} / ${fmt(median(published.map(p => p.p99)))} ms)`, '', '', '', '', ''])
+    }
   }
 
   if (PARTS.has('publish')) {
