@@ -4,8 +4,9 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: list, million, busy, publish, stream
+ *   npm run bench -- --only publish,stream   # parts: list, million, busy, publish, stream, stream10k
  *   npm run bench -- --only busy --rates 20,100,400
+ *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
  * Every figure comes from real HTTP over loopback, with the load generator (autocannon)
  * in its own process. The list is compared with a bare node:http server sending the
@@ -18,6 +19,14 @@
  * back-to-back runs — the idle list, the busy list, the bare server — in an order that
  * rotates from round to round; the ratios busy/idle, busy/bare and idle/bare are the
  * medians of the rounds' ratios.
+ *
+ * stream, stream10k: `--subscribers` event streams (spread over client processes of
+ * 2,500 and over loopback source addresses, 20 streams each) receive a run of 20
+ * publishes — 250 ms apart for stream, back to back for stream10k, whose host is
+ * restarted first so its memory does not depend on the parts before. Delivery is
+ * timed from each publish's answer; reported with the subscribers that missed any
+ * event and the host's resident memory before they connected, with them, and per
+ * subscriber.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -30,23 +39,25 @@ import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { querySql } from '../test/helpers/storage-sql.js'
 import type { PublisherResult } from './publisher.js'
+import type { SubscribersResult } from './subscribers.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const { values: options } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '5' },
-    subscribers: { type: 'string', default: '2000' },
+    /** The stream parts' subscribers; by default 2,000 for stream and 10,000 for stream10k. */
+    subscribers: { type: 'string' },
     /** The busy part's publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'list,million,busy,publish,stream' }
+    only: { type: 'string', default: 'list,million,busy,publish,stream,stream10k' }
   }
 })
-/** `--only list,publish`: the parts to run (list, million, busy, publish, stream); all by default. */
+/** `--only list,publish`: the parts to run (list, million, busy, publish, stream, stream10k); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
-const SUBSCRIBERS = Number(options.subscribers)
+const SUBSCRIBERS = options.subscribers === undefined ? undefined : Number(options.subscribers)
 const RATES = options.rates.split(',').map(Number)
 if (RATES.some(rate => !(rate > 0 && rate <= 5000))) throw new Error('--rates: publishes a second, 1 to 5000, separated by commas')
 const DATABASE_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
@@ -83,9 +94,26 @@ const PIN = await new Promise<boolean>(resolve => {
   probe.on('exit', code => resolve(code === 0 && os.cpus().length >= 2))
 })
 
+/**
+ * A node process, pinned to `core` when pinning works. Started through sh, which raises
+ * its soft limit of open files to the hard one first: ten thousand streams are ten
+ * thousand descriptors in the host (checked before the stream parts, see fanOut).
+ */
 function node (args: string[], env: NodeJS.ProcessEnv = {}, core?: 0 | 1): ChildProcess {
-  const [command, argv] = PIN && core !== undefined ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, args]
-  return spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] })
+  const command = [...(PIN && core !== undefined ? ['taskset', '-c', String(core)] : []), process.execPath, ...args]
+  return spawn('/bin/sh', ['-c', 'ulimit -n "$(ulimit -H -n)" 2>/dev/null; exec "$@"', 'sh', ...command], {
+    cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit']
+  })
+}
+
+/** The soft limit of open files of process `pid` (Infinity where /proc cannot tell). */
+async function openFilesLimit (pid: number): Promise<number> {
+  try {
+    const soft = /^Max open files\s+(\S+)/m.exec(await fs.readFile(`/proc/${pid}/limits`, 'utf8'))?.[1]
+    return soft === undefined || soft === 'unlimited' ? Infinity : Number(soft)
+  } catch {
+    return Infinity
+  }
 }
 
 function firstLine (child: ChildProcess): Promise<string> {
@@ -164,7 +192,12 @@ class Site {
   }
 
   async start (): Promise<void> {
-    this.child = node(['dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], { ...this.env, LOG_LEVEL: 'warn' }, 0)
+    this.child = node(['dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], {
+      ...this.env,
+      LOG_LEVEL: 'warn',
+      // Harmless where nothing reads it: the stream parts connect 10,000 from loopback (20 an address).
+      STREAMS_PER_CLIENT: '100000'
+    }, 0)
     this.child.stdout!.resume()
     const deadline = Date.now() + 60_000
     while (Date.now() < deadline) {
@@ -424,29 +457,109 @@ async function publishLoad (site: Site): Promise<{ load: Load, stored: number, l
   return { load: result, stored, logged, lost: Math.max(0, result.status2xx - stored) }
 }
 
-async function fanOut (site: Site): Promise<{ p50: number, p99: number, delivered: number, expected: number, idleMiB: number, rssMiB: number }> {
-  const idleMiB = await site.rssMiB()
-  const subscribers = node(['--import', 'tsx', 'bench/subscribers.ts', `${await site.url()}/api/shoutbox/stream`, String(SUBSCRIBERS)], {}, 1)
-  await firstLine(subscribers)
-  log(`${SUBSCRIBERS} subscribers connected`)
-  const answeredAt: number[] = []
-  const PUBLISHES = 20
-  for (let i = 0; i < PUBLISHES; i++) {
-    const response = await site.api('POST', '/api/panel/shoutbox', { message: `fan-out ${i}` })
-    answeredAt.push(Date.now())
-    if (response.status !== 200) throw new Error(`publish failed: ${JSON.stringify(response.json)}`)
-    await new Promise(resolve => setTimeout(resolve, 250))
+/** Subscribers a client process holds, and streams a loopback source address opens. */
+const SUBSCRIBERS_PER_PROCESS = 2500
+const STREAMS_PER_ADDRESS = 20
+const FAN_OUT_PUBLISHES = 20
+
+interface FanOut {
+  readonly subscribers: number
+  readonly connected: number
+  readonly connectSeconds: number
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+  readonly delivered: number
+  readonly expected: number
+  /** Subscribers (connected or not) that did not receive every publish of the run. */
+  readonly missed: number
+  readonly duplicates: number
+  readonly closed: number
+  readonly idleMiB: number
+  readonly connectedMiB: number
+  readonly rssMiB: number
+  /** (rssMiB − idleMiB) per connected subscriber. */
+  readonly perSubscriberKiB: number
+}
+
+/**
+ * `subscribers` streams of `site`, then FAN_OUT_PUBLISHES publishes, `gapMs` apart (0:
+ * each sent once the one before is answered). Each event's delay runs from its
+ * publish's answer to its arrival; a subscriber that misses one is counted.
+ */
+async function fanOut (site: Site, subscribers: number, gapMs: number): Promise<FanOut> {
+  const limit = await openFilesLimit(site.child!.pid!)
+  if (limit < subscribers + 256) {
+    throw new Error(`the host may open ${limit} files, too few for ${subscribers} streams: raise the hard limit (ulimit -Hn) or pass a smaller --subscribers`)
   }
-  await new Promise(resolve => setTimeout(resolve, 1000))
-  const rssMiB = await site.rssMiB()
-  subscribers.stdin!.write('done\n')
-  const arrivals = JSON.parse(await firstLine(subscribers)) as Record<string, number[]>
-  const ids = Object.keys(arrivals).map(Number).sort((a, b) => a - b)
-  const latencies: number[] = []
-  ids.forEach((id, index) => {
-    for (const at of arrivals[String(id)]!) latencies.push(at - answeredAt[index]!)
-  })
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), delivered: latencies.length, expected: PUBLISHES * SUBSCRIBERS, idleMiB, rssMiB }
+  const url = `${await site.url()}/api/shoutbox/stream`
+  const marker = `fan-out-${randomBytes(3).toString('hex')}`
+  const idleMiB = await site.rssMiB()
+  const groups: Array<{ child: ChildProcess, next: () => Promise<string> }> = []
+  try {
+    const connecting = Date.now()
+    for (let first = 0; first < subscribers; first += SUBSCRIBERS_PER_PROCESS) {
+      const child = node(['--import', 'tsx', 'bench/subscribers.ts', JSON.stringify({
+        url, first, count: Math.min(SUBSCRIBERS_PER_PROCESS, subscribers - first), perAddress: STREAMS_PER_ADDRESS, connecting: 32, marker, publishes: FAN_OUT_PUBLISHES
+      })], {}, 1)
+      groups.push({ child, next: lines(child) })
+    }
+    const statuses = await Promise.all(groups.map(async group => JSON.parse(await group.next()) as { connected: number, failed: number }))
+    const connected = statuses.reduce((sum, status) => sum + status.connected, 0)
+    const connectSeconds = (Date.now() - connecting) / 1000
+    log(`${connected} of ${subscribers} subscribers connected in ${connectSeconds.toFixed(1)} s from ${Math.ceil(subscribers / STREAMS_PER_ADDRESS)} loopback addresses, ${groups.length} client processes`)
+    await sleep(1000)
+    const connectedMiB = await site.rssMiB()
+
+    const answeredAt: number[] = []
+    for (let i = 0; i < FAN_OUT_PUBLISHES; i++) {
+      const response = await site.api('POST', '/api/panel/shoutbox', { message: `${marker} ${i}` })
+      answeredAt.push(Date.now())
+      if (response.status !== 200) throw new Error(`publish failed: ${JSON.stringify(response.json)}`)
+      if (gapMs > 0) await sleep(gapMs)
+    }
+    // Until every connected subscriber has every event, or 10 s have passed.
+    const expected = connected * FAN_OUT_PUBLISHES
+    const deadline = Date.now() + 10_000
+    for (;;) {
+      await sleep(250)
+      let received = 0
+      for (const group of groups) {
+        group.child.stdin!.write('count\n')
+        received += (JSON.parse(await group.next()) as { received: number }).received
+      }
+      if (received >= expected || Date.now() > deadline) break
+    }
+    await sleep(500)
+    const rssMiB = await site.rssMiB()
+    const results = await Promise.all(groups.map(async group => {
+      group.child.stdin!.write(`done ${JSON.stringify(answeredAt)}\n`)
+      return JSON.parse(await group.next()) as SubscribersResult
+    }))
+    const latencies = results.flatMap(result => result.latencies)
+    const total = (key: 'missed' | 'duplicates' | 'closed'): number => results.reduce((sum, result) => sum + result[key], 0)
+    return {
+      subscribers,
+      connected,
+      connectSeconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: percentile(latencies, 100),
+      delivered: latencies.length,
+      expected: subscribers * FAN_OUT_PUBLISHES,
+      missed: total('missed'),
+      duplicates: total('duplicates'),
+      closed: total('closed'),
+      idleMiB,
+      connectedMiB,
+      rssMiB,
+      perSubscriberKiB: (rssMiB - idleMiB) * 1024 / connected
+    }
+  } finally {
+    for (const { child } of groups) if (child.exitCode === null) child.kill('SIGTERM')
+    // The host notices the closed streams before the next part.
+    await sleep(1000)
+  }
 }
 
 // ---------------------------------------------------------------- the run
@@ -517,10 +630,24 @@ try {
     rows.push([`  acknowledged ${publish.load.status2xx}, stored ${publish.stored}, logged ${publish.logged}, lost ${publish.lost}`, '', '', '', '', ''])
   }
 
+  const fanOutRows = (label: string, fan: FanOut): void => {
+    rows.push([`${label}, ${fmt(fan.subscribers)} subscribers (${fan.delivered}/${fan.expected} delivered)`, '', '', '', `${fmt(fan.p50)} / ${fmt(fan.p99)} ms`, ""])
+    rows.push([`  ${fmt(fan.connected)} connected in ${fmt(fan.connectSeconds, 1)} s; ${fmt(fan.missed)} missed an event, ${fmt(fan.closed)} closed, ${fmt(fan.duplicates)} duplicates, slowest ${fmt(fan.max)} ms`, '', '', '', '', ''])
+    rows.push([`  host resident memory: ${fmt(fan.idleMiB)} MiB before they connected, ${fmt(fan.rssMiB)} MiB with them, ${fmt(fan.perSubscriberKiB, 1)} KiB a subscriber`, '', '', '', '', ''])
+  }
+
   if (PARTS.has('stream')) {
-    const fan = await fanOut(site)
-    rows.push([`stream, ${SUBSCRIBERS} subscribers (${fan.delivered}/${fan.expected} delivered)`, '', '', '', `${fmt(fan.p50)} / ${fmt(fan.p99)} ms`, ''])
-    rows.push([`  host resident memory: ${fmt(fan.idleMiB)} MiB before they connected, ${fmt(fan.rssMiB)} MiB with them`, '', '', '', '', ''])
+    fanOutRows('stream, 20 publishes 250 ms apart', await fanOut(site, SUBSCRIBERS ?? 2000, 250))
+  }
+
+  if (PARTS.has('stream10k')) {
+    // A fresh process, warmed by a list and a publish, so its memory does not depend on the parts before.
+    await site.stop()
+    await site.start()
+    await site.api('GET', '/api/shoutbox/list')
+    await site.api('POST', '/api/panel/shoutbox', { message: 'Warming up before the subscribers connect.' })
+    await sleep(2000)
+    fanOutRows('stream10k, a burst of 20 publishes', await fanOut(site, SUBSCRIBERS ?? 10_000, 0))
   }
 } finally {
   await mid.destroy()
