@@ -287,7 +287,7 @@ class Site {
 
 // ---------------------------------------------------------------- measurements
 
-interface Load { requestsPerSecond: number, total: number, p50: number, p99: number, non2xx: number, errors: number, timeouts: number, status2xx: number }
+interface Load { requestsPerSecond: number, total: number, sent: number, p50: number, p99: number, non2xx: number, errors: number, timeouts: number, status2xx: number }
 
 async function load (job: Record<string, unknown>): Promise<Load> {
   const child = node(['--import', 'tsx', 'bench/load.ts', JSON.stringify(job)], {}, 1)
@@ -570,7 +570,11 @@ async function fanOut (site: Site, subscribers: number, gapMs: number): Promise<
 const rows: string[][] = []
 const fmt = (n: number, digits = 0): string => Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—'
 const rps = (loads: Load[]): number => median(loads.map(l => l.requestsPerSecond))
-const latency = (loads: Load[]): string => `${fmt(median(loads.map(l => l.p50)))} / ${fmt(median(loads.map(l => l.p99)))} ms`
+/** Of the runs that had answers (a run whose server answered nothing has no latency to show). */
+const latency = (loads: Load[]): string => {
+  const answered = loads.filter(l => l.total > 0)
+  return answered.length === 0 ? '—' : `${fmt(median(answered.map(l => l.p50)))} / ${fmt(median(answered.map(l => l.p99)))} ms`
+}
 const failures = (loads: Load[]): number => loads.reduce((sum, l) => sum + l.non2xx + l.errors + l.timeouts, 0)
 /** A row of the host's list against the bare server (first: bare, second: host). */
 const listRow = (label: string, c: Comparison): void => {
@@ -624,8 +628,10 @@ try {
       rows.push([`${label}, busy list`, fmt(rps(result.busy)), fmt(rps(result.bare)), fmt(result.busyToBare, 2), latency(result.busy), fmt(failures(result.busy))])
       const published = result.publishers
       const sum = (key: 'sent' | 'errors' | 'skipped'): number => published.reduce((total, p) => total + p[key], 0)
+      const unanswered = result.busy.reduce((total, l) => total + l.sent - l.total, 0)
       rows.push([`    busy / idle ${fmt(result.busyToIdle, 2)}; ${fmt(median(published.map(p => p.achievedPerSecond)), 1)} publishes/s achieved, ` +
         `${fmt(sum('errors'))} errors, ${fmt(sum('skipped'))} not sent; answered in ${fmt(median(published.map(p => p.p50)))} / ${fmt(median(published.map(p => p.p99)))} ms`, '', '', '', '', ''])
+      rows.push([`    busy list: ${fmt(result.busy.reduce((total, l) => total + l.total, 0))} answered, ${fmt(unanswered)} still waiting when the runs ended`, '', '', '', '', ''])
     }
   }
 
