@@ -425,7 +425,7 @@ async function busyBoard (site: Site): Promise<BusyRate[]> {
         const publisher = runs.publishers.at(-1)!
         log(`busy, ${rate} publishes/s, round ${round} (${order.join(', ')}): idle ${Math.round(runs.idle.at(-1)!.requestsPerSecond)}, ` +
           `busy ${Math.round(runs.busy.at(-1)!.requestsPerSecond)}, bare ${Math.round(runs.bare.at(-1)!.requestsPerSecond)} req/s; ` +
-          `${publisher.achievedPerSecond.toFixed(1)} publishes/s, ${publisher.errors} errors, ${publisher.skipped} not sent`)
+          `${publisher.achievedPerSecond.toFixed(1)} publishes/s (at most ${Math.round(publisher.maxLagMs)} ms late), ${publisher.errors} errors, ${publisher.skipped} not sent`)
       }
     } finally {
       await bare.stop()
