@@ -61,7 +61,9 @@ const SUBSCRIBERS = options.subscribers === undefined ? undefined : Number(optio
 const RATES = options.rates.split(',').map(Number)
 if (RATES.some(rate => !(rate > 0 && rate <= 5000))) throw new Error('--rates: publishes a second, 1 to 5000, separated by commas')
 const DATABASE_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
-const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'benchmark password' }
+const SETUP_TOKEN = 'benchmark-setup-token'
+/** The first administrator; as a body it finishes setup (the hosts hold SETUP_TOKEN). */
+const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'benchmark password', setupToken: SETUP_TOKEN }
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -173,7 +175,8 @@ class Site {
   readonly port: Promise<number> = freePort()
 
   get env (): NodeJS.ProcessEnv {
-    return DATABASE_URL === undefined ? { DATA_DIR: this.dataDir, DATABASE_URL: '' } : { DATABASE_URL, DATABASE_SCHEMA: this.schema }
+    const storage = DATABASE_URL === undefined ? { DATA_DIR: this.dataDir, DATABASE_URL: '' } : { DATABASE_URL, DATABASE_SCHEMA: this.schema }
+    return { ...storage, SETUP_TOKEN }
   }
 
   async url (): Promise<string> {
