@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url'
 import cookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { HostConfig } from './config.js'
+import { ADDON_LAYOUT } from './addons/layout.js'
 import { loadAddons, loadHostCode, type AddonSource } from './addons/loader.js'
 import { openDatabase, type Database } from './database/connect.js'
 import { BODY_LIMIT } from './http/endpoint-route.js'
@@ -100,7 +101,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const { config } = options
   const hostDir = options.hostDir ?? HOST_DIR
   // Phase one: the host's code and every addon read, validated and imported before anything is registered.
-  const host = { ...await loadHostCode(hostDir), langDir: path.join(hostDir, 'lang') }
+  const host = { ...await loadHostCode(hostDir), langDir: path.join(hostDir, ADDON_LAYOUT.lang) }
   const found = await loadAddons(config.addonsDir, options.builtinAddons ?? BUILTIN_ADDONS)
 
   // Requests reach this listener only after listen(), by when the answer cache exists.

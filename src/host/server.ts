@@ -42,8 +42,9 @@ async function announceSetup (app: Awaited<ReturnType<typeof buildApp>>, config:
   const port = (app.server.address() as net.AddressInfo).port
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
   const wizard = `http://${host.includes(':') ? `[${host}]` : host}:${port}/panel/#/setup?token=${encodeURIComponent(token)}`
-  if (config.dev) app.log.info(`setup is not finished: open ${wizard}`)
-  else app.log.info({ setupToken: token }, `setup is not finished: the setup token is ${token} (the wizard at /panel/ asks for it)`)
+  // At warn, so a quieter LOG_LEVEL still shows how to finish setup.
+  if (config.dev) app.log.warn(`setup is not finished: open ${wizard}`)
+  else app.log.warn(`setup is not finished: the setup token is ${token} (the wizard at /panel/ asks for it)`)
 }
 
 async function main (): Promise<void> {

@@ -1,22 +1,47 @@
 import type { AddonContext } from '../sdk/index.js'
-import { readNotice } from './change-notices.js'
+import { onChange, readNotice } from './change-notices.js'
 import { perContext } from './per-context.js'
 import type { Shout } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
 
-/** Ids deleted lately, so a create heard after its own delete (notices from two processes can cross) is not shown again. */
-class Deleted {
-  static readonly of = perContext(() => new Deleted())
-  private static readonly REMEMBERED = 10_000
-  private readonly ids = new Set<number>()
+/** How many deleted ids are remembered; a create and its delete never cross further apart. */
+const REMEMBERED = 10_000
+/** After a delete whose ids are not known (its notice could not carry them), for this long nothing is updated in place. */
+const BLIND_MS = 10_000
 
-  add (id: number): void {
-    this.ids.add(id)
-    if (this.ids.size > Deleted.REMEMBERED) this.ids.delete(this.ids.values().next().value!)
+/**
+ * Every delete this process hears of, from every notice, whether a list is kept or not:
+ * notices from two processes can cross, so a create may be heard after its own delete,
+ * and must not put the shout back.
+ */
+export class RecentDeletes {
+  static readonly of = perContext(ctx => new RecentDeletes(ctx))
+  private readonly ids = new Set<number>()
+  private blindUntil = 0
+
+  private constructor (private readonly ctx: AddonContext) {}
+
+  start (): void {
+    onChange(this.ctx, notice => {
+      if (notice?.kind !== 'shout-deleted') return
+      if (notice.events === undefined) {
+        this.blindUntil = Date.now() + BLIND_MS
+        return
+      }
+      for (const { shout } of notice.events) {
+        this.ids.add(shout.id)
+        if (this.ids.size > REMEMBERED) this.ids.delete(this.ids.values().next().value!)
+      }
+    })
   }
 
   has (id: number): boolean {
     return this.ids.has(id)
+  }
+
+  /** True while a delete whose ids are unknown may cross a create. */
+  get blind (): boolean {
+    return Date.now() < this.blindUntil
   }
 }
 
@@ -30,29 +55,32 @@ class Deleted {
 export function nextList (previous: Readonly<Record<string, unknown>>, payload: string, ctx: AddonContext): { shouts: Shout[] } | undefined {
   const notice = readNotice(payload)
   const maxShouts = ShoutboxSettings.of(ctx).known?.maxShouts
-  if (notice?.events === undefined || notice.kind === 'settings' || maxShouts === undefined) return undefined
+  const deleted = RecentDeletes.of(ctx)
+  if (notice?.events === undefined || notice.kind === 'settings' || maxShouts === undefined || deleted.blind) return undefined
   const before = previous.shouts as readonly Shout[]
-  const deleted = Deleted.of(ctx)
   // Fewer than the limit: the list holds every shout there is.
   const complete = maxShouts === null || before.length < maxShouts
-  let shouts = [...before]
+  const held = new Set(before.map(shout => shout.id))
+  const lowest = before.at(-1)?.id ?? 0
+  const added: Shout[] = []
+  const removed = new Set<number>()
   for (const { kind, shout } of notice.events) {
     if (kind === 'shout-created') {
-      if (deleted.has(shout.id) || shouts.some(s => s.id === shout.id)) continue
+      if (deleted.has(shout.id) || held.has(shout.id)) continue
       const { id, message, username, date } = shout
-      shouts.push({ id, message, username, date })
-    } else {
-      deleted.add(shout.id)
-      const at = shouts.findIndex(s => s.id === shout.id)
-      if (at !== -1) {
-        if (!complete) return undefined
-        shouts.splice(at, 1)
-      } else if (!complete && shout.id > (shouts.at(-1)?.id ?? 0)) {
-        return undefined
-      }
+      added.push({ id, message, username, date })
+      held.add(id)
+    } else if (held.has(shout.id)) {
+      if (!complete) return undefined
+      removed.add(shout.id)
+    } else if (!complete && shout.id > lowest) {
+      return undefined
     }
   }
-  shouts.sort((a, b) => b.id - a.id)
+  if (added.length === 0 && removed.size === 0) return { shouts: [...before] }
+  let shouts = [...added, ...before].filter(shout => !removed.has(shout.id))
+  // New shouts usually have the highest ids; sort only when one does not.
+  if (added.some(shout => shout.id < (before[0]?.id ?? 0)) || added.length > 1) shouts.sort((a, b) => b.id - a.id)
   if (maxShouts !== null) shouts = shouts.slice(0, maxShouts)
   return { shouts }
 }

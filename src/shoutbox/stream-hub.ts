@@ -31,10 +31,9 @@ export class StreamHub {
     prune()
   }
 
-  /** Ends every stream, so the host can stop. */
+  /** The host ends the streams themselves when it stops. */
   stop (): void {
     clearInterval(this.pruneTimer)
-    for (const subscriber of this.subscribers) subscriber.stream.end()
     this.subscribers.clear()
   }
 

@@ -50,6 +50,30 @@ t.test('each change is applied to the kept list in place, and gives byte for byt
   }
   const counts = countsOf(app)
   t.ok(counts.updated - before.updated > 20, `most changes were applied in place (${counts.updated - before.updated} in place, ${counts.made - before.made} made anew)`)
+
+  // What the HTTP server sends before Fastify runs follows the same updates.
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  await app.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers: { cookie }, payload: { maxShouts: 5 } })
+  await listed(app)
+  const made = countsOf(app).made
+  await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'over the wire' } })
+  const wire = await fetch(`${address}/api/shoutbox/list`)
+  t.equal(await wire.text(), await rebuilt(app), 'the fast path sends the updated bytes')
+  t.equal(countsOf(app).made, made, 'without reading the database')
+})
+
+t.test('a create heard after its own delete does not bring the shout back, even when no list was kept at the delete', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'kept' } })
+  const crossing = { id: 999, kind: 'shout-created', shout: { id: 999, message: 'deleted elsewhere', username: 'admin', date: 1 } }
+  // The delete is heard while no list is kept (nothing has asked for it yet) …
+  await app.cluster.notify('shoutbox:changed', JSON.stringify({ kind: 'shout-deleted', eventIds: [1000], events: [{ ...crossing, id: 1000, kind: 'shout-deleted' }] }))
+  const fresh = await listed(app)
+  t.equal(fresh, await rebuilt(app))
+  // … then its create, which another process had sent first.
+  await app.cluster.notify('shoutbox:changed', JSON.stringify({ kind: 'shout-created', eventIds: [999], events: [crossing] }))
+  t.equal(await listed(app), fresh, 'the deleted shout stays out')
 })
 
 t.test('two processes under concurrent publishes, deletes and settings changes; then a cut notification link', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {

@@ -170,7 +170,8 @@ function checkEndpoint (endpoint: Endpoint, where: string, fail: Fail, host: boo
     if (endpoint.schema.params !== undefined || endpoint.schema.querystring !== undefined || endpoint.path.includes(':')) {
       fail(where, 'a cached answer must not depend on path or query parameters')
     }
-    if (typeof endpoint.cache.invalidatedBy !== 'string' || endpoint.cache.invalidatedBy === '') fail(where, 'cache.invalidatedBy must name a cluster topic')
+    if (typeof endpoint.cache.topic !== 'string' || endpoint.cache.topic === '') fail(where, 'cache.topic must name a cluster topic')
+    if (endpoint.cache.update !== undefined && typeof endpoint.cache.update !== 'function') fail(where, 'cache.update must be a function')
   }
 }
 

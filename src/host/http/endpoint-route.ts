@@ -7,7 +7,7 @@ import {
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
 import { SESSION_COOKIE } from '../identity/sessions.js'
-import { answerFor, type CachedAnswer } from './answer-cache.js'
+import type { CachedAnswer } from './answer-cache.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -31,7 +31,7 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
   const update = endpoint.cache?.update
   const cached = endpoint.cache === undefined
     ? undefined
-    : scope.answerCache.declare(endpoint.path, `${owner.ctx.addonId}:${endpoint.cache.invalidatedBy}`,
+    : scope.answerCache.declare(endpoint.path, `${owner.ctx.addonId}:${endpoint.cache.topic}`,
       update === undefined ? undefined : (previous, notice) => update(previous, notice, owner.ctx), scope.log)
 
   scope.route({
@@ -133,6 +133,6 @@ function send (reply: FastifyReply, answer: Answer): unknown {
 
 async function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedAnswer, handle: () => Promise<Answer>): Promise<FastifyReply> {
   const kept = await cached.get(async () => fieldsOf(await handle()))
-  const { status, head, body } = answerFor(kept, request.headers['if-none-match'])
+  const { status, head, body } = kept.answerFor(request.headers['if-none-match'])
   return reply.code(status).headers(head).send(body)
 }
