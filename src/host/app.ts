@@ -13,7 +13,7 @@ import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { validatorCompiler } from './http/validation.js'
 import { EVERY_ANSWER, JSON_TYPE } from './http/headers.js'
 import type { ThrottlePolicy } from './identity/login-throttle.js'
-import type { PasswordHasher } from './identity/passwords.js'
+import type { HashingLimits, PasswordHasher } from './identity/passwords.js'
 import { activityPlugin } from './plugins/activity.js'
 import { addonsPlugin } from './plugins/addons.js'
 import { answerCachePlugin } from './plugins/answer-cache.js'
@@ -48,6 +48,8 @@ export interface BuildOptions {
   readonly logger?: FastifyServerOptions['logger']
   readonly hasher?: PasswordHasher
   readonly throttle?: ThrottlePolicy
+  /** Password hashes at once and waiting, per process. */
+  readonly hashing?: Partial<HashingLimits>
   readonly builtinAddons?: readonly AddonSource[]
   /** The folder of the host's own endpoints, migrations and strings (tests add endpoints to a copy). */
   readonly hostDir?: string
@@ -131,7 +133,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(activityPlugin)
     await app.register(identityPlugin, {
       ...(options.hasher === undefined ? {} : { passwords: options.hasher }),
-      ...(options.throttle === undefined ? {} : { throttle: options.throttle })
+      ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
+      ...(options.hashing === undefined ? {} : { hashing: options.hashing })
     })
     await app.register(addonsPlugin, { found, host })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
