@@ -12,7 +12,7 @@ import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { validatorCompiler } from './http/validation.js'
 import { EVERY_ANSWER, JSON_TYPE } from './http/headers.js'
-import type { ThrottlePolicy } from './identity/login-throttle.js'
+import type { ThrottleOptions } from './identity/login-throttle.js'
 import type { HashingLimits, PasswordHasher } from './identity/passwords.js'
 import { activityPlugin } from './plugins/activity.js'
 import { addonsPlugin } from './plugins/addons.js'
@@ -47,7 +47,7 @@ export interface BuildOptions {
   readonly database?: Database
   readonly logger?: FastifyServerOptions['logger']
   readonly hasher?: PasswordHasher
-  readonly throttle?: ThrottlePolicy
+  readonly throttle?: ThrottleOptions
   /** Password hashes at once and waiting, per process. */
   readonly hashing?: Partial<HashingLimits>
   readonly builtinAddons?: readonly AddonSource[]

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { SessionUser } from '../../sdk/index.js'
-import { LoginThrottle, type ThrottlePolicy } from '../identity/login-throttle.js'
+import { LoginThrottle, type ThrottleOptions } from '../identity/login-throttle.js'
 import { BoundedPasswords, PasswordHasher, defaultHashingLimits, type HashingLimits } from '../identity/passwords.js'
 import { rolesRepository, type RolesRepository } from '../identity/roles.js'
 import { Sessions } from '../identity/sessions.js'
@@ -12,7 +12,7 @@ export interface IdentityOptions {
   readonly passwords?: PasswordHasher
   /** How many hashes at once and waiting (`defaultHashingLimits()` for what is not given). */
   readonly hashing?: Partial<HashingLimits>
-  readonly throttle?: ThrottlePolicy
+  readonly throttle?: ThrottleOptions
 }
 
 /** Who people are: accounts, roles, sessions, passwords, the sign-in throttle and the setup state. */

@@ -1,6 +1,9 @@
 import t from 'tap'
 import { BoundedPasswords, PasswordHasher } from '../../../src/host/identity/passwords.js'
 import { isPlatformError } from '../../../src/sdk/index.js'
+import { ADMIN, build, setUp } from '../../helpers/app.js'
+
+const BUSY = { result: 'error', error: 'SERVICE_UNAVAILABLE' }
 
 /**
  * Cheap scrypt that, while held, waits before each hash until released: the test, not
@@ -102,4 +105,40 @@ t.test('BoundedPasswords: at most `concurrency` hashes at once, at most `queue` 
   t.strictSame(kinds, ['verify', 'verify-nobody', 'hash', 'verify', 'verify'], 'each hash announced as it starts')
   t.equal(hasher.mostInside, 2, 'never more than two in scrypt at once')
   t.strictSame(passwords.load, { running: 0, queued: 0 })
+})
+
+t.test('over HTTP: a full hashing queue answers 503 with Retry-After, for sign-in and for creating a user alike', async t => {
+  const hasher = new HeldHasher()
+  const app = await build(t, { hasher, hashing: { concurrency: 1, queue: 0 }, throttle: { freeAttempts: 2, firstDelayMs: 60_000 } })
+  const hashesBefore = app.identity.passwords.hashesRun
+  const admin = await setUp(app)
+  t.equal(app.identity.passwords.hashesRun - hashesBefore, 1, 'setup hashed through the same bound')
+
+  hasher.hold()
+  // An unknown login: its stand-in hash takes the only turn.
+  const first = app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'nobody', password: 'a guess' }, remoteAddress: '10.0.0.1' })
+  await hasher.holdingAtLeast(1)
+
+  const signIn = await app.inject({
+    method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: ADMIN.password }, remoteAddress: '10.0.0.2'
+  })
+  t.strictSame([signIn.statusCode, signIn.json(), signIn.headers['retry-after']], [503, BUSY, '1'])
+  const createUser = await app.inject({
+    method: 'POST',
+    url: '/api/panel/users',
+    headers: { cookie: admin },
+    payload: { username: 'second', email: 'second@example.org', password: 'a long password', roleId: 1 }
+  })
+  t.strictSame([createUser.statusCode, createUser.json(), createUser.headers['retry-after']], [503, BUSY, '1'])
+  t.equal(app.identity.passwords.hashesRun - hashesBefore, 2, 'neither refused request started a hash')
+
+  hasher.release()
+  const held = await first
+  t.strictSame([held.statusCode, held.json()], [401, { result: 'error', error: 'INVALID_CREDENTIALS' }])
+
+  // Two free attempts: had the refused one counted, the right password would now wait.
+  const wrong = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: 'wrong password' }, remoteAddress: '10.0.0.2' })
+  t.equal(wrong.statusCode, 401)
+  const right = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: ADMIN.password }, remoteAddress: '10.0.0.2' })
+  t.equal(right.statusCode, 200, 'the attempt refused for a full queue was not counted')
 })
