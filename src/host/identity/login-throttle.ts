@@ -115,12 +115,12 @@ export class LoginThrottle {
       values (:key, 1, :firstNextAllowedAt, :now)
       on conflict (key) do update set
         attempts = ${count},
-        next_allowed_at = :now + ${delaySql(count)},
+        next_allowed_at = ${nextAllowedSql(count)},
         last_attempt_at = :now
       where a.next_allowed_at <= :now
       returning attempts`, {
       key, now, forgetBefore: now - this.policy.forgetAfterMs, free, firstDelayMs, maxDelayMs, maxDoublings: MAX_DOUBLINGS,
-      firstNextAllowedAt: now + delayAfter(1, free, this.policy)
+      firstNextAllowedAt: nextAllowedAt(now, 1, free, this.policy)
     })
     if (result.rows.length > 0) return
     const row: { next_allowed_at: number | string } | undefined = await this.db('sign_in_attempts').where({ key }).first('next_allowed_at')
@@ -133,15 +133,20 @@ export class LoginThrottle {
   }
 }
 
-/** The wait before the next attempt once `count` attempts are counted: none within the free ones, then doubling. */
-export function delayAfter (count: number, free: number, policy: Pick<ThrottlePolicy, 'firstDelayMs' | 'maxDelayMs'>): number {
+/**
+ * When the next attempt may come once `count` attempts are counted: at once (0) within
+ * the free ones, then `now` plus a wait doubling from the first. Not `now` for a free
+ * attempt: on a pool of connections, an attempt whose clock was read a moment earlier may
+ * be decided after this one, and must not find itself "too early".
+ */
+export function nextAllowedAt (now: number, count: number, free: number, policy: Pick<ThrottlePolicy, 'firstDelayMs' | 'maxDelayMs'>): number {
   if (count < free) return 0
-  return Math.min(policy.firstDelayMs * 2 ** Math.min(count - free, MAX_DOUBLINGS), policy.maxDelayMs)
+  return now + Math.min(policy.firstDelayMs * 2 ** Math.min(count - free, MAX_DOUBLINGS), policy.maxDelayMs)
 }
 
-/** `delayAfter` in SQL, over the count expression `count`. */
-function delaySql (count: string): string {
-  return `(case when ${count} < :free then 0 else cast(least(
+/** `nextAllowedAt` in SQL, over the count expression `count`. */
+function nextAllowedSql (count: string): string {
+  return `(case when ${count} < :free then 0 else :now + cast(least(
     cast(:firstDelayMs as float8) * power(2, least(${count} - :free, :maxDoublings)), cast(:maxDelayMs as float8)) as bigint) end)`
 }
 

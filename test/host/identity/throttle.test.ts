@@ -1,5 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import { LoginThrottle } from '../../../src/host/identity/login-throttle.js'
+import { isPlatformError } from '../../../src/sdk/index.js'
 import { ADMIN, build, setUp } from '../../helpers/app.js'
 
 const TOO_MANY = { result: 'error', error: 'TOO_MANY_REQUESTS' }
@@ -112,6 +114,15 @@ t.test('sign-in throttling', async t => {
     t.equal((await attempt(app, ADMIN.username, ADMIN.password, '10.5.0.1')).statusCode, 429, 'the other address still waits')
     t.equal((await attempt(app, ADMIN.email, 'wrong password', '10.5.0.1')).statusCode, 401,
       'the key is the login typed: the e-mail address is another')
+  })
+
+  t.test('attempts decided out of the order their clocks were read (a connection pool) still get every free attempt', async t => {
+    // Each attempt reads the clock a millisecond *earlier* than the one decided before it.
+    let skewed = clock
+    const throttle = new LoginThrottle(app.db, { ...policy, now: () => skewed-- })
+    for (let i = 0; i < policy.freeAttempts; i++) await throttle.attempt('10.8.0.1', 'skewed')
+    const refused = await throttle.attempt('10.8.0.1', 'skewed').then(() => undefined, (error: unknown) => error)
+    t.ok(isPlatformError(refused) && refused.code === 'TOO_MANY_REQUESTS', 'the attempt past the free ones waits')
   })
 
   t.test('old rows are purged, at most once a minute, by the next attempt', async t => {
