@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { LoginThrottle } from '../../../src/host/identity/login-throttle.js'
+import { LoginThrottle, clientOf } from '../../../src/host/identity/login-throttle.js'
 import { isPlatformError } from '../../../src/sdk/index.js'
 import { ADMIN, build, setUp } from '../../helpers/app.js'
 
@@ -116,6 +116,15 @@ t.test('sign-in throttling', async t => {
       'the key is the login typed: the e-mail address is another')
   })
 
+  t.test('an IPv6 client is its /64: fresh addresses from one network share its keys', async t => {
+    for (let i = 1; i <= policy.freeAttempts; i++) {
+      t.equal((await attempt(app, ADMIN.username, 'wrong password', `2001:db8:7:7::${i}`)).statusCode, 401)
+    }
+    const sameNetwork = await attempt(app, ADMIN.username, 'wrong password', '2001:db8:7:7:ffff:1:2:3')
+    t.strictSame([sameNetwork.statusCode, sameNetwork.json()], [429, TOO_MANY])
+    t.equal((await attempt(app, ADMIN.username, ADMIN.password, '2001:db8:7:8::1')).statusCode, 200, 'the next /64 is another client')
+  })
+
   t.test('attempts decided out of the order their clocks were read (a connection pool) still get every free attempt', async t => {
     // Each attempt reads the clock a millisecond *earlier* than the one decided before it.
     let skewed = clock
@@ -144,4 +153,10 @@ t.test('sign-in throttling', async t => {
     await attempt(app, 'nobody', 'wrong password', '10.9.0.4')
     t.equal(await rows(app), 4, 'not within the minute')
   })
+})
+
+t.test('clientOf: IPv4 as it is, IPv6 by its /64', async t => {
+  t.strictSame(
+    ['10.1.2.3', '::ffff:10.1.2.3', '2001:db8::1', '2001:DB8:0:0:1::1', '2001:db8:1:2:3:4:5:6', 'fe80::1%eth0', '64:ff9b::1.2.3.4'].map(clientOf),
+    ['10.1.2.3', '10.1.2.3', '2001:db8:0:0::/64', '2001:db8:0:0::/64', '2001:db8:1:2::/64', 'fe80:0:0:0::/64', '64:ff9b:0:0::/64'])
 })
