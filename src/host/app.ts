@@ -13,8 +13,8 @@ import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { validatorCompiler } from './http/validation.js'
 import { EVERY_ANSWER, JSON_TYPE } from './http/headers.js'
-import type { ThrottlePolicy } from './identity/login-throttle.js'
-import type { PasswordHasher } from './identity/passwords.js'
+import type { ThrottleOptions } from './identity/login-throttle.js'
+import type { HashingLimits, PasswordHasher } from './identity/passwords.js'
 import { activityPlugin } from './plugins/activity.js'
 import { addonsPlugin } from './plugins/addons.js'
 import { answerCachePlugin } from './plugins/answer-cache.js'
@@ -48,7 +48,9 @@ export interface BuildOptions {
   readonly database?: Database
   readonly logger?: FastifyServerOptions['logger']
   readonly hasher?: PasswordHasher
-  readonly throttle?: ThrottlePolicy
+  readonly throttle?: ThrottleOptions
+  /** Password hashes at once and waiting, per process. */
+  readonly hashing?: Partial<HashingLimits>
   readonly builtinAddons?: readonly AddonSource[]
   /** The folder of the host's own endpoints, migrations and strings (tests add endpoints to a copy). */
   readonly hostDir?: string
@@ -133,7 +135,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(identityPlugin, {
       setupToken: config.setupToken,
       ...(options.hasher === undefined ? {} : { passwords: options.hasher }),
-      ...(options.throttle === undefined ? {} : { throttle: options.throttle })
+      ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
+      ...(options.hashing === undefined ? {} : { hashing: options.hashing })
     })
     await app.register(addonsPlugin, { found, host })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })

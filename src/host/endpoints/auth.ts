@@ -21,14 +21,21 @@ export class Login extends Api<typeof LoginSchema, HostContext> {
   async handle (call: PublicCall<typeof LoginSchema, HostContext>): Promise<Successful> {
     const { username: login, password } = call.body
     const { signInThrottle, users, passwords } = call.ctx.identity
-    await signInThrottle.assertAllowed(call.ip, login)
-    const user = await users.findByLogin(login)
-    const valid = user === undefined ? await passwords.verifyNobody(password) : await passwords.verify(password, user.passwordHash)
-    if (user === undefined || !valid) {
-      await signInThrottle.recordFailure(call.ip, login)
-      throw new InvalidCredentials()
+    // Counted (or refused with 429) before any hash: a refused attempt costs none.
+    const attempt = await signInThrottle.attempt(call.ip, login)
+    let user
+    try {
+      user = await users.findByLogin(login)
+      // An unknown login costs the same hash, so its answer comes no sooner.
+      const valid = user === undefined ? await passwords.verifyNobody(password) : await passwords.verify(password, user.passwordHash)
+      if (!valid) user = undefined
+    } catch (error) {
+      // Not judged (hashing full: 503; database lost): the attempt does not count against the caller.
+      await attempt.withdraw().catch(() => {})
+      throw error
     }
-    await signInThrottle.recordSuccess(login)
+    if (user === undefined) throw new InvalidCredentials()
+    await attempt.succeeded()
     return new Successful({ user: await signIn(call, user) })
   }
 }

@@ -1,15 +1,18 @@
 import fp from 'fastify-plugin'
 import type { SessionUser } from '../../sdk/index.js'
-import { LoginThrottle, type ThrottlePolicy } from '../identity/login-throttle.js'
-import { PasswordHasher } from '../identity/passwords.js'
+import { LoginThrottle, type ThrottleOptions } from '../identity/login-throttle.js'
+import { BoundedPasswords, PasswordHasher, defaultHashingLimits, type HashingLimits } from '../identity/passwords.js'
 import { rolesRepository, type RolesRepository } from '../identity/roles.js'
 import { Sessions } from '../identity/sessions.js'
 import { usersRepository, type UsersRepository } from '../identity/users.js'
 import { SetupState } from '../services/setup-state.js'
 
 export interface IdentityOptions {
+  /** scrypt and its parameters (tests use cheap ones). */
   readonly passwords?: PasswordHasher
-  readonly throttle?: ThrottlePolicy
+  /** How many hashes at once and waiting (`defaultHashingLimits()` for what is not given). */
+  readonly hashing?: Partial<HashingLimits>
+  readonly throttle?: ThrottleOptions
   /** `SETUP_TOKEN`: the setup token the operator chose; otherwise one is made. */
   readonly setupToken?: string | undefined
 }
@@ -19,7 +22,8 @@ export interface Identity {
   readonly users: UsersRepository
   readonly roles: RolesRepository
   readonly sessions: Sessions
-  readonly passwords: PasswordHasher
+  /** Every password hash of the process goes through here (bounded; see `BoundedPasswords`). */
+  readonly passwords: BoundedPasswords
   readonly signInThrottle: LoginThrottle
   readonly setup: SetupState
 }
@@ -39,7 +43,11 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
     users: usersRepository(app.db),
     roles: rolesRepository(app.db),
     sessions: new Sessions(app.db, app.cluster),
-    passwords: options.passwords ?? new PasswordHasher(),
+    passwords: new BoundedPasswords(
+      options.passwords ?? new PasswordHasher(),
+      { ...defaultHashingLimits(), ...options.hashing },
+      kind => app.log.debug({ kind }, 'password hash')
+    ),
     signInThrottle: new LoginThrottle(app.db, options.throttle),
     setup: new SetupState(app.db, options.setupToken)
   })

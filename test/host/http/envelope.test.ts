@@ -16,7 +16,7 @@ t.test('CONTRACT §3, row by row, as the host produces them', async t => {
   const addonsDir = await greeterAddonsDir(t)
   const app = await build(t, {
     config: { addonsDir },
-    throttle: { perUsername: 3, perAddress: 100, windowMs: 60_000, lockMs: 60_000 }
+    throttle: { freeAttempts: 3, firstDelayMs: 60_000 }
   })
 
   await t.test('success: 200 {"result":"ok", …fields}', async t => {
