@@ -6,3 +6,5 @@ export class EmailTaken extends Conflict {}
 export class RoleNameTaken extends Conflict {}
 export class UnknownRole extends BadRequest {}
 export class RoleIsBuiltIn extends NoPermission {}
+/** The change would leave the platform without an active administrator. */
+export class LastAdmin extends Conflict {}
