@@ -49,6 +49,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
   const before = await ledger(first)
   t.same(before, [
     { owner: 'host', name: '001-platform' },
+    { owner: 'host', name: '002-user-disabled' },
     { owner: 'shoutbox', name: '001-create-shouts' },
     { owner: 'shoutbox', name: '002-create-events' }
   ])
