@@ -31,6 +31,8 @@ try {
   const cookie = setup.headers.getSetCookie()[0]!.split(';')[0]!
   await json('POST', '/api/panel/roles', { name: 'Moderators', permissions: ['panel.access', 'addon.shoutbox.manage.shoutbox'] }, cookie)
   await json('POST', '/api/panel/users', { username: 'ayse', email: 'ayse@example.org', password: 'a long password', roleId: 2 }, cookie)
+  await json('POST', '/api/panel/users', { username: 'mehmet', email: 'mehmet@example.org', password: 'a long password', roleId: 2 }, cookie)
+  await json('PUT', '/api/panel/users/3', { disabled: true }, cookie)
   for (const message of ['Welcome to the new site! Say hello in the forum.', 'The meet-up moves to Saturday, 14:00.', 'Server maintenance tonight from 23:00 — back by midnight.']) {
     await json('POST', '/api/panel/shoutbox', { message }, cookie)
   }
@@ -42,8 +44,9 @@ try {
     ['settings', '/panel/#/shoutbox/settings', async page => { await page.getByLabel('Longest message (characters)').waitFor() }],
     ['activity', '/panel/#/activity', async page => { await page.getByText('admin posted a shout').first().waitFor() }],
     ['roles', '/panel/#/roles', async page => { await page.getByRole('heading', { name: 'Moderators' }).waitFor() }],
-    ['users', '/panel/#/users', async page => { await page.getByText('ayse@example.org').waitFor() }],
-    ['addons', '/panel/#/addons', async page => { await page.getByText('Shoutbox 0.1.0').waitFor() }]
+    ['users', '/panel/#/users', async page => { await page.getByText('mehmet@example.org').waitFor() }],
+    ['addons', '/panel/#/addons', async page => { await page.getByText('Shoutbox 0.1.0').waitFor() }],
+    ['password', '/panel/#/password', async page => { await page.getByLabel('Current password').waitFor() }]
   ]
   for (const [width, height, suffix] of [[1280, 800, 'desktop'], [375, 740, 'phone']] as const) {
     const context = await browser.newContext({ viewport: { width, height } })

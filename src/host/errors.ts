@@ -8,3 +8,5 @@ export class UnknownRole extends BadRequest {}
 export class RoleIsBuiltIn extends NoPermission {}
 /** Finishing setup needs the one-time setup token (printed in the log at start, or SETUP_TOKEN). */
 export class InvalidSetupToken extends NoPermission {}
+/** The change would leave the platform without an active administrator. */
+export class LastAdmin extends Conflict {}

@@ -50,6 +50,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
   t.same(before, [
     { owner: 'host', name: '001-platform' },
     { owner: 'host', name: '002-sign-in-attempts' },
+    { owner: 'host', name: '003-user-disabled' },
     { owner: 'shoutbox', name: '001-create-shouts' },
     { owner: 'shoutbox', name: '002-create-events' }
   ])

@@ -28,8 +28,8 @@ export function rolesRepository (db: Knex) {
       return db('roles').orderBy('id').select('id', 'name', 'permissions', 'builtin')
     },
 
-    async find (id: number): Promise<Role | undefined> {
-      return db('roles').where({ id }).first('id', 'name', 'permissions', 'builtin')
+    async find (id: number, trx: Knex = db): Promise<Role | undefined> {
+      return trx('roles').where({ id }).first<Role | undefined>('id', 'name', 'permissions', 'builtin').catch(translate)
     },
 
     async create (role: RoleInput, trx: Knex = db): Promise<Role> {
@@ -40,10 +40,15 @@ export function rolesRepository (db: Knex) {
       return row as Role
     },
 
-    async update (id: number, role: RoleInput, trx: Knex = db): Promise<Role> {
-      const current = await trx('roles').where({ id }).first<Role | undefined>('builtin').catch(translate)
+    /**
+     * `allowed` sees the role as it is (locked until `trx` ends) and may refuse the change
+     * by throwing; the built-in role is refused before it is asked.
+     */
+    async update (id: number, role: RoleInput, trx: Knex = db, allowed: (current: Role) => void = () => {}): Promise<Role> {
+      const current = await trx('roles').where({ id }).forUpdate().first<Role | undefined>('id', 'name', 'permissions', 'builtin').catch(translate)
       if (current === undefined) throw new NotFound()
       if (current.builtin) throw new RoleIsBuiltIn()
+      allowed(current)
       const [row] = await trx('roles')
         .where({ id })
         .update({ name: role.name, permissions: JSON.stringify(unique(role.permissions)) })
