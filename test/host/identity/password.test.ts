@@ -62,3 +62,20 @@ t.test('a signed-in user\'s own password: POST /api/auth/password', async t => {
     ])
   })
 })
+
+t.test('a stolen session cannot guess the password through POST /api/auth/password: counted like a sign-in', async t => {
+  // The clock stands still, so no wait runs out during the burst.
+  const now = Date.now()
+  const app = await build(t, { throttle: { now: () => now }, hashing: { concurrency: 2, queue: 64 } })
+  const cookie = await setUp(app)
+  const guesses = await Promise.all(Array.from({ length: 40 }, (_, i) => app.inject({
+    method: 'POST', url: '/api/auth/password', headers: { cookie }, payload: { currentPassword: `guess ${i}`, newPassword: 'taken over!' }
+  })))
+  const refused = guesses.filter(r => r.statusCode === 429)
+  t.equal(guesses.filter(r => r.statusCode === 401).length, 5, 'five guesses checked')
+  t.equal(refused.length, 35, 'the rest refused before any hash')
+  t.same(refused[0]!.json(), { result: 'error', error: 'TOO_MANY_REQUESTS' })
+  t.ok(Number(refused[0]!.headers['retry-after']) >= 1, 'with Retry-After')
+  const stored = await app.db('users').where({ id: 1 }).first('password_hash')
+  t.ok(await app.identity.passwords.verify(ADMIN.password, stored.password_hash), 'the password is unchanged')
+})
