@@ -26,6 +26,7 @@ import { eventsPlugin } from './plugins/events.js'
 import { httpConventions } from './plugins/http-conventions.js'
 import { i18nPlugin } from './plugins/i18n.js'
 import { identityPlugin } from './plugins/identity.js'
+import { metricsPlugin } from './plugins/metrics.js'
 
 /** The repository's own addon: `addon.json` and `lang/` at the root, code in `src/shoutbox/` (or `dist/shoutbox/`). */
 export const BUILTIN_ADDONS: readonly AddonSource[] = [{
@@ -131,6 +132,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(clusterPlugin)
     await app.register(eventsPlugin)
     await app.register(i18nPlugin)
+    await app.register(metricsPlugin, { port: config.metricsPort })
     await app.register(activityPlugin)
     await app.register(identityPlugin, {
       setupToken: config.setupToken,

@@ -23,6 +23,8 @@ export interface HostConfig {
   readonly logRequests: boolean
   /** `SETUP_TOKEN`: the token finishing setup needs; unset → a random one, printed at start. */
   readonly setupToken: string | undefined
+  /** `METRICS_PORT`: Prometheus metrics at http://127.0.0.1:<port>/metrics; unset → none. */
+  readonly metricsPort: number | undefined
 }
 
 export class ConfigError extends Error {
@@ -76,7 +78,8 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     allowedOrigins: (env.ALLOWED_ORIGINS ?? '').split(',').map(s => s.trim()).filter(Boolean).map(parseOrigin),
     logLevel,
     logRequests: env.LOG_REQUESTS !== undefined ? env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true' : dev,
-    setupToken
+    setupToken,
+    metricsPort: emptyToUndefined(env.METRICS_PORT) === undefined ? undefined : parsePort(env.METRICS_PORT!.trim())
   }
 }
 

@@ -35,8 +35,11 @@ export class Publisher {
 
   private waiting: Waiting[] = []
   private writing = false
+  private readonly published
 
-  private constructor (private readonly ctx: AddonContext) {}
+  private constructor (private readonly ctx: AddonContext) {
+    this.published = ctx.metrics.counter('publishes_total', 'Shouts published (committed)')
+  }
 
   /** Stores a checked message as `user`'s shout, dated now; resolves once it is committed. */
   publish (user: Actor, message: string): Promise<Shout> {
@@ -78,6 +81,7 @@ export class Publisher {
         committing = true
         return recorded
       })
+      this.published.inc(batch.length)
       batch.forEach((waiting, index) => waiting.resolve(recorded[index]!.shout))
     } catch (error) {
       if (batch.length > 1 && !committing) await Promise.all(batch.map(waiting => this.write([waiting])))

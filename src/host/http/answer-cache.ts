@@ -51,6 +51,8 @@ function matchesEtag (header: string | undefined, etag: string): boolean {
 
 /** What a cached answer's notices did, for tests and metrics. */
 export interface CacheCounts {
+  /** Answers sent from it, before Fastify or through it. */
+  served: number
   /** Answers made by the endpoint's `handle` (after a start, a drop, or a change it could not apply). */
   made: number
   /** Notices applied to the kept answer in place. */
@@ -72,7 +74,7 @@ const MAX_AGE_MS = 60_000
  * is dropped and made anew by `handle`. While the link is down nothing is kept.
  */
 export class CachedAnswer {
-  readonly counts: CacheCounts = { made: 0, updated: 0, dropped: 0 }
+  readonly counts: CacheCounts = { served: 0, made: 0, updated: 0, dropped: 0 }
   private kept: KeptAnswer | undefined
   private making: Promise<KeptAnswer> | undefined
   private generation = 0
@@ -160,13 +162,20 @@ export class AnswerCache {
     return this.byPath.get(path)
   }
 
+  /** Every cached answer, by path. */
+  entries (): IterableIterator<[string, CachedAnswer]> {
+    return this.byPath.entries()
+  }
+
   /** True when it answered. */
   serve (request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'GET' || this.byPath.size === 0) return false
     const url = request.url ?? ''
     const query = url.indexOf('?')
-    const kept = this.byPath.get(query === -1 ? url : url.slice(0, query))?.current
+    const cached = this.byPath.get(query === -1 ? url : url.slice(0, query))
+    const kept = cached?.current
     if (kept === undefined || !this.isOpen()) return false
+    cached!.counts.served++
     const started = this.requestLog === undefined ? 0 : performance.now()
     const { status, head, body } = kept.answerFor(request.headers['if-none-match'])
     response.writeHead(status, head)

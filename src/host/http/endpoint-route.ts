@@ -133,6 +133,7 @@ function send (reply: FastifyReply, answer: Answer): unknown {
 
 async function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedAnswer, handle: () => Promise<Answer>): Promise<FastifyReply> {
   const kept = await cached.get(async () => fieldsOf(await handle()))
+  cached.counts.served++
   const { status, head, body } = kept.answerFor(request.headers['if-none-match'])
   return reply.code(status).headers(head).send(body)
 }
