@@ -6,7 +6,7 @@ import cookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { HostConfig } from './config.js'
 import { ADDON_LAYOUT } from './addons/layout.js'
-import { loadAddons, loadHostCode, type AddonSource } from './addons/loader.js'
+import { checkRoutes, loadAddons, loadHostCode, type AddonSource } from './addons/loader.js'
 import { openDatabase, type Database } from './database/connect.js'
 import { BODY_LIMIT } from './http/endpoint-route.js'
 import { registerPages } from './http/pages.js'
@@ -106,6 +106,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   // Phase one: the host's code and every addon read, validated and imported before anything is registered.
   const host = { ...await loadHostCode(hostDir), langDir: path.join(hostDir, ADDON_LAYOUT.lang) }
   const found = await loadAddons(config.addonsDir, options.builtinAddons ?? BUILTIN_ADDONS)
+  checkRoutes(host, found)
 
   // Requests reach this listener only after listen(), by when the answer cache exists.
   const app: FastifyInstance = Fastify({

@@ -105,3 +105,15 @@ t.test('each addon runs in its own encapsulated context', async t => {
   t.equal((await app.inject({ url: '/api/shoutbox/list' })).headers['x-greeter'], undefined, 'and on no other addon\'s')
   t.equal((await app.inject({ url: '/api/setup/status' })).headers['x-greeter'], undefined, 'nor on the host\'s')
 })
+
+t.test('an addon declaring a route the host (or another addon) has fails in one line naming both', async t => {
+  const addonsDir = await addonWith(t, {
+    'addon.json': JSON.stringify(manifest()),
+    'index.js': VALID_ENTRY,
+    'endpoints/health.js': `export class MyHealth { static [Symbol.for('shoutbox.sdk.endpoint')] = true
+      access = 'Api'; method = 'GET'; path = '/api/health'; schema = {}; async handle () {} }\n`
+  })
+  const error = await build(t, { config: { addonsDir } }).then(() => undefined, (e: unknown) => e)
+  t.ok(error instanceof AddonLoadError)
+  t.match((error as Error).message, /^addon "broken" \(.*endpoints\/health\.js\): GET \/api\/health is already declared by the host$/)
+})
