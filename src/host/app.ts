@@ -10,6 +10,7 @@ import { openDatabase, type Database } from './database/connect.js'
 import { BODY_LIMIT } from './http/endpoint-route.js'
 import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
+import { trustProxyFunction } from './http/proxies.js'
 import { validatorCompiler } from './http/validation.js'
 import { EVERY_ANSWER, JSON_TYPE } from './http/headers.js'
 import type { ThrottlePolicy } from './identity/login-throttle.js'
@@ -112,7 +113,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     rewriteUrl: request => rewritePanelUrl(request.url ?? '/'),
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy === 0 ? false : (_address: string, hop: number) => hop < config.trustProxy,
+    trustProxy: trustProxyFunction(config.trustProxy),
     // A request that reached us before a stop began is served, not refused.
     return503OnClosing: false,
     clientErrorHandler: answerClientError,

@@ -31,6 +31,18 @@ t.test('flags win over environment variables', async t => {
   t.same(fromEnv.allowedOrigins, ['https://a.example', 'https://b.example'])
 })
 
+t.test('TRUST_PROXY: a number of hops, or addresses and CIDR ranges, IPv4 and IPv6', async t => {
+  t.equal(loadConfig([], {}).trustProxy, 0)
+  t.equal(loadConfig([], { TRUST_PROXY: 'true' }).trustProxy, 1)
+  t.equal(loadConfig([], { TRUST_PROXY: '2' }).trustProxy, 2)
+  t.same(loadConfig([], { TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8' }).trustProxy, ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'])
+  for (const bad of ['10.0.0.0/33', '::/129', 'proxy.example', '10.0.0.1/8/8', '1.2.3', 'fe80::1%eth0', '10.0.0.0/x']) {
+    t.throws(() => loadConfig([], { TRUST_PROXY: bad }), {
+      name: 'ConfigError', message: `TRUST_PROXY must be a number of proxy hops or a comma-separated list of addresses and CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8,::1), got "${bad}"`
+    }, bad)
+  }
+})
+
 t.test('bad settings are refused with one clear line', async t => {
   t.throws(() => loadConfig(['--port', 'eighty'], {}), { name: 'ConfigError', message: 'port must be a number from 0 to 65535, got "eighty"' })
   t.throws(() => loadConfig(['--bogus'], {}), { name: 'ConfigError', message: /Unknown option '--bogus'/ })
