@@ -15,6 +15,7 @@ import { validatorCompiler } from './http/validation.js'
 import { EVERY_ANSWER, JSON_TYPE } from './http/headers.js'
 import type { ThrottlePolicy } from './identity/login-throttle.js'
 import type { PasswordHasher } from './identity/passwords.js'
+import { sessionCookieFor } from './identity/sessions.js'
 import { activityPlugin } from './plugins/activity.js'
 import { addonsPlugin } from './plugins/addons.js'
 import { answerCachePlugin } from './plugins/answer-cache.js'
@@ -132,13 +133,14 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(activityPlugin)
     await app.register(identityPlugin, {
       ...(options.hasher === undefined ? {} : { passwords: options.hasher }),
-      ...(options.throttle === undefined ? {} : { throttle: options.throttle })
+      ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
+      sessionCookie: sessionCookieFor(config.publicUrl)
     })
     await app.register(addonsPlugin, { found, host })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
     await app.register(eventStreamsPlugin)
     await app.register(cookie)
-    await app.register(httpConventions, { allowedOrigins: config.allowedOrigins })
+    await app.register(httpConventions, { allowedOrigins: config.publicUrl === undefined ? config.allowedOrigins : [...config.allowedOrigins, config.publicUrl] })
     // Phase two: the host's endpoints, then each enabled addon in its own encapsulated context.
     await app.register(endpointsPlugin)
     await registerPages(app, options.uiDir ?? UI_DIR)

@@ -22,6 +22,11 @@ export interface HostConfig {
   readonly trustProxy: TrustProxy
   /** Extra origins allowed to send state-changing requests, e.g. `https://example.org`. */
   readonly allowedOrigins: readonly string[]
+  /**
+   * The site's public origin (`PUBLIC_URL`, e.g. `https://shouts.example.org`): allowed in
+   * the Origin check; when https, the session cookie is always Secure and `__Host-` prefixed.
+   */
+  readonly publicUrl: string | undefined
   readonly logLevel: string
   /** Log one line per request (off by default in production: it costs more than the list itself). */
   readonly logRequests: boolean
@@ -75,6 +80,7 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     databasePoolSize: parseCount('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE ?? '20') || 1,
     trustProxy: parseTrustProxy(env.TRUST_PROXY ?? '0'),
     allowedOrigins: (env.ALLOWED_ORIGINS ?? '').split(',').map(s => s.trim()).filter(Boolean).map(parseOrigin),
+    publicUrl: parsePublicUrl(emptyToUndefined(env.PUBLIC_URL)?.trim()),
     logLevel,
     logRequests: env.LOG_REQUESTS !== undefined ? env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true' : dev
   }
@@ -118,6 +124,25 @@ function isAddressOrRange (entry: string): boolean {
   if (family === 0 || address.includes('%')) return false
   if (bits === undefined) return true
   return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)
+}
+
+/**
+ * An origin only: the host serves every page and endpoint from `/`, and a `__Host-`
+ * cookie must have path `/`, so a path, query or credentials would promise what is not so.
+ */
+function parsePublicUrl (value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  const refuse = (): never => {
+    throw new ConfigError(`PUBLIC_URL must be the site's public origin, http(s)://host[:port] with no path, like https://shouts.example.org; got "${value}"`)
+  }
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return refuse()
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '' || value.endsWith('?') || value.endsWith('#')) refuse()
+  return url.origin
 }
 
 function parseOrigin (value: string): string {

@@ -50,7 +50,7 @@ export interface CookieOptions {
 export interface ReplyControl {
   header (name: string, value: string): void
   setCookie (name: string, value: string, options: CookieOptions): void
-  clearCookie (name: string, options?: Pick<CookieOptions, 'path'>): void
+  clearCookie (name: string, options?: Pick<CookieOptions, 'path' | 'secure'>): void
 }
 
 /**

@@ -43,6 +43,20 @@ t.test('TRUST_PROXY: a number of hops, or addresses and CIDR ranges, IPv4 and IP
   }
 })
 
+t.test('PUBLIC_URL: the site\'s public origin, validated at start-up', async t => {
+  t.equal(loadConfig([], {}).publicUrl, undefined)
+  t.equal(loadConfig([], { PUBLIC_URL: '' }).publicUrl, undefined)
+  t.equal(loadConfig([], { PUBLIC_URL: 'https://Shouts.Example.org/' }).publicUrl, 'https://shouts.example.org')
+  t.equal(loadConfig([], { PUBLIC_URL: 'http://localhost:8088' }).publicUrl, 'http://localhost:8088')
+  t.equal(loadConfig([], { PUBLIC_URL: 'https://shouts.example.org:443' }).publicUrl, 'https://shouts.example.org')
+  for (const bad of ['shouts.example.org', 'ftp://shouts.example.org', 'https://shouts.example.org/board', 'https://u:p@shouts.example.org',
+    'https://shouts.example.org/?x=1', 'https://shouts.example.org#top', 'https://']) {
+    t.throws(() => loadConfig([], { PUBLIC_URL: bad }), {
+      name: 'ConfigError', message: `PUBLIC_URL must be the site's public origin, http(s)://host[:port] with no path, like https://shouts.example.org; got "${bad}"`
+    }, bad)
+  }
+})
+
 t.test('bad settings are refused with one clear line', async t => {
   t.throws(() => loadConfig(['--port', 'eighty'], {}), { name: 'ConfigError', message: 'port must be a number from 0 to 65535, got "eighty"' })
   t.throws(() => loadConfig(['--bogus'], {}), { name: 'ConfigError', message: /Unknown option '--bogus'/ })

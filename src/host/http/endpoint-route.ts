@@ -6,7 +6,6 @@ import {
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
-import { SESSION_COOKIE } from '../identity/sessions.js'
 import { answerFor, type CachedAnswer } from './answer-cache.js'
 
 export const BODY_LIMIT = 64 * 1024
@@ -65,7 +64,7 @@ function slowAccessCheck (app: FastifyInstance, endpoint: Endpoint, owner: Endpo
     if (endpoint.availableBeforeSetup !== true) await addons.ensureStarted()
     if (!owner.isStarted()) throw new ServiceUnavailable()
     if (endpoint.access === 'Api') return
-    const token = request.cookies[SESSION_COOKIE]
+    const token = request.cookies[identity.sessionCookie.name]
     const user = token === undefined ? null : await identity.sessions.resolve(token)
     if (user === null) throw new NotLoggedIn()
     if (endpoint.access === 'PanelApi' && !holdsNode(user, 'panel.access')) throw new NoPermission()
@@ -102,8 +101,9 @@ function makeCall (app: FastifyInstance, request: FastifyRequest, reply: Fastify
           ...(options.maxAgeSeconds === undefined ? {} : { maxAge: options.maxAgeSeconds })
         })
       },
-      clearCookie (name: string, options?: Pick<CookieOptions, 'path'>) {
-        void reply.clearCookie(name, { path: options?.path ?? '/' })
+      clearCookie (name: string, options?: Pick<CookieOptions, 'path' | 'secure'>) {
+        // Attributes as it was set with: browsers refuse a __Host- cookie without Secure, even to clear it.
+        void reply.clearCookie(name, { path: options?.path ?? '/', secure: options?.secure ?? request.protocol === 'https' })
       }
     },
     requirePermission (key: string) {

@@ -3,13 +3,14 @@ import type { SessionUser } from '../../sdk/index.js'
 import { LoginThrottle, type ThrottlePolicy } from '../identity/login-throttle.js'
 import { PasswordHasher } from '../identity/passwords.js'
 import { rolesRepository, type RolesRepository } from '../identity/roles.js'
-import { Sessions } from '../identity/sessions.js'
+import { Sessions, sessionCookieFor, type SessionCookie } from '../identity/sessions.js'
 import { usersRepository, type UsersRepository } from '../identity/users.js'
 import { SetupState } from '../services/setup-state.js'
 
 export interface IdentityOptions {
   readonly passwords?: PasswordHasher
   readonly throttle?: ThrottlePolicy
+  readonly sessionCookie?: SessionCookie
 }
 
 /** Who people are: accounts, roles, sessions, passwords, the sign-in throttle and the setup state. */
@@ -17,6 +18,8 @@ export interface Identity {
   readonly users: UsersRepository
   readonly roles: RolesRepository
   readonly sessions: Sessions
+  /** The session cookie's name and flags (from PUBLIC_URL): read and set only through this. */
+  readonly sessionCookie: SessionCookie
   readonly passwords: PasswordHasher
   readonly signInThrottle: LoginThrottle
   readonly setup: SetupState
@@ -37,6 +40,7 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
     users: usersRepository(app.db),
     roles: rolesRepository(app.db),
     sessions: new Sessions(app.db, app.cluster),
+    sessionCookie: options.sessionCookie ?? sessionCookieFor(undefined),
     passwords: options.passwords ?? new PasswordHasher(),
     signInThrottle: new LoginThrottle(app.db, options.throttle),
     setup: new SetupState(app.db)
