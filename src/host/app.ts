@@ -138,7 +138,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     })
     await app.register(addonsPlugin, { found, host })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
-    await app.register(eventStreamsPlugin)
+    await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams } })
     await app.register(cookie)
     await app.register(httpConventions, { allowedOrigins: config.publicUrl === undefined ? config.allowedOrigins : [...config.allowedOrigins, config.publicUrl] })
     // Phase two: the host's endpoints, then each enabled addon in its own encapsulated context.

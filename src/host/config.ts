@@ -27,6 +27,10 @@ export interface HostConfig {
    * the Origin check; when https, the session cookie is always Secure and `__Host-` prefixed.
    */
   readonly publicUrl: string | undefined
+  /** Open event streams one client address may hold (an IPv6 client: its /64). */
+  readonly streamsPerClient: number
+  /** Open event streams this process holds at most. */
+  readonly maxStreams: number
   readonly logLevel: string
   /** Log one line per request (off by default in production: it costs more than the list itself). */
   readonly logRequests: boolean
@@ -81,6 +85,8 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     trustProxy: parseTrustProxy(env.TRUST_PROXY ?? '0'),
     allowedOrigins: (env.ALLOWED_ORIGINS ?? '').split(',').map(s => s.trim()).filter(Boolean).map(parseOrigin),
     publicUrl: parsePublicUrl(emptyToUndefined(env.PUBLIC_URL)?.trim()),
+    streamsPerClient: parseAtLeastOne('STREAMS_PER_CLIENT', env.STREAMS_PER_CLIENT ?? '20'),
+    maxStreams: parseAtLeastOne('MAX_STREAMS', env.MAX_STREAMS ?? '10000'),
     logLevel,
     logRequests: env.LOG_REQUESTS !== undefined ? env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true' : dev
   }
@@ -100,6 +106,11 @@ function parseCount (name: string, value: string): number {
   if (value === 'true') return 1
   if (value === 'false') return 0
   if (!/^\d+$/.test(value)) throw new ConfigError(`${name} must be a whole number (0, 1, 2, …), got "${value}"`)
+  return Number(value)
+}
+
+function parseAtLeastOne (name: string, value: string): number {
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new ConfigError(`${name} must be a whole number from 1 up, got "${value}"`)
   return Number(value)
 }
 

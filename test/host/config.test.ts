@@ -57,6 +57,14 @@ t.test('PUBLIC_URL: the site\'s public origin, validated at start-up', async t =
   }
 })
 
+t.test('stream limits: STREAMS_PER_CLIENT (default 20) and MAX_STREAMS (default 10,000)', async t => {
+  t.same([loadConfig([], {}).streamsPerClient, loadConfig([], {}).maxStreams], [20, 10_000])
+  const set = loadConfig([], { STREAMS_PER_CLIENT: '3', MAX_STREAMS: '500' })
+  t.same([set.streamsPerClient, set.maxStreams], [3, 500])
+  t.throws(() => loadConfig([], { STREAMS_PER_CLIENT: '0' }), { name: 'ConfigError', message: 'STREAMS_PER_CLIENT must be a whole number from 1 up, got "0"' })
+  t.throws(() => loadConfig([], { MAX_STREAMS: 'lots' }), { name: 'ConfigError', message: 'MAX_STREAMS must be a whole number from 1 up, got "lots"' })
+})
+
 t.test('bad settings are refused with one clear line', async t => {
   t.throws(() => loadConfig(['--port', 'eighty'], {}), { name: 'ConfigError', message: 'port must be a number from 0 to 65535, got "eighty"' })
   t.throws(() => loadConfig(['--bogus'], {}), { name: 'ConfigError', message: /Unknown option '--bogus'/ })

@@ -110,8 +110,12 @@ function makeCall (app: FastifyInstance, request: FastifyRequest, reply: Fastify
       if (user === null || !ctx.permissions.has(user, key)) throw new NoPermission()
     },
     openEventStream () {
-      reply.hijack()
-      return app.eventStreams.start(reply.raw)
+      // Admitted (or refused with TooManyRequests, answered by the error handler) before
+      // the reply is hijacked: a refusal is still an ordinary answer in the envelope.
+      return app.eventStreams.start(request.ip, () => {
+        reply.hijack()
+        return reply.raw
+      })
     }
   }
 }

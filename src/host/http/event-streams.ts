@@ -1,10 +1,13 @@
 import type { ServerResponse } from 'node:http'
-import type { EventStream } from '../../sdk/index.js'
+import net from 'node:net'
+import { TooManyRequests, type EventStream } from '../../sdk/index.js'
 import { EVERY_ANSWER } from './headers.js'
 
 const HEARTBEAT_MS = 15_000
 /** A client this far behind is cut off rather than buffered without end. */
 const MAX_BUFFERED_BYTES = 1 << 20
+/** What a refused client is told to wait: streams end when their clients leave, at no set time. */
+const RETRY_AFTER_SECONDS = 10
 
 const HEAD = {
   ...EVERY_ANSWER,
@@ -15,16 +18,28 @@ const HEAD = {
   connection: 'keep-alive'
 }
 
+export interface StreamLimits {
+  /** Open streams one client (see `clientKey`) may hold. */
+  readonly perClient: number
+  /** Open streams of the whole process. */
+  readonly total: number
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { perClient: 20, total: 10_000 }
+
 /**
- * Every open event stream of this process: the host writes their head, keeps idle
- * connections (and proxies) from timing out with a comment every 15 s, cuts off clients
- * that stop reading, and ends them all when the host stops.
+ * Every open event stream of this process: the host admits them (at most `perClient`
+ * per client address and `total` in all, so one client cannot hold every socket and
+ * every byte of buffer the process has), writes their head, keeps idle connections (and
+ * proxies) from timing out with a comment every 15 s, cuts off clients that stop
+ * reading, and ends them all when the host stops.
  */
 export class EventStreams {
   private readonly open = new Set<OpenStream>()
+  private readonly perClient = new Map<string, number>()
   private readonly heartbeat: NodeJS.Timeout
 
-  constructor () {
+  constructor (private readonly limits: StreamLimits = DEFAULT_STREAM_LIMITS) {
     this.heartbeat = setInterval(() => { for (const stream of this.open) stream.write(': ping\n\n') }, HEARTBEAT_MS).unref()
   }
 
@@ -32,26 +47,73 @@ export class EventStreams {
     return this.open.size
   }
 
-  /** Takes over `response` as an event stream. */
-  start (response: ServerResponse): EventStream {
+  /**
+   * Admits a stream for the client at `address`, then has `takeOver` hand over the raw
+   * answer (a hijacked reply) and writes the stream's head. Beyond a limit it throws
+   * TooManyRequests before `takeOver` runs, so nothing has been written and the caller
+   * answers with the error envelope as for any other error.
+   */
+  start (address: string, takeOver: () => ServerResponse): EventStream {
+    const client = clientKey(address)
+    const held = this.perClient.get(client) ?? 0
+    if (held >= this.limits.perClient || this.open.size >= this.limits.total) throw new TooManyRequests(RETRY_AFTER_SECONDS)
+    const response = takeOver()
+    this.perClient.set(client, held + 1)
+    const stream = new OpenStream(response, () => {
+      this.open.delete(stream)
+      const left = (this.perClient.get(client) ?? 1) - 1
+      if (left > 0) this.perClient.set(client, left)
+      else this.perClient.delete(client)
+    })
+    this.open.add(stream)
     response.writeHead(200, HEAD)
     // Browsers reconnect after 3 s, sending Last-Event-ID.
     response.write('retry: 3000\n\n')
-    const stream = new OpenStream(response, () => this.open.delete(stream))
-    this.open.add(stream)
     return stream
   }
 
   endAll (): void {
     clearInterval(this.heartbeat)
     for (const stream of this.open) stream.end()
-    this.open.clear()
   }
 }
 
+/**
+ * Whose share a stream counts against: the client's address, an IPv4-mapped IPv6
+ * address as its IPv4 one, and an IPv6 address by its /64 — the block one subscriber
+ * line or one host is given, which it could otherwise walk through for more streams.
+ */
+export function clientKey (address: string): string {
+  const bare = address.replace(/%.*$/, '')
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)
+  if (mapped !== null) return mapped[1]!
+  if (net.isIPv6(bare)) return `${ipv6Groups(bare).slice(0, 4).join(':')}::/64`
+  return bare
+}
+
+/** The eight 16-bit groups of an IPv6 address, in lower-case hex without leading zeros. */
+function ipv6Groups (address: string): string[] {
+  const [head = '', tail] = address.split('::')
+  const part = (text: string): string[] => text === '' ? [] : text.split(':').flatMap(group => {
+    if (!group.includes('.')) return [group]
+    const [a = 0, b = 0, c = 0, d = 0] = group.split('.').map(Number)
+    return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)] // an embedded IPv4 address: two groups
+  })
+  const left = part(head)
+  const right = tail === undefined ? [] : part(tail)
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right]
+  return groups.map(group => parseInt(group, 16).toString(16))
+}
+
 class OpenStream implements EventStream {
+  private forgotten = false
+
   constructor (private readonly response: ServerResponse, forget: () => void) {
-    response.on('close', forget)
+    response.on('close', () => {
+      if (this.forgotten) return
+      this.forgotten = true
+      forget()
+    })
   }
 
   get closed (): boolean {
