@@ -16,6 +16,7 @@ import { EVERY_ANSWER, JSON_TYPE } from './http/headers.js'
 import type { ThrottlePolicy } from './identity/login-throttle.js'
 import type { PasswordHasher } from './identity/passwords.js'
 import { sessionCookieFor } from './identity/sessions.js'
+import { safeLogging } from './logging.js'
 import { activityPlugin } from './plugins/activity.js'
 import { addonsPlugin } from './plugins/addons.js'
 import { answerCachePlugin } from './plugins/answer-cache.js'
@@ -110,7 +111,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     serverFactory: handler => createServer(options.serverTimeouts ?? SERVER_TIMEOUTS, (request, response) => {
       if (!app.answerCache.serve(request, response)) handler(request, response)
     }),
-    logger: options.logger ?? false,
+    logger: safeLogging(options.logger),
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     rewriteUrl: request => rewritePanelUrl(request.url ?? '/'),
     bodyLimit: BODY_LIMIT,
