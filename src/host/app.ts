@@ -1,4 +1,4 @@
-import http from 'node:http'
+import type http from 'node:http'
 import path from 'node:path'
 import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
@@ -8,6 +8,7 @@ import type { HostConfig } from './config.js'
 import { loadAddons, loadHostCode, type AddonSource } from './addons/loader.js'
 import { openDatabase, type Database } from './database/connect.js'
 import { BODY_LIMIT } from './http/endpoint-route.js'
+import { DrainingServer } from './http/draining-server.js'
 import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { trustProxyFunction } from './http/proxies.js'
@@ -69,17 +70,19 @@ export interface ServerTimeouts {
   readonly idleSocketMs: number
   /** How often Node looks for requests past their time (its default, 30 s, would let them linger). */
   readonly checkEveryMs: number
+  /** While stopping, how long an idle connection may still bring a request before it is closed. */
+  readonly stopGraceMs?: number
 }
 
-const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, headersMs: 15_000, keepAliveMs: 10_000, idleSocketMs: 60_000, checkEveryMs: 2000 }
+const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, headersMs: 15_000, keepAliveMs: 10_000, idleSocketMs: 60_000, checkEveryMs: 2000, stopGraceMs: 1000 }
 
 function createServer (timeouts: ServerTimeouts, listener: http.RequestListener): http.Server {
-  const server = http.createServer({
+  const server = new DrainingServer({
     requestTimeout: timeouts.requestMs,
     headersTimeout: timeouts.headersMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     connectionsCheckingInterval: timeouts.checkEveryMs
-  }, listener)
+  }, listener, timeouts.stopGraceMs ?? SERVER_TIMEOUTS.stopGraceMs!)
   server.setTimeout(timeouts.idleSocketMs)
   return server
 }
@@ -116,8 +119,10 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     rewriteUrl: request => rewritePanelUrl(request.url ?? '/'),
     bodyLimit: BODY_LIMIT,
     trustProxy: trustProxyFunction(config.trustProxy),
-    // A request that reached us before a stop began is served, not refused.
+    // A request that reached us before a stop began is served, not refused; and no
+    // connection is closed while a request may be on its way (DrainingServer drains them).
     return503OnClosing: false,
+    forceCloseConnections: false,
     clientErrorHandler: answerClientError,
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { coerceTypes: false } }

@@ -60,6 +60,8 @@ export interface RunningServer {
   readonly port: number
   /** Everything the process wrote to stderr so far. */
   stderr (): string
+  /** Everything it wrote to stdout (its log) so far. */
+  stdout (): string
   /** Resolves with the exit code (or signal name). */
   readonly exited: Promise<number | string>
 }
@@ -83,11 +85,13 @@ export async function startServer (t: Tap, options: StartOptions = {}): Promise<
   const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...args], {
     cwd: root,
     env: { ...process.env, LOG_LEVEL: 'warn', ...options.env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.uid })
   })
   let stderr = ''
+  let stdout = ''
   child.stderr!.on('data', (chunk: Buffer) => { stderr += chunk.toString('utf8') })
+  child.stdout!.on('data', (chunk: Buffer) => { stdout += chunk.toString('utf8') })
   const exited = new Promise<number | string>(resolve => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
   t.teardown(async () => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -95,7 +99,7 @@ export async function startServer (t: Tap, options: StartOptions = {}): Promise<
       await exited
     }
   })
-  const server = { child, url: `http://127.0.0.1:${port}`, port, stderr: () => stderr, exited }
+  const server = { child, url: `http://127.0.0.1:${port}`, port, stderr: () => stderr, stdout: () => stdout, exited }
   if (options.waitUntilReady !== false) await waitUntilReady(server)
   return server
 }

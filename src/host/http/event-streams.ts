@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import net from 'node:net'
-import { TooManyRequests, type EventStream } from '../../sdk/index.js'
+import { ServiceUnavailable, TooManyRequests, type EventStream } from '../../sdk/index.js'
 import { EVERY_ANSWER } from './headers.js'
 
 const HEARTBEAT_MS = 15_000
@@ -38,6 +38,8 @@ export class EventStreams {
   private readonly open = new Set<OpenStream>()
   private readonly perClient = new Map<string, number>()
   private readonly heartbeat: NodeJS.Timeout
+  /** Set when the host stops: a stream opened then would hold the stop up until its deadline. */
+  private ended = false
 
   constructor (private readonly limits: StreamLimits = DEFAULT_STREAM_LIMITS) {
     this.heartbeat = setInterval(() => { for (const stream of this.open) stream.write(': ping\n\n') }, HEARTBEAT_MS).unref()
@@ -51,9 +53,11 @@ export class EventStreams {
    * Admits a stream for the client at `address`, then has `takeOver` hand over the raw
    * answer (a hijacked reply) and writes the stream's head. Beyond a limit it throws
    * TooManyRequests before `takeOver` runs, so nothing has been written and the caller
-   * answers with the error envelope as for any other error.
+   * answers with the error envelope as for any other error. Once the host is stopping,
+   * every stream is refused with ServiceUnavailable.
    */
   start (address: string, takeOver: () => ServerResponse): EventStream {
+    if (this.ended) throw new ServiceUnavailable()
     const client = clientKey(address)
     const held = this.perClient.get(client) ?? 0
     if (held >= this.limits.perClient || this.open.size >= this.limits.total) throw new TooManyRequests(RETRY_AFTER_SECONDS)
@@ -73,6 +77,7 @@ export class EventStreams {
   }
 
   endAll (): void {
+    this.ended = true
     clearInterval(this.heartbeat)
     for (const stream of this.open) stream.end()
   }
