@@ -50,7 +50,8 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
   t.same(before, [
     { owner: 'host', name: '001-platform' },
     { owner: 'shoutbox', name: '001-create-shouts' },
-    { owner: 'shoutbox', name: '002-create-events' }
+    { owner: 'shoutbox', name: '002-create-events' },
+    { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' }
   ])
   await first.close()
   const second = await build(t, { db })
