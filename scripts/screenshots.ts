@@ -50,7 +50,7 @@ try {
   ]
   for (const [width, height, suffix] of [[1280, 800, 'desktop'], [375, 740, 'phone']] as const) {
     const context = await browser.newContext({ viewport: { width, height } })
-    await context.addCookies([{ name: 'shoutbox_session', value: cookie.split('=')[1]!, url: base }])
+    await context.addCookies([{ name: cookie.split('=')[0]!, value: cookie.split('=')[1]!, url: base }])
     const page = await context.newPage()
     for (const [name, url, ready] of shots) {
       await page.goto(base + url)

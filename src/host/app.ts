@@ -1,4 +1,4 @@
-import http from 'node:http'
+import type http from 'node:http'
 import path from 'node:path'
 import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
@@ -9,12 +9,16 @@ import { ADDON_LAYOUT } from './addons/layout.js'
 import { checkRoutes, loadAddons, loadHostCode, type AddonSource } from './addons/loader.js'
 import { openDatabase, type Database } from './database/connect.js'
 import { BODY_LIMIT } from './http/endpoint-route.js'
+import { DrainingServer } from './http/draining-server.js'
 import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
+import { trustProxyFunction } from './http/proxies.js'
 import { validatorCompiler } from './http/validation.js'
 import { EVERY_ANSWER, JSON_TYPE } from './http/headers.js'
 import type { ThrottleOptions } from './identity/login-throttle.js'
 import type { HashingLimits, PasswordHasher } from './identity/passwords.js'
+import { sessionCookieFor } from './identity/sessions.js'
+import { safeLogging } from './logging.js'
 import { activityPlugin } from './plugins/activity.js'
 import { addonsPlugin } from './plugins/addons.js'
 import { answerCachePlugin } from './plugins/answer-cache.js'
@@ -70,17 +74,19 @@ export interface ServerTimeouts {
   readonly idleSocketMs: number
   /** How often Node looks for requests past their time (its default, 30 s, would let them linger). */
   readonly checkEveryMs: number
+  /** While stopping, how long an idle connection may still bring a request before it is closed. */
+  readonly stopGraceMs?: number
 }
 
-const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, headersMs: 15_000, keepAliveMs: 10_000, idleSocketMs: 60_000, checkEveryMs: 2000 }
+const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, headersMs: 15_000, keepAliveMs: 10_000, idleSocketMs: 60_000, checkEveryMs: 2000, stopGraceMs: 1000 }
 
 function createServer (timeouts: ServerTimeouts, listener: http.RequestListener): http.Server {
-  const server = http.createServer({
+  const server = new DrainingServer({
     requestTimeout: timeouts.requestMs,
     headersTimeout: timeouts.headersMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     connectionsCheckingInterval: timeouts.checkEveryMs
-  }, listener)
+  }, listener, timeouts.stopGraceMs ?? SERVER_TIMEOUTS.stopGraceMs!)
   server.setTimeout(timeouts.idleSocketMs)
   return server
 }
@@ -113,13 +119,15 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     serverFactory: handler => createServer(options.serverTimeouts ?? SERVER_TIMEOUTS, (request, response) => {
       if (!app.answerCache.serve(request, response)) handler(request, response)
     }),
-    logger: options.logger ?? false,
+    logger: safeLogging(options.logger),
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     rewriteUrl: request => rewritePanelUrl(request.url ?? '/'),
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy === 0 ? false : (_address: string, hop: number) => hop < config.trustProxy,
-    // A request that reached us before a stop began is served, not refused.
+    trustProxy: trustProxyFunction(config.trustProxy),
+    // A request that reached us before a stop began is served, not refused; and no
+    // connection is closed while a request may be on its way (DrainingServer drains them).
     return503OnClosing: false,
+    forceCloseConnections: false,
     clientErrorHandler: answerClientError,
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { coerceTypes: false } }
@@ -139,13 +147,14 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       setupToken: config.setupToken,
       ...(options.hasher === undefined ? {} : { passwords: options.hasher }),
       ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
-      ...(options.hashing === undefined ? {} : { hashing: options.hashing })
+      ...(options.hashing === undefined ? {} : { hashing: options.hashing }),
+      sessionCookie: sessionCookieFor(config.publicUrl)
     })
     await app.register(addonsPlugin, { found, host })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
-    await app.register(eventStreamsPlugin)
+    await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams } })
     await app.register(cookie)
-    await app.register(httpConventions, { allowedOrigins: config.allowedOrigins })
+    await app.register(httpConventions, { allowedOrigins: config.publicUrl === undefined ? config.allowedOrigins : [...config.allowedOrigins, config.publicUrl] })
     // Phase two: the host's endpoints, then each enabled addon in its own encapsulated context.
     await app.register(endpointsPlugin)
     await registerPages(app, options.uiDir ?? UI_DIR)

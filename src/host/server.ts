@@ -2,6 +2,7 @@ import net from 'node:net'
 import { buildApp } from './app.js'
 import { AddonLoadError } from './addons/loader.js'
 import { ConfigError, loadConfig, type HostConfig } from './config.js'
+import type { DrainReport } from './http/draining-server.js'
 
 /** How long a stop may take before the process gives up on stragglers. */
 const STOP_TIMEOUT_MS = 10_000
@@ -85,6 +86,13 @@ async function main (): Promise<void> {
     stopping = true
     app.log.info({ signal }, 'stopping: finishing requests in flight')
     setTimeout(() => fail(`did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting`), STOP_TIMEOUT_MS).unref()
+    app.server.once('drained', (report: DrainReport) => app.log.info(report, 'stopped: every connection closed'))
+    // Stop listening at once: a connection the kernel completes after this is refused (the
+    // client may safely retry elsewhere) instead of waiting in the listen queue to be reset
+    // when the listener closes. Connections already open are drained (DrainingServer).
+    app.server.close()
+    // From now on /api/health says stopping, and every answer closes its connection.
+    app.addons.stopping = true
     app.close().then(() => process.exit(0), error => {
       app.log.error({ err: error }, 'error while stopping')
       process.exit(1)

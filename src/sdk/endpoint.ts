@@ -60,7 +60,7 @@ export interface CookieOptions {
 export interface ReplyControl {
   header (name: string, value: string): void
   setCookie (name: string, value: string, options: CookieOptions): void
-  clearCookie (name: string, options?: Pick<CookieOptions, 'path'>): void
+  clearCookie (name: string, options?: Pick<CookieOptions, 'path' | 'secure'>): void
 }
 
 /**
@@ -100,7 +100,11 @@ export interface Call<S extends EndpointSchema, U extends SessionUser | null, C 
   readonly reply: ReplyControl
   /** The first step of an endpoint's logic: throws NoPermission unless the user holds `key`. */
   requirePermission (key: string): void
-  /** Answers with an event stream instead of JSON; `handle` then returns nothing. */
+  /**
+   * Answers with an event stream instead of JSON; `handle` then returns nothing. Throws
+   * TooManyRequests (answered as usual) when the client, or the process, already holds
+   * as many open streams as the host allows: call it before writing anything else.
+   */
   openEventStream (): EventStream
 }
 

@@ -22,7 +22,7 @@ const recorded = ({ event_id: eventId, ...shout }: RecordedRow): Recorded => ({ 
  * one statement writes both, so neither can exist without the other.
  */
 export function shoutsRepository (db: Database) {
-  /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`. */
+  /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
   const withEvents = (trx: Transaction, kind: string, change: ReturnType<Database['raw']>) => trx.raw<{ rows: RecordedRow[] }>(`
     with s as (? returning id, message, username, date),
     e as (insert into ?? (kind, shout, created_at)
@@ -52,9 +52,19 @@ export function shoutsRepository (db: Database) {
       return result.rows.map(recorded)
     },
 
-    /** The deleted shout, or undefined when there was none with that id. */
+    /**
+     * The deleted shout, or undefined when there was none with that id. In the same
+     * statement its text leaves the stream's history: the earlier events that carried it
+     * are deleted, and the `shout-deleted` event written carries the id alone. (A client
+     * replaying the history from its start sees the deletion of a shout it never saw.)
+     */
     async delete (id: number, trx: Transaction): Promise<Recorded | undefined> {
-      const result = await withEvents(trx, 'shout-deleted', trx.raw('delete from ?? where id = ?', [SHOUTS_TABLE, id]))
+      const result = await trx.raw<{ rows: RecordedRow[] }>(`
+        with s as (delete from ?? where id = ? returning id, message, username, date),
+        forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
+        e as (insert into ?? (kind, shout, created_at) select 'shout-deleted', jsonb_build_object('id', id), ? from s returning id)
+        select s.id, s.message, s.username, s.date, e.id as event_id from s cross join e`,
+      [SHOUTS_TABLE, id, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
       const row = result.rows[0]
       return row === undefined ? undefined : recorded(row)
     }

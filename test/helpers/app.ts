@@ -4,6 +4,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildApp, type BuildOptions } from '../../src/host/app.js'
 import { loadConfig, type HostConfig } from '../../src/host/config.js'
 import { PasswordHasher } from '../../src/host/identity/passwords.js'
+import { sessionCookieFor } from '../../src/host/identity/sessions.js'
 import { testDatabase, type TestDatabase } from './database.js'
 
 /** Cheap scrypt parameters for tests; production uses OWASP's (see passwords.ts). */
@@ -62,19 +63,23 @@ export async function build (t: Tap, options: TestAppOptions = {}): Promise<Fast
 export async function setUp (app: FastifyInstance): Promise<string> {
   const response = await app.inject({ method: 'POST', url: '/api/setup/finish', payload: ADMIN })
   if (response.statusCode !== 200) throw new Error(`setup failed: ${response.statusCode} ${response.body}`)
-  return sessionCookie(response)
+  return sessionCookie(response, app)
 }
 
-/** `name=value` of the session cookie a response set. */
-export function sessionCookie (response: LightMyRequestResponse): string {
-  const cookie = response.cookies.find(c => c.name === 'shoutbox_session')
-  if (cookie === undefined) throw new Error(`no session cookie in ${response.statusCode} ${response.body}`)
-  return `shoutbox_session=${cookie.value}`
+/**
+ * `name=value` of the session cookie a response set. Its name is the app's (PUBLIC_URL
+ * over https makes it `__Host-shoutbox_session`); without the app, the default name.
+ */
+export function sessionCookie (response: LightMyRequestResponse, app?: FastifyInstance): string {
+  const name = app?.identity.sessionCookie.name ?? sessionCookieFor(undefined).name
+  const cookie = response.cookies.find(c => c.name === name)
+  if (cookie === undefined) throw new Error(`no session cookie ${name} in ${response.statusCode} ${response.body}`)
+  return `${name}=${cookie.value}`
 }
 
 export async function login (app: FastifyInstance, username: string, password: string): Promise<string> {
   const response = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } })
-  return sessionCookie(response)
+  return sessionCookie(response, app)
 }
 
 /** Creates a role with `permissions` and a user holding it; returns the user's cookie. */

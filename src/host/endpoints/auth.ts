@@ -2,7 +2,7 @@ import {
   Api, InvalidCredentials, LoggedInApi, Successful, Type, type PublicCall, type SignedInCall
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
-import { SESSION_COOKIE } from '../identity/sessions.js'
+import { clearSessionCookie } from '../identity/sessions.js'
 import { signIn } from '../identity/sign-in.js'
 
 const LoginSchema = {
@@ -46,9 +46,10 @@ export class Logout extends LoggedInApi<object, HostContext> {
   readonly schema = {}
 
   async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
-    const token = call.cookies[SESSION_COOKIE]
-    if (token !== undefined) await call.ctx.identity.sessions.destroy(token)
-    call.reply.clearCookie(SESSION_COOKIE)
+    const { sessions, sessionCookie } = call.ctx.identity
+    const token = call.cookies[sessionCookie.name]
+    if (token !== undefined) await sessions.destroy(token)
+    clearSessionCookie(call.reply, sessionCookie)
     return new Successful()
   }
 }

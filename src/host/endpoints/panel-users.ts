@@ -6,7 +6,7 @@ import type { HostContext } from '../addons/context.js'
 import { LastAdmin, UnknownRole } from '../errors.js'
 import { assertHoldsAll } from '../identity/granting.js'
 import { ADMIN_ROLE_ID, type Role } from '../identity/roles.js'
-import { SESSION_COOKIE } from '../identity/sessions.js'
+import { clearSessionCookie } from '../identity/sessions.js'
 import { withoutHash, type User, type UserChange, type UserWithHash } from '../identity/users.js'
 import type { Identity } from '../plugins/identity.js'
 import { EmailSchema, PasswordSchema, UsernameSchema } from '../schemas.js'
@@ -108,7 +108,7 @@ export class UpdateUser extends PanelApi<typeof UpdateUserSchema, HostContext> {
       await ctx.activityLog.write(changeEntries(caller, target, change, currentRole, newRole), trx)
       return updated
     })
-    if (user.id === caller.id && user.disabled) call.reply.clearCookie(SESSION_COOKIE)
+    if (user.id === caller.id && user.disabled) clearSessionCookie(call.reply, call.ctx.identity.sessionCookie)
     return new Successful({ user })
   }
 }
@@ -134,7 +134,7 @@ export class DeleteUser extends PanelApi<typeof DeleteUserSchema, HostContext> {
       await identity.users.delete(id, trx)
       await ctx.activityLog.write({ type: 'DELETED_USER', user: caller, details: { user: target.username, targetUserId: target.id } }, trx)
     })
-    if (id === caller.id) call.reply.clearCookie(SESSION_COOKIE)
+    if (id === caller.id) clearSessionCookie(call.reply, call.ctx.identity.sessionCookie)
     return new Successful()
   }
 }

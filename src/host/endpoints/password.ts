@@ -1,6 +1,5 @@
 import { InvalidCredentials, LoggedInApi, NotLoggedIn, Successful, Type, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
-import { SESSION_COOKIE } from '../identity/sessions.js'
 import { PasswordSchema } from '../schemas.js'
 
 const ChangePasswordSchema = {
@@ -44,7 +43,7 @@ export class ChangePassword extends LoggedInApi<typeof ChangePasswordSchema, Hos
       const current = await users.find(account.id, trx)
       if (current === undefined || current.disabled) throw new NotLoggedIn()
       await users.update(account.id, { passwordHash }, trx)
-      await sessions.endSessionsOf(account.id, trx, call.cookies[SESSION_COOKIE])
+      await sessions.endSessionsOf(account.id, trx, call.cookies[ctx.identity.sessionCookie.name])
       await ctx.activityLog.write({ type: 'CHANGED_PASSWORD', user: call.user }, trx)
     })
     return new Successful()

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
 import { TooManyRequests } from '../../sdk/index.js'
+import { clientKey } from '../http/client-address.js'
 
 export interface ThrottlePolicy {
   /** Attempts a login typed from one address may make before each next one must wait. */
@@ -44,7 +45,7 @@ const MAX_DOUBLINGS = 40
 /**
  * Counts sign-in attempts in the database (shared by every host process) *before* the
  * password is hashed, under two keys: the login typed from this client, and the client
- * (an IPv4 address, or an IPv6 /64: see `clientOf`). Each key's first attempts go at once; past them each next attempt must wait,
+ * (an IPv4 address, or an IPv6 /64: see `clientKey`). Each key's first attempts go at once; past them each next attempt must wait,
  * the wait doubling up to a maximum. An attempt that comes too early is refused with
  * 429 and `Retry-After` — even with the right password, so a guesser learns nothing —
  * and is not counted, so it costs no hash and lengthens no wait.
@@ -70,7 +71,7 @@ export class LoginThrottle {
   /** Counts an attempt to sign in as `login` from `address`, or refuses it (TooManyRequests). */
   async attempt (address: string, login: string): Promise<Attempt> {
     await this.purgeIfDue()
-    const client = clientOf(address)
+    const client = clientKey(address)
     const pair = keyOf('login', client, login.toLowerCase())
     const from = keyOf('address', client)
     await this.take(pair, this.policy.freeAttempts)
@@ -149,26 +150,6 @@ export function nextAllowedAt (now: number, count: number, free: number, policy:
 function nextAllowedSql (count: string): string {
   return `(case when ${count} < :free then 0 else :now + cast(least(
     cast(:firstDelayMs as float8) * power(2, least(${count} - :free, :maxDoublings)), cast(:maxDelayMs as float8)) as bigint) end)`
-}
-
-/**
- * Who is counted for a client address: an IPv4 address as it is (also when written as
- * IPv4-mapped IPv6), an IPv6 address by its /64 — one subscriber's network, in which
- * anyone can pick a fresh address for every attempt.
- */
-export function clientOf (address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-  if (mapped !== null) return mapped[1]!
-  if (!address.includes(':')) return address
-  const bare = address.split('%')[0]!.toLowerCase()
-  const [head = '', tail] = bare.split('::')
-  const groups = (part: string): string[] => part === '' ? [] : part.split(':')
-  // An IPv4 tail (`::1.2.3.4`) fills two groups.
-  const width = (parts: string[]): number => parts.reduce((n, g) => n + (g.includes('.') ? 2 : 1), 0)
-  const before = groups(head)
-  const after = tail === undefined ? [] : groups(tail)
-  const full = [...before, ...Array<string>(Math.max(0, 8 - width(before) - width(after))).fill('0'), ...after]
-  return `${full.slice(0, 4).map(g => (Number.parseInt(g, 16) || 0).toString(16)).join(':')}::/64`
 }
 
 /** The row's key: a hash, so the table never holds a typed login (sometimes a password typed in the wrong field). */

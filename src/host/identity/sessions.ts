@@ -1,9 +1,35 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
-import type { SessionUser } from '../../sdk/index.js'
+import type { ReplyControl, SessionUser } from '../../sdk/index.js'
 import type { Cluster } from '../services/cluster.js'
 
-export const SESSION_COOKIE = 'shoutbox_session'
+/** The session cookie's name on a site not known to be served over https. */
+export const SESSION_COOKIE_NAME = 'shoutbox_session'
+
+/** How the session cookie is named and sent; `Identity.sessionCookie` is the one every reader uses. */
+export interface SessionCookie {
+  readonly name: string
+  /** Always `Secure`; otherwise `Secure` only when the request came over https. */
+  readonly alwaysSecure: boolean
+}
+
+/** Tells the browser to forget the session cookie (with `Secure` where the cookie needs it to be replaced). */
+export function clearSessionCookie (reply: ReplyControl, cookie: SessionCookie): void {
+  reply.clearCookie(cookie.name, cookie.alwaysSecure ? { secure: true } : undefined)
+}
+
+/**
+ * The session cookie for a site whose public origin is `publicUrl` (PUBLIC_URL). Over
+ * https it is `__Host-shoutbox_session`: browsers accept that name only with `Secure`,
+ * path `/` and no `Domain`, so neither a plain-http page nor a sibling subdomain can
+ * plant or overwrite it. It is Secure even when the request reached us as plain http
+ * from a TLS proxy we were not told to trust.
+ */
+export function sessionCookieFor (publicUrl: string | undefined): SessionCookie {
+  return publicUrl?.startsWith('https:') === true
+    ? { name: `__Host-${SESSION_COOKIE_NAME}`, alwaysSecure: true }
+    : { name: SESSION_COOKIE_NAME, alwaysSecure: false }
+}
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000
 
 const SIGNED_OUT = 'host:signed-out'

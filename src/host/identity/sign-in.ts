@@ -1,6 +1,6 @@
 import { UserSignedIn, type PublicCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
-import { SESSION_COOKIE, SESSION_LIFETIME_MS } from './sessions.js'
+import { SESSION_LIFETIME_MS } from './sessions.js'
 
 /**
  * Starts a new session for `user` and sets its cookie. Any session the request already
@@ -8,10 +8,13 @@ import { SESSION_COOKIE, SESSION_LIFETIME_MS } from './sessions.js'
  */
 export async function signIn (call: PublicCall<object, HostContext>, user: { id: number, username: string, roleId: number }) {
   const { identity, events } = call.ctx
-  const previous = call.cookies[SESSION_COOKIE]
+  const cookie = identity.sessionCookie
+  const previous = call.cookies[cookie.name]
   if (previous !== undefined) await identity.sessions.destroy(previous)
   const { token } = await identity.sessions.create(user.id)
-  call.reply.setCookie(SESSION_COOKIE, token, { maxAgeSeconds: SESSION_LIFETIME_MS / 1000, httpOnly: true, sameSite: 'lax' })
+  call.reply.setCookie(cookie.name, token, {
+    maxAgeSeconds: SESSION_LIFETIME_MS / 1000, httpOnly: true, sameSite: 'lax', ...(cookie.alwaysSecure ? { secure: true } : {})
+  })
   events.emit(UserSignedIn, { user: { id: user.id, username: user.username }, ip: call.ip })
   const role = await identity.roles.find(user.roleId)
   return { id: user.id, username: user.username, role: { id: user.roleId, name: role?.name ?? '' } }

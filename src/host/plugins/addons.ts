@@ -28,15 +28,11 @@ export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
   app.decorate('addons', registry)
   await registry.init()
 
-  // While stopping, a keep-alive connection is closed as soon as its last answer is sent
-  // (Node closes the idle ones only once, when the stop begins).
-  let sweep: NodeJS.Timeout | undefined
+  // The server's connections are drained by DrainingServer (src/host/http/draining-server.ts).
   app.addHook('preClose', async () => {
-    sweep = setInterval(() => app.server.closeIdleConnections(), 100).unref()
     await registry.stop()
   })
   app.addHook('onClose', async () => {
-    clearInterval(sweep)
     await app.events.drain()
     await app.cluster.stop()
     await app.db.destroy()

@@ -3,7 +3,7 @@ import type { SessionUser } from '../../sdk/index.js'
 import { LoginThrottle, type ThrottleOptions } from '../identity/login-throttle.js'
 import { BoundedPasswords, PasswordHasher, defaultHashingLimits, type HashingLimits } from '../identity/passwords.js'
 import { rolesRepository, type RolesRepository } from '../identity/roles.js'
-import { Sessions } from '../identity/sessions.js'
+import { Sessions, sessionCookieFor, type SessionCookie } from '../identity/sessions.js'
 import { usersRepository, type UsersRepository } from '../identity/users.js'
 import { SetupState } from '../services/setup-state.js'
 
@@ -15,6 +15,7 @@ export interface IdentityOptions {
   readonly throttle?: ThrottleOptions
   /** `SETUP_TOKEN`: the setup token the operator chose; otherwise one is made. */
   readonly setupToken?: string | undefined
+  readonly sessionCookie?: SessionCookie
 }
 
 /** Who people are: accounts, roles, sessions, passwords, the sign-in throttle and the setup state. */
@@ -22,6 +23,8 @@ export interface Identity {
   readonly users: UsersRepository
   readonly roles: RolesRepository
   readonly sessions: Sessions
+  /** The session cookie's name and flags (from PUBLIC_URL): read and set only through this. */
+  readonly sessionCookie: SessionCookie
   /** Every password hash of the process goes through here (bounded; see `BoundedPasswords`). */
   readonly passwords: BoundedPasswords
   readonly signInThrottle: LoginThrottle
@@ -43,6 +46,7 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
     users: usersRepository(app.db),
     roles: rolesRepository(app.db),
     sessions: new Sessions(app.db, app.cluster),
+    sessionCookie: options.sessionCookie ?? sessionCookieFor(undefined),
     passwords: new BoundedPasswords(
       options.passwords ?? new PasswordHasher(),
       { ...defaultHashingLimits(), ...options.hashing },

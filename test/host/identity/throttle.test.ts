@@ -1,6 +1,7 @@
 import t from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { LoginThrottle, clientOf } from '../../../src/host/identity/login-throttle.js'
+import { clientKey } from '../../../src/host/http/client-address.js'
+import { LoginThrottle } from '../../../src/host/identity/login-throttle.js'
 import { isPlatformError } from '../../../src/sdk/index.js'
 import { ADMIN, build, setUp } from '../../helpers/app.js'
 
@@ -155,8 +156,8 @@ t.test('sign-in throttling', async t => {
   })
 })
 
-t.test('clientOf: IPv4 as it is, IPv6 by its /64', async t => {
+t.test('clientKey: IPv4 as it is, IPv6 by its /64', async t => {
   t.strictSame(
-    ['10.1.2.3', '::ffff:10.1.2.3', '2001:db8::1', '2001:DB8:0:0:1::1', '2001:db8:1:2:3:4:5:6', 'fe80::1%eth0', '64:ff9b::1.2.3.4'].map(clientOf),
+    ['10.1.2.3', '::ffff:10.1.2.3', '2001:db8::1', '2001:DB8:0:0:1::1', '2001:db8:1:2:3:4:5:6', 'fe80::1%eth0', '64:ff9b::1.2.3.4'].map(clientKey),
     ['10.1.2.3', '10.1.2.3', '2001:db8:0:0::/64', '2001:db8:0:0::/64', '2001:db8:1:2::/64', 'fe80:0:0:0::/64', '64:ff9b:0:0::/64'])
 })
