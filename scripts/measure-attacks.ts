@@ -1,8 +1,9 @@
 /**
- * Measures what a burst of wrong passwords costs the production host, over real HTTP:
+ * `npm run measure:attacks`: what two floods cost the production host, over real HTTP —
+ * a burst of wrong passwords, then a burst of event-stream opens from one address:
  *
- *   node --import tsx scripts/measure-sign-in.ts [--attempts 200] [--no-build] [--root DIR]
- *   DATABASE_URL=postgres://… node --import tsx scripts/measure-sign-in.ts
+ *   node --import tsx scripts/measure-attacks.ts [--attempts 200] [--streams 1000] [--no-build] [--root DIR]
+ *   DATABASE_URL=postgres://… node --import tsx scripts/measure-attacks.ts
  *
  * It builds (`npm run build`), starts `node dist/host/server.js` on a free port with a
  * fresh data directory (or, with DATABASE_URL, a schema of its own, dropped after),
@@ -14,6 +15,9 @@
  * exposed over HTTP. The count is checked against the answers (each 401, and the owner's
  * 200, is one hash; a 429 or 503 is none). Memory is the host's peak resident set
  * (VmHWM in /proc/<pid>/status), its peak reset just before the burst.
+ *
+ * Then `--streams` event streams are opened at once from 127.0.0.1 (each on its own
+ * connection, held open); it reports how many the host accepted (200) and refused (429).
  *
  * `--root DIR` runs another checkout's build (e.g. an export of main, for a before/after).
  */
@@ -31,12 +35,14 @@ import pg from 'pg'
 const { values } = parseArgs({
   options: {
     attempts: { type: 'string', default: '200' },
+    streams: { type: 'string', default: '1000' },
     'no-build': { type: 'boolean', default: false },
     root: { type: 'string' }
   },
   strict: true
 })
 const attempts = Number(values.attempts)
+const streams = Number(values.streams)
 const root = path.resolve(values.root ?? fileURLToPath(new URL('../', import.meta.url)))
 const databaseUrl = process.env.DATABASE_URL === undefined || process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
 
@@ -103,7 +109,7 @@ function timing (answers: readonly Answer[]): string {
 if (!values['no-build']) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
 
 const port = await freePort()
-const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-measure-sign-in-'))
+const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-measure-attacks-'))
 const schema = `measure_${randomBytes(5).toString('hex')}`
 const env: NodeJS.ProcessEnv = {
   ...process.env,
@@ -136,6 +142,26 @@ async function cleanUp (): Promise<void> {
     await client.connect()
     await client.query(`drop schema if exists "${schema}" cascade`)
     await client.end()
+  }
+}
+
+/** Opens `count` streams at once, each on its own connection, holds them until all have answered, then closes them. */
+async function openStreams (port: number, count: number): Promise<{ accepted: number, refused: number, other: number }> {
+  const held: http.ClientRequest[] = []
+  const statuses = await Promise.all(Array.from({ length: count }, () => new Promise<number>(resolve => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/api/shoutbox/stream', localAddress: ATTACKER, agent: false }, res => {
+      resolve(res.statusCode ?? 0)
+      res.resume()
+    })
+    req.on('error', () => resolve(0))
+    held.push(req)
+    req.end()
+  })))
+  for (const req of held) req.destroy()
+  return {
+    accepted: statuses.filter(s => s === 200).length,
+    refused: statuses.filter(s => s === 429).length,
+    other: statuses.filter(s => s !== 200 && s !== 429).length
   }
 }
 
@@ -188,6 +214,8 @@ try {
   ]
   process.stdout.write(lines.join('\n') + '\n')
   if (others.length > 0) process.stdout.write(`other answers: ${[...new Set(others.map(a => `${a.status} ${a.body}`))].slice(0, 5).join('; ')}\n`)
+  const opened = await openStreams(port, streams)
+  process.stdout.write(`${streams} event streams opened at once from ${ATTACKER}: ${opened.accepted} accepted (200), ${opened.refused} refused (429), ${opened.other} other\n`)
   if (host.exitCode !== null || host.signalCode !== null) process.stdout.write(`the host exited (${host.exitCode ?? host.signalCode}); its last words:\n${log.split('\n').slice(-5).join('\n')}\n`)
 } finally {
   await cleanUp()
