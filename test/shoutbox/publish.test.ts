@@ -1,8 +1,6 @@
 import t from 'tap'
-import { build, setUp, userWith } from '../helpers/app.js'
+import { build, setUp, userWith, type App } from '../helpers/app.js'
 import { connectSse } from '../helpers/sse.js'
-
-type App = Awaited<ReturnType<typeof build>>
 
 const shouts = async (app: App) => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<Record<string, unknown>>
 const logs = async (app: App) => app.platform.db('activity_logs').where({ type: 'CREATED_SHOUT' }).orderBy('id')
