@@ -4,6 +4,7 @@ import { ADMIN } from './helpers/app.js'
 import { DB_KIND, TEST_DATABASE_URL } from './helpers/database.js'
 import { http, serverStorage, startServer, type RunningServer } from './helpers/server.js'
 import { connectSse } from './helpers/sse.js'
+import type { Shout } from './helpers/types.js'
 
 /** Polls `read` until `accept` holds; returns how long it took (fails the test past 1 s). */
 async function within1s<T> (read: () => Promise<T>, accept: (value: T) => boolean): Promise<{ value: T, ms: number }> {
@@ -17,7 +18,7 @@ async function within1s<T> (read: () => Promise<T>, accept: (value: T) => boolea
 }
 
 const messages = async (server: RunningServer): Promise<string[]> =>
-  ((await http(server, 'GET', '/api/shoutbox/list')).body!.shouts as Array<{ message: string }>).map(s => s.message)
+  ((await http(server, 'GET', '/api/shoutbox/list')).body!.shouts as Shout[]).map(s => s.message)
 
 t.test('two host processes on one PostgreSQL', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
   const storage = await serverStorage(t)
@@ -62,7 +63,7 @@ t.test('two host processes on one PostgreSQL', { skip: DB_KIND !== 'postgres' &&
   t.test('a delete on one is in the other\'s list within 1 s', async t => {
     await http(b, 'POST', '/api/panel/shoutbox', { body: { message: 'doomed' }, cookie })
     await within1s(() => messages(a), m => m[0] === 'doomed')
-    const id = ((await http(b, 'GET', '/api/shoutbox/list')).body!.shouts as Array<{ id: number }>)[0]!.id
+    const id = ((await http(b, 'GET', '/api/shoutbox/list')).body!.shouts as Shout[])[0]!.id
     t.equal((await http(b, 'DELETE', `/api/panel/shoutbox/${id}`, { cookie })).status, 200)
     const seen = await within1s(() => messages(a), m => !m.includes('doomed'))
     t.ok(seen.ms <= 1000, `gone on a after ${seen.ms} ms`)

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { build, setUp } from '../helpers/app.js'
 import { greeterAddonsDir } from '../helpers/fixtures.js'
+import type { FeedEntry } from '../helpers/types.js'
 
 t.test('the activity feed renders each entry with its owner\'s strings', async t => {
   const addonsDir = await greeterAddonsDir(t)
@@ -37,7 +38,7 @@ t.test('the activity feed renders each entry with its owner\'s strings', async t
     t.equal(first.logs[0].details.name, 'n39')
     const last = await feed('?page=3')
     t.same([last.logs.length, last.page], [3, 3])
-    t.same(last.logs.map((l: { type: string }) => l.type), ['GREETED', 'WAVED', 'SETUP_FINISHED'])
+    t.same(last.logs.map((l: FeedEntry) => l.type), ['GREETED', 'WAVED', 'SETUP_FINISHED'])
     t.same((await feed('?page=4')).logs, [])
     const bad = await app.inject({ url: '/api/panel/logs/activity?page=0', headers: { cookie } })
     t.same([bad.statusCode, bad.json()], [400, { result: 'error', error: 'BAD_REQUEST', bodyValidationError: 'querystring/page must be >= 1' }])

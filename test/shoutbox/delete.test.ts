@@ -1,5 +1,6 @@
 import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
+import type { Shout } from '../helpers/types.js'
 
 t.test('DELETE /api/panel/shoutbox/:id', async t => {
   const app = await build(t)
@@ -9,7 +10,7 @@ t.test('DELETE /api/panel/shoutbox/:id', async t => {
     await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: admin }, payload: { message } })
   }
   const del = (cookie: string, id: string) => app.inject({ method: 'DELETE', url: `/panel/api/shoutbox/${id}`, headers: { cookie } })
-  const messages = async () => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message)
+  const messages = async () => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: Shout) => s.message)
 
   t.test('deletes the shout and logs DELETED_SHOUT in the same transaction', async t => {
     const response = await del(admin, '2')

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { build, setUp } from '../helpers/app.js'
+import type { Shout } from '../helpers/types.js'
 
 /** Seed §4.1 and CONTRACT §6: GET /api/shoutbox/list. */
 t.test('GET /api/shoutbox/list', async t => {
@@ -39,13 +40,13 @@ t.test('GET /api/shoutbox/list', async t => {
     await publish('second')
     await publish('third')
     const shouts = (await list()).json().shouts
-    t.same(shouts.map((s: { message: string }) => s.message), ['third', 'second', 'first!'])
-    t.same(shouts.map((s: { id: number }) => s.id), [3, 2, 1])
+    t.same(shouts.map((s: Shout) => s.message), ['third', 'second', 'first!'])
+    t.same(shouts.map((s: Shout) => s.id), [3, 2, 1])
   })
 
   t.test('rule 3: maxShouts 2 → the two newest; 0 → none; null → all; read at request time', async t => {
     await setMaxShouts(2)
-    t.same((await list()).json().shouts.map((s: { message: string }) => s.message), ['third', 'second'])
+    t.same((await list()).json().shouts.map((s: Shout) => s.message), ['third', 'second'])
     await setMaxShouts(0)
     t.equal((await list()).body, '{"result":"ok","shouts":[]}')
     await setMaxShouts(null)

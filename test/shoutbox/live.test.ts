@@ -1,6 +1,7 @@
 import t from 'tap'
 import { build, setUp } from '../helpers/app.js'
 import { connectSse } from '../helpers/sse.js'
+import type { Shout } from '../helpers/types.js'
 
 t.test('the list is cached, tagged and revalidated', async t => {
   const app = await build(t)
@@ -26,16 +27,16 @@ t.test('the list is cached, tagged and revalidated', async t => {
     t.same((await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message), ['one'])
     await publish('two')
     const after = await app.inject({ url: '/api/shoutbox/list' })
-    t.same(after.json().shouts.map((s: { message: string }) => s.message), ['two', 'sneaked in', 'one'], 'a publish drops the cache at once')
+    t.same(after.json().shouts.map((s: Shout) => s.message), ['two', 'sneaked in', 'one'], 'a publish drops the cache at once')
     t.not(after.headers.etag, etag, 'and the tag changes')
     t.equal((await app.inject({ url: '/api/shoutbox/list', headers: { 'if-none-match': etag } })).statusCode, 200)
   })
 
   t.test('a delete and a settings change drop it too', async t => {
     await app.inject({ method: 'DELETE', url: '/api/panel/shoutbox/1', headers: { cookie } })
-    t.same((await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message), ['two', 'sneaked in'])
+    t.same((await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: Shout) => s.message), ['two', 'sneaked in'])
     await app.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers: { cookie }, payload: { maxShouts: 1 } })
-    t.same((await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message), ['two'])
+    t.same((await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: Shout) => s.message), ['two'])
   })
 
   t.test('a rolled-back publish leaves the cache as it was', async t => {

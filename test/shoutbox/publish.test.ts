@@ -1,6 +1,7 @@
 import t from 'tap'
 import { build, setUp, userWith, type App } from '../helpers/app.js'
 import { connectSse } from '../helpers/sse.js'
+import type { Shout } from '../helpers/types.js'
 
 const shouts = async (app: App) => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<Record<string, unknown>>
 const logs = async (app: App) => app.platform.db('activity_logs').where({ type: 'CREATED_SHOUT' }).orderBy('id')
@@ -165,12 +166,12 @@ t.test('publishes that arrive together', async t => {
     await client.next(e => e.event === 'ready')
     const messages = Array.from({ length: 50 }, (_, i) => `together ${i}`)
     t.same((await Promise.all(messages.map(post))).map(a => a.statusCode), Array(50).fill(200))
-    const stored = ((await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<{ id: number, message: string }>).reverse()
+    const stored = ((await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Shout[]).reverse()
     t.same(stored.map(s => s.message).sort(), [...messages].sort(), 'every one stored, once')
     const entries = await logs(app)
     t.same(entries.map((e: { details: { message: string } }) => e.details.message), stored.map(s => s.message), 'an entry each, in the order of the ids')
     await client.next(e => e.event === 'shout-created' && JSON.parse(e.data).message === stored.at(-1)!.message)
-    const streamed = client.events.filter(e => e.event === 'shout-created').map(e => JSON.parse(e.data) as { id: number })
+    const streamed = client.events.filter(e => e.event === 'shout-created').map(e => JSON.parse(e.data) as Shout)
     t.same(streamed.map(s => s.id), stored.map(s => s.id), 'a stream event each, in the order of the ids')
   })
 
