@@ -3,6 +3,7 @@ import net from 'node:net'
 import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
 import { parseResponse, rawRequest } from '../helpers/raw-http.js'
+import type { Shout } from '../helpers/types.js'
 
 interface Case {
   readonly name: string
@@ -174,7 +175,7 @@ t.test(`a hostile-input corpus: ${CASES.length} requests, each answered as docum
       const response = await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: admin }, payload: { message } })
       t.equal(response.statusCode, 200)
     }
-    const listed = (await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message)
+    const listed = (await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: Shout) => s.message)
     t.same(listed, [...messages].reverse())
   })
 

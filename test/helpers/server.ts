@@ -11,13 +11,10 @@ import { sessionCookieFor } from '../../src/host/identity/sessions.js'
 import { SETUP_TOKEN } from './app.js'
 import { DB_KIND, TEST_DATABASE_URL } from './database.js'
 import { ensureImage } from './pglite-image.js'
+import type { Tap } from './types.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 export const SERVER_ENTRY = path.join(root, 'src/host/server.ts')
-
-export interface Tap {
-  teardown (fn: () => unknown): void
-}
 
 /** Where a host process keeps its data: a schema on PostgreSQL, a data folder for the embedded one. */
 export interface ServerStorage {

@@ -1,18 +1,29 @@
 import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
+import type { Tap } from '../helpers/types.js'
 
-t.test('GET/PUT /api/panel/shoutbox/config', async t => {
+/** A board with the manifest's default settings, and its admin. */
+async function board (t: Tap) {
   const app = await build(t)
   const admin = await setUp(app)
   const get = (cookie = admin) => app.inject({ url: '/panel/api/shoutbox/config', headers: { cookie } })
   const put = (payload: Record<string, unknown>, cookie = admin) => app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie }, payload })
+  return { app, admin, get, put }
+}
+
+t.test('GET/PUT /api/panel/shoutbox/config', async t => {
+  // The subtests that share this board set what they rely on, or change nothing; the two
+  // that need the defaults stage a board of their own.
+  const { app, admin, get, put } = await board(t)
 
   t.test('defaults from the manifest: no maxShouts, 500 code points', async t => {
+    const { get } = await board(t)
     const response = await get()
     t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500 }])
   })
 
   t.test('the keys sent are changed, the answer is the whole config', async t => {
+    const { get, put } = await board(t)
     t.same((await put({ maxShouts: 10 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 500 })
     t.same((await put({ maxMessageLength: 20 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 20 })
     t.same((await put({ maxShouts: null, maxMessageLength: 10000 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000 })
@@ -48,6 +59,8 @@ t.test('GET/PUT /api/panel/shoutbox/config', async t => {
   })
 
   t.test('changes are logged', async t => {
+    await put({ maxShouts: 10 })
+    await put({ maxShouts: null })
     const feed = await app.inject({ url: '/api/panel/logs/activity', headers: { cookie: admin } })
     t.equal(feed.json().logs[1].text, 'admin changed the shoutbox settings')
   })

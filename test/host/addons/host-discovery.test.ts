@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { HOST_DIR } from '../../../src/host/app.js'
 import { AddonLoadError, loadHostCode } from '../../../src/host/addons/loader.js'
-import { ADMIN, build, setUp, type Tap } from '../../helpers/app.js'
+import { ADMIN, build, setUp } from '../../helpers/app.js'
+import type { Tap } from '../../helpers/types.js'
 
 const SDK = pathToFileURL(path.join(HOST_DIR, '../sdk/index.ts')).href
 

@@ -5,12 +5,13 @@ import { BUILTIN_ADDONS } from '../../../src/host/app.js'
 import { AddonLoadError, loadAddons } from '../../../src/host/addons/loader.js'
 import { SETUP_TOKEN, build } from '../../helpers/app.js'
 import { installFixture, tempAddonsDir } from '../../helpers/fixtures.js'
+import type { Tap } from '../../helpers/types.js'
 
 const manifest = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
   id: 'broken', name: 'Broken', version: '1.0.0', entry: 'index.js', ...overrides
 })
 
-async function addonWith (t: Parameters<typeof tempAddonsDir>[0], files: Record<string, string>): Promise<string> {
+async function addonWith (t: Tap, files: Record<string, string>): Promise<string> {
   const addonsDir = await tempAddonsDir(t)
   for (const [file, text] of Object.entries(files)) {
     const full = path.join(addonsDir, 'broken', file)

@@ -1,13 +1,31 @@
 import t from 'tap'
 import { build, login, setUp, userWith } from '../../helpers/app.js'
+import type { Tap } from '../../helpers/types.js'
 
-t.test('roles, users and permissions', async t => {
+/**
+ * A fresh panel and its admin. With `moderators`, it also has the role 2 "Moderators"
+ * (panel access and MANAGE_SHOUTBOX); with `alice`, the user alice (id 2) holding it too.
+ */
+async function panel (t: Tap, { moderators = false, alice = false } = {}) {
   const app = await build(t)
   const admin = await setUp(app)
   const as = (cookie: string) => ({
     get: (url: string, headers: Record<string, string> = {}) => app.inject({ url, headers: { cookie, ...headers } }),
     send: (method: 'POST' | 'PUT', url: string, payload: Record<string, unknown>) => app.inject({ method, url, headers: { cookie }, payload })
   })
+  const staged = async (url: string, payload: Record<string, unknown>): Promise<void> => {
+    const response = await as(admin).send('POST', url, payload)
+    if (response.statusCode !== 200) throw new Error(`${url}: ${response.body}`)
+  }
+  if (moderators || alice) await staged('/api/panel/roles', { name: 'Moderators', permissions: ['panel.access', 'addon.shoutbox.manage.shoutbox'] })
+  if (alice) await staged('/api/panel/users', { username: 'alice', email: 'alice@example.org', password: 'a long password', roleId: 2 })
+  return { app, admin, as }
+}
+
+t.test('roles, users and permissions', async t => {
+  // The shared panel is only read (its one change is refused); the subtests that create
+  // roles or users stage a panel of their own, with what they build on.
+  const { admin, as } = await panel(t)
 
   t.test('the permission catalogue: host and addon nodes, localised', async t => {
     const en = (await as(admin).get('/api/panel/permissions')).json()
@@ -30,6 +48,7 @@ t.test('roles, users and permissions', async t => {
   })
 
   t.test('creating and changing a role', async t => {
+    const { admin, as } = await panel(t)
     const created = await as(admin).send('POST', '/api/panel/roles', { name: ' Moderators ', permissions: ['panel.access'] })
     t.same([created.statusCode, created.json()], [200, { result: 'ok', role: { id: 2, name: 'Moderators', permissions: ['panel.access'], builtin: false } }])
     const duplicate = await as(admin).send('POST', '/api/panel/roles', { name: 'moderators', permissions: [] })
@@ -45,6 +64,7 @@ t.test('roles, users and permissions', async t => {
   })
 
   t.test('creating users: rules and clear errors', async t => {
+    const { admin, as } = await panel(t, { moderators: true })
     const create = (payload: Record<string, unknown>) => as(admin).send('POST', '/api/panel/users', {
       username: 'alice', email: 'alice@example.org', password: 'a long password', roleId: 2, ...payload
     })
@@ -71,6 +91,7 @@ t.test('roles, users and permissions', async t => {
   })
 
   t.test('role edits take effect on the next request', async t => {
+    const { app, admin, as } = await panel(t, { alice: true })
     const alice = await login(app, 'alice', 'a long password')
     const publish = () => as(alice).send('POST', '/api/panel/shoutbox', { message: 'from alice' })
     t.same((await publish()).json(), { result: 'ok' })
@@ -81,6 +102,7 @@ t.test('roles, users and permissions', async t => {
   })
 
   t.test('manage endpoints need their permission; the admin passes every check', async t => {
+    const { app, admin, as } = await panel(t)
     const panelUser = await userWith(app, admin, 'carol', ['panel.access'])
     for (const url of ['/api/panel/roles', '/api/panel/users', '/api/panel/addons', '/api/panel/shoutbox/config']) {
       t.same((await as(panelUser).get(url)).json(), { result: 'error', error: 'NO_PERMISSION' }, url)
