@@ -1,8 +1,8 @@
 import t from 'tap'
-import { ADMIN, SETUP_TOKEN, build, setUp } from '../helpers/app.js'
+import { ADMIN, SETUP_TOKEN, build, setUp, type App } from '../helpers/app.js'
 import { testDatabase } from '../helpers/database.js'
 
-const tableExists = async (app: Awaited<ReturnType<typeof build>>, table: string): Promise<boolean> =>
+const tableExists = async (app: App, table: string): Promise<boolean> =>
   app.db.schema.hasTable(table)
 
 t.test('before setup: addons are loaded but not initialised', async t => {

@@ -1,7 +1,7 @@
 import t from 'tap'
-import { ADMIN, build, login, setUp } from '../../helpers/app.js'
+import { ADMIN, build, login, setUp, type App } from '../../helpers/app.js'
 
-const signIn = (app: Awaited<ReturnType<typeof build>>, headers: Record<string, string> = {}) =>
+const signIn = (app: App, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: ADMIN.password }, headers })
 
 t.test('PUBLIC_URL over https: a Secure __Host- session cookie, and the origin allowed', async t => {
