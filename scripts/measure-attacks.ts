@@ -25,12 +25,12 @@ import { spawn, execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
 import http from 'node:http'
-import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
+import { freePort } from '../test/helpers/server.js'
 
 const { values } = parseArgs({
   options: {
@@ -56,17 +56,6 @@ interface Answer {
   readonly body: string
   /** Milliseconds after the burst was sent. */
   readonly at: number
-}
-
-function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 /** One request on a connection of its own, from `localAddress`. */

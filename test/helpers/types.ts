@@ -12,16 +12,7 @@ export interface Tap {
 export type { Shout } from '../../src/shoutbox/schemas.js'
 
 /** One entry of GET /api/panel/logs/activity. */
-export interface FeedEntry {
-  readonly id: number
-  readonly type: string
-  readonly userId: number | null
-  readonly username: string | null
-  readonly addonId: string | null
-  readonly details: Record<string, unknown>
-  readonly createdAt: number
-  readonly text: string
-}
+export type { RenderedEntry as FeedEntry } from '../../src/host/services/activity-log.js'
 
 /** One event the greeter fixture's listeners recorded (GET /api/greeter/events), oldest first. */
 export interface RecordedEvent {

@@ -30,25 +30,12 @@ export class Metrics {
 
   /** A gauge whose values are read when the metrics are scraped (nothing to keep current). */
   gauge (name: string, help: string, labelNames: readonly string[], read: () => Array<[Record<string, string>, number]>): void {
-    new Gauge({
-      name, help, labelNames: [...labelNames], registers: [this.registry],
-      // prom-client calls it with the gauge as `this`, just before each scrape.
-      collect () {
-        this.reset()
-        for (const [labels, value] of read()) this.set(labels, value)
-      }
-    })
+    new Gauge({ name, help, labelNames: [...labelNames], registers: [this.registry], collect: collectFrom<Gauge>(read, (gauge, labels, value) => gauge.set(labels, value)) })
   }
 
   /** A counter whose values are read when the metrics are scraped (counted elsewhere, as plain numbers). */
   counterFrom (name: string, help: string, labelNames: readonly string[], read: () => Array<[Record<string, string>, number]>): void {
-    new Counter({
-      name, help, labelNames: [...labelNames], registers: [this.registry],
-      collect () {
-        this.reset()
-        for (const [labels, value] of read()) this.inc(labels, value)
-      }
-    })
+    new Counter({ name, help, labelNames: [...labelNames], registers: [this.registry], collect: collectFrom<Counter>(read, (counter, labels, value) => counter.inc(labels, value)) })
   }
 
   /** An addon's counter, named `shoutbox_addon_<addon>_<name>`. */
@@ -88,5 +75,13 @@ export class Metrics {
     this.server = undefined
     this.url = undefined
     if (server !== undefined) await new Promise(resolve => server.close(resolve))
+  }
+}
+
+/** prom-client calls `collect` with the metric as `this`, just before each scrape: it starts afresh from `read`. */
+function collectFrom<M extends Gauge | Counter> (read: () => Array<[Record<string, string>, number]>, put: (metric: M, labels: Record<string, string>, value: number) => void) {
+  return function (this: M): void {
+    this.reset()
+    for (const [labels, value] of read()) put(this, labels, value)
   }
 }
