@@ -1,9 +1,9 @@
 import {
-  Api, InvalidCredentials, LoggedInApi, Successful, Type, type PublicCall, type SignedInCall
+  Api, LoggedInApi, Successful, Type, type PublicCall, type SignedInCall
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { clearSessionCookie } from '../identity/sessions.js'
-import { signIn } from '../identity/sign-in.js'
+import { checkedAttempt, signIn } from '../identity/sign-in.js'
 
 const LoginSchema = {
   body: Type.Object({
@@ -20,23 +20,13 @@ export class Login extends Api<typeof LoginSchema, HostContext> {
 
   async handle (call: PublicCall<typeof LoginSchema, HostContext>): Promise<Successful> {
     const { username: login, password } = call.body
-    const { signInThrottle, users, passwords } = call.ctx.identity
-    // Counted (or refused with 429) before any hash: a refused attempt costs none.
-    const attempt = await signInThrottle.attempt(call.ip, login)
-    let user
-    try {
-      user = await users.findByLogin(login)
-      // An unknown login costs the same hash, so its answer comes no sooner.
-      const valid = user === undefined ? await passwords.verifyNobody(password) : await passwords.verify(password, user.passwordHash)
-      if (!valid) user = undefined
-    } catch (error) {
-      // Not judged (hashing full: 503; database lost): the attempt does not count against the caller.
-      await attempt.withdraw().catch(() => {})
-      throw error
-    }
-    if (user === undefined) throw new InvalidCredentials()
-    await attempt.succeeded()
-    return new Successful({ user: await signIn(call, user) })
+    const { identity } = call.ctx
+    const user = await identity.users.findByLogin(login)
+    // An unknown login costs the same hash, so its answer comes no sooner.
+    await checkedAttempt(identity, call.ip, login, () => user === undefined
+      ? identity.passwords.verifyNobody(password)
+      : identity.passwords.verify(password, user.passwordHash))
+    return new Successful({ user: await signIn(call, user!) })
   }
 }
 

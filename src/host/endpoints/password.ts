@@ -1,5 +1,6 @@
-import { InvalidCredentials, LoggedInApi, NotLoggedIn, Successful, Type, type SignedInCall } from '../../sdk/index.js'
+import { LoggedInApi, NotLoggedIn, Successful, Type, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
+import { checkedAttempt } from '../identity/sign-in.js'
 import { PasswordSchema } from '../schemas.js'
 
 const ChangePasswordSchema = {
@@ -21,21 +22,11 @@ export class ChangePassword extends LoggedInApi<typeof ChangePasswordSchema, Hos
 
   async handle (call: SignedInCall<typeof ChangePasswordSchema, HostContext>): Promise<Successful> {
     const { ctx } = call
-    const { users, passwords, sessions, signInThrottle } = ctx.identity
+    const { users, passwords, sessions } = ctx.identity
     const account = await users.find(call.user.id)
     if (account === undefined) throw new NotLoggedIn()
-    // A stolen session must not become a way to guess the password: the current password
-    // is checked like a sign-in, counted (or refused with 429) before any hash.
-    const attempt = await signInThrottle.attempt(call.ip, account.username)
-    let valid
-    try {
-      valid = await passwords.verify(call.body.currentPassword, account.passwordHash)
-    } catch (error) {
-      await attempt.withdraw().catch(() => {})
-      throw error
-    }
-    if (!valid) throw new InvalidCredentials()
-    await attempt.succeeded()
+    // A stolen session must not become a way to guess the password: it is checked like a sign-in.
+    await checkedAttempt(ctx.identity, call.ip, account.username, () => passwords.verify(call.body.currentPassword, account.passwordHash))
     const passwordHash = await passwords.hash(call.body.newPassword)
     await ctx.transaction(async trx => {
       await users.lockAccountChanges(trx)
