@@ -10,3 +10,5 @@ export class RoleIsBuiltIn extends NoPermission {}
 export class InvalidSetupToken extends NoPermission {}
 /** The change would leave the platform without an active administrator. */
 export class LastAdmin extends Conflict {}
+/** `POST /api/auth/signup` while the site does not let visitors sign up. */
+export class SignUpClosed extends NoPermission {}

@@ -1,11 +1,11 @@
 import type { Database } from '../sdk/index.js'
 import type { Shout } from './schemas.js'
 
-export type ShoutEventKind = 'shout-created' | 'shout-deleted'
+export type ShoutEventKind = 'shout-created' | 'shout-edited' | 'shout-deleted'
 
-/** A row of the history: a created shout with its four fields, a deleted one by its id alone. */
+/** A row of the history: a created or edited shout with its four fields, a deleted one by its id alone. */
 export type ShoutEvent =
-  | { readonly id: number, readonly kind: 'shout-created', readonly shout: Shout }
+  | { readonly id: number, readonly kind: 'shout-created' | 'shout-edited', readonly shout: Shout }
   | { readonly id: number, readonly kind: 'shout-deleted', readonly shout: Pick<Shout, 'id'> }
 
 export const EVENTS_TABLE = 'shoutbox_events'

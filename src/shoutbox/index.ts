@@ -1,5 +1,5 @@
 import { defineAddon } from '../sdk/index.js'
-import { RecentDeletes } from './list-changes.js'
+import { RecentChanges } from './list-changes.js'
 import { StreamHub } from './stream-hub.js'
 
 /**
@@ -9,7 +9,7 @@ import { StreamHub } from './stream-hub.js'
  */
 export default defineAddon({
   start: ctx => {
-    RecentDeletes.of(ctx).start()
+    RecentChanges.of(ctx).start()
     StreamHub.of(ctx).start()
   },
   stop: ctx => StreamHub.of(ctx).stop()

@@ -38,7 +38,13 @@ export class ShoutboxSettings {
   /** Straight from the database (after a change, to answer with what was stored). */
   async read (): Promise<Settings> {
     const values = await this.ctx.config.all()
-    return { maxShouts: values.maxShouts as number | null, maxMessageLength: values.maxMessageLength as number }
+    return {
+      maxShouts: values.maxShouts as number | null,
+      maxMessageLength: values.maxMessageLength as number,
+      minSecondsBetweenShouts: values.minSecondsBetweenShouts as number,
+      maxShoutsPerMinute: values.maxShoutsPerMinute as number,
+      editWindowSeconds: values.editWindowSeconds as number
+    }
   }
 
   private forget (): void {

@@ -11,6 +11,11 @@ export interface Recorded {
   readonly eventId: number
 }
 
+/** A shout to store: `authorId` is the user's id, kept to know whose shout it is (never answered). */
+export interface NewShout extends Omit<Shout, 'id'> {
+  readonly authorId: number
+}
+
 interface RecordedRow extends Shout {
   readonly event_id: number
 }
@@ -44,12 +49,25 @@ export function shoutsRepository (db: Database) {
     },
 
     /** Stores the shouts in one statement; ids are given in the order of `shouts`. */
-    async insert (shouts: ReadonlyArray<Omit<Shout, 'id'>>, trx: Transaction): Promise<Recorded[]> {
-      const result = await withEvents(trx, 'shout-created', trx.raw(`insert into ?? (message, username, date)
-          select item->>'message', item->>'username', (item->>'date')::bigint
+    async insert (shouts: readonly NewShout[], trx: Transaction): Promise<Recorded[]> {
+      const result = await withEvents(trx, 'shout-created', trx.raw(`insert into ?? (message, username, date, author_id)
+          select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer
           from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
           order by position`, [SHOUTS_TABLE, JSON.stringify(shouts)]))
       return result.rows.map(recorded)
+    },
+
+    /** Who wrote the shout and when, its row locked until `trx` ends; undefined when there is none. */
+    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, date: number } | undefined> {
+      const row = await trx(SHOUTS_TABLE).where({ id }).forUpdate().first<{ author_id: number | null, date: number } | undefined>('author_id', 'date')
+      return row === undefined ? undefined : { authorId: row.author_id, date: Number(row.date) }
+    },
+
+    /** The shout with its new text, or undefined when there was none with that id. */
+    async edit (id: number, message: string, trx: Transaction): Promise<Recorded | undefined> {
+      const result = await withEvents(trx, 'shout-edited', trx.raw('update ?? set message = ? where id = ?', [SHOUTS_TABLE, message, id]))
+      const row = result.rows[0]
+      return row === undefined ? undefined : recorded(row)
     },
 
     /**

@@ -2,6 +2,9 @@ import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
 import type { Tap } from '../helpers/types.js'
 
+/** The members' posting settings, at their defaults; members.test.ts changes them. */
+const MEMBERS = { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300 }
+
 /** A board with the manifest's default settings, and its admin. */
 async function board (t: Tap) {
   const app = await build(t)
@@ -19,15 +22,15 @@ t.test('GET/PUT /api/panel/shoutbox/config', async t => {
   t.test('defaults from the manifest: no maxShouts, 500 code points', async t => {
     const { get } = await board(t)
     const response = await get()
-    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500 }])
+    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS }])
   })
 
   t.test('the keys sent are changed, the answer is the whole config', async t => {
     const { get, put } = await board(t)
-    t.same((await put({ maxShouts: 10 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 500 })
-    t.same((await put({ maxMessageLength: 20 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 20 })
-    t.same((await put({ maxShouts: null, maxMessageLength: 10000 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000 })
-    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000 })
+    t.same((await put({ maxShouts: 10 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 500, ...MEMBERS })
+    t.same((await put({ maxMessageLength: 20 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 20, ...MEMBERS })
+    t.same((await put({ maxShouts: null, maxMessageLength: 10000 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, ...MEMBERS })
+    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, ...MEMBERS })
   })
 
   t.test('maxMessageLength applies to the next publish', async t => {

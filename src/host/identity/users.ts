@@ -93,6 +93,16 @@ export function usersRepository (db: Knex) {
       return row === undefined ? undefined : toUser(row)
     },
 
+    /** Those of `names` that are usernames (compared case-insensitively), as spelled in the database. */
+    async existing (names: readonly string[]): Promise<string[]> {
+      if (names.length === 0) return []
+      const rows: Array<{ username: string }> = await db('users')
+        .whereRaw('lower(username) = any(?)', [names.map(name => name.toLowerCase())])
+        .orderBy('username')
+        .select('username')
+      return rows.map(row => row.username)
+    },
+
     async list (): Promise<User[]> {
       const rows: Row[] = await db('users').orderBy('id')
       return rows.map(row => withoutHash(toUser(row)))

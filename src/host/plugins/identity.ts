@@ -1,9 +1,11 @@
 import fp from 'fastify-plugin'
 import type { SessionUser } from '../../sdk/index.js'
+import { AddressQuota } from '../identity/address-quota.js'
 import { LoginThrottle, type ThrottleOptions } from '../identity/login-throttle.js'
 import { BoundedPasswords, PasswordHasher, defaultHashingLimits, type HashingLimits } from '../identity/passwords.js'
 import { rolesRepository, type RolesRepository } from '../identity/roles.js'
 import { Sessions, sessionCookieFor, type SessionCookie } from '../identity/sessions.js'
+import { SiteSettingsStore } from '../identity/site-settings.js'
 import { usersRepository, type UsersRepository } from '../identity/users.js'
 import { SetupState } from '../services/setup-state.js'
 
@@ -29,7 +31,14 @@ export interface Identity {
   readonly passwords: BoundedPasswords
   readonly signInThrottle: LoginThrottle
   readonly setup: SetupState
+  /** Whether visitors may sign up, and the role they get. */
+  readonly siteSettings: SiteSettingsStore
+  /** Sign-up attempts per client address. */
+  readonly signUpQuota: AddressQuota
 }
+
+/** A few sign-ups per address an hour: enough for a family behind one router, too few for a farm of accounts. */
+const SIGN_UPS_PER_ADDRESS = { limit: 5, windowMs: 3_600_000 }
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,9 +51,10 @@ declare module 'fastify' {
 }
 
 export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
+  const roles = rolesRepository(app.db)
   app.decorate('identity', {
     users: usersRepository(app.db),
-    roles: rolesRepository(app.db),
+    roles,
     sessions: new Sessions(app.db, app.cluster),
     sessionCookie: options.sessionCookie ?? sessionCookieFor(undefined),
     passwords: new BoundedPasswords(
@@ -53,7 +63,9 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
       kind => app.log.debug({ kind }, 'password hash')
     ),
     signInThrottle: new LoginThrottle(app.db, options.throttle),
-    setup: new SetupState(app.db, options.setupToken)
+    setup: new SetupState(app.db, options.setupToken),
+    siteSettings: new SiteSettingsStore(app.db, roles),
+    signUpQuota: new AddressQuota(app.db, 'sign-up', SIGN_UPS_PER_ADDRESS)
   })
   app.decorateRequest('sessionUser', null)
 }, { name: 'shoutbox-identity', dependencies: ['shoutbox-database', 'shoutbox-cluster'] })

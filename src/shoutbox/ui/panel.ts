@@ -1,3 +1,4 @@
+import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
 import { shoutboxStrings } from './strings.js'
@@ -27,6 +28,7 @@ export default function register (panel: PanelHost): void {
       result,
       h('div', {}, post)) as HTMLFormElement
     const list = h('ul', { class: 'items' })
+    const known = new KnownUsers()
 
     const load = async (): Promise<void> => {
       const answer = await panel.api('GET', '/api/shoutbox/list')
@@ -35,7 +37,9 @@ export default function register (panel: PanelHost): void {
         return
       }
       const shouts = answer.body!.shouts as Shout[]
-      list.replaceChildren(...(shouts.length === 0 ? [h('li', {}, t('ui.shouts.empty'))] : shouts.map(item)))
+      const draw = (): void => list.replaceChildren(...(shouts.length === 0 ? [h('li', {}, t('ui.shouts.empty'))] : shouts.map(item)))
+      draw()
+      if (await known.learn(shouts.map(shout => shout.message))) draw()
     }
     const item = (shout: Shout): HTMLElement => {
       const actions = h('div', { class: 'row' })
@@ -57,7 +61,7 @@ export default function register (panel: PanelHost): void {
       }
       reset()
       return h('li', {},
-        h('span', { class: 'text' }, shout.message),
+        h('span', { class: 'text' }, richText(shout.message, known.isUser)),
         h('span', { class: 'meta' }, t('ui.shouts.by', { username: shout.username }), ' · ',
           h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(panel.locale) }, relativeTime(shout.date, panel.locale))),
         actions)
@@ -85,8 +89,7 @@ export default function register (panel: PanelHost): void {
     // Shouts posted or deleted elsewhere (another admin, another process) appear by themselves.
     const stream = new EventSource('/api/shoutbox/stream')
     const refresh = (): void => { void load() }
-    stream.addEventListener('shout-created', refresh)
-    stream.addEventListener('shout-deleted', refresh)
+    for (const event of ['shout-created', 'shout-edited', 'shout-deleted']) stream.addEventListener(event, refresh)
     return () => stream.close()
   }
 
@@ -94,13 +97,21 @@ export default function register (panel: PanelHost): void {
     const result = outcome()
     const maxShouts = h('input', { type: 'number', id: 'max-shouts', min: 0, step: 1 }) as HTMLInputElement
     const maxMessageLength = h('input', { type: 'number', id: 'max-length', min: 1, max: 10000, step: 1, required: true }) as HTMLInputElement
+    const members = {
+      minSecondsBetweenShouts: h('input', { type: 'number', id: 'min-seconds', min: 0, max: 3600, step: 1, required: true }) as HTMLInputElement,
+      maxShoutsPerMinute: h('input', { type: 'number', id: 'per-minute', min: 1, max: 600, step: 1, required: true }) as HTMLInputElement,
+      editWindowSeconds: h('input', { type: 'number', id: 'edit-window', min: 0, max: 86400, step: 1, required: true }) as HTMLInputElement
+    }
     const form = h('form', { class: 'stack card' },
       field(t('ui.settings.maxShouts'), maxShouts, t('ui.settings.maxShoutsHint')),
       field(t('ui.settings.maxMessageLength'), maxMessageLength),
+      h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.members')),
+        ...Object.entries(members).map(([key, input]) => field(t(`ui.settings.${key}`), input, t(`ui.settings.${key}Hint`)))),
       result,
       h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
     onSubmit(form, result, say, () => panel.api('PUT', '/panel/api/shoutbox/config', {
-      maxShouts: maxShouts.value === '' ? null : Number(maxShouts.value), maxMessageLength: Number(maxMessageLength.value)
+      maxShouts: maxShouts.value === '' ? null : Number(maxShouts.value), maxMessageLength: Number(maxMessageLength.value),
+      ...Object.fromEntries(Object.entries(members).map(([key, input]) => [key, Number(input.value)]))
     }), () => result.ok(t('ui.settings.saved')))
     root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
     void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
@@ -110,6 +121,7 @@ export default function register (panel: PanelHost): void {
       }
       maxShouts.value = answer.body!.maxShouts === null ? '' : String(answer.body!.maxShouts)
       maxMessageLength.value = String(answer.body!.maxMessageLength)
+      for (const [key, input] of Object.entries(members)) input.value = String(answer.body![key])
     })
   }
 }

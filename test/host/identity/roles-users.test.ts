@@ -30,19 +30,22 @@ t.test('roles, users and permissions', async t => {
   t.test('the permission catalogue: host and addon nodes, localised', async t => {
     const en = (await as(admin).get('/api/panel/permissions')).json()
     t.same(en.permissions.map((p: { node: string }) => p.node),
-      ['panel.access', 'panel.manage.roles', 'panel.manage.users', 'panel.manage.addons', 'addon.shoutbox.manage.shoutbox'])
-    t.same(en.permissions[4], {
+      ['panel.access', 'panel.manage.roles', 'panel.manage.users', 'panel.manage.addons', 'panel.manage.settings', 'addon.shoutbox.manage.shoutbox', 'addon.shoutbox.post'])
+    t.same(en.permissions[5], {
       node: 'addon.shoutbox.manage.shoutbox', key: 'MANAGE_SHOUTBOX', addonId: 'shoutbox',
       title: 'Manage shoutbox', description: 'Post and delete shouts and change the shoutbox settings.'
     })
     const tr = (await as(admin).get('/api/panel/permissions', { 'accept-language': 'tr-TR,tr;q=0.9,en;q=0.5' })).json()
-    t.equal(tr.permissions[4].title, 'Duyuru panosunu yönet')
+    t.equal(tr.permissions[5].title, 'Duyuru panosunu yönet')
     t.equal(tr.permissions[0].title, 'Panel erişimi')
   })
 
   t.test('the admin role is built in and holds *; it cannot be changed', async t => {
     const roles = (await as(admin).get('/api/panel/roles')).json()
-    t.same(roles, { result: 'ok', roles: [{ id: 1, name: 'admin', permissions: ['*'], builtin: true }] })
+    t.same(roles, { result: 'ok', roles: [
+      { id: 1, name: 'admin', permissions: ['*'], builtin: true },
+      { id: 2, name: 'member', permissions: ['addon.shoutbox.post'], builtin: true }
+    ] })
     const change = await as(admin).send('PUT', '/api/panel/roles/1', { name: 'admin', permissions: [] })
     t.same([change.statusCode, change.json()], [403, { result: 'error', error: 'ROLE_IS_BUILT_IN' }])
   })
@@ -50,14 +53,14 @@ t.test('roles, users and permissions', async t => {
   t.test('creating and changing a role', async t => {
     const { admin, as } = await panel(t)
     const created = await as(admin).send('POST', '/api/panel/roles', { name: ' Moderators ', permissions: ['panel.access'] })
-    t.same([created.statusCode, created.json()], [200, { result: 'ok', role: { id: 2, name: 'Moderators', permissions: ['panel.access'], builtin: false } }])
+    t.same([created.statusCode, created.json()], [200, { result: 'ok', role: { id: 3, name: 'Moderators', permissions: ['panel.access'], builtin: false } }])
     const duplicate = await as(admin).send('POST', '/api/panel/roles', { name: 'moderators', permissions: [] })
     t.same([duplicate.statusCode, duplicate.json()], [409, { result: 'error', error: 'ROLE_NAME_TAKEN' }])
     const unknown = await as(admin).send('POST', '/api/panel/roles', { name: 'Gods', permissions: ['*'] })
     t.same([unknown.statusCode, unknown.json()], [400, {
       result: 'error', error: 'BAD_REQUEST', bodyValidationError: 'body/permissions has an unknown permission node "*"'
     }])
-    const updated = await as(admin).send('PUT', '/api/panel/roles/2', { name: 'Moderators', permissions: ['panel.access', 'addon.shoutbox.manage.shoutbox'] })
+    const updated = await as(admin).send('PUT', '/api/panel/roles/3', { name: 'Moderators', permissions: ['panel.access', 'addon.shoutbox.manage.shoutbox'] })
     t.same(updated.json().role.permissions, ['panel.access', 'addon.shoutbox.manage.shoutbox'])
     const missing = await as(admin).send('PUT', '/api/panel/roles/99', { name: 'x', permissions: [] })
     t.same([missing.statusCode, missing.json()], [404, { result: 'error', error: 'NOT_FOUND' }])
@@ -66,11 +69,11 @@ t.test('roles, users and permissions', async t => {
   t.test('creating users: rules and clear errors', async t => {
     const { admin, as } = await panel(t, { moderators: true })
     const create = (payload: Record<string, unknown>) => as(admin).send('POST', '/api/panel/users', {
-      username: 'alice', email: 'alice@example.org', password: 'a long password', roleId: 2, ...payload
+      username: 'alice', email: 'alice@example.org', password: 'a long password', roleId: 3, ...payload
     })
     const created = await create({})
     t.equal(created.statusCode, 200)
-    t.match(created.json(), { result: 'ok', user: { id: 2, username: 'alice', email: 'alice@example.org', roleId: 2 } })
+    t.match(created.json(), { result: 'ok', user: { id: 2, username: 'alice', email: 'alice@example.org', roleId: 3 } })
     t.notOk('passwordHash' in created.json().user, 'never the hash')
     const cases: Array<[Record<string, unknown>, number, Record<string, unknown>]> = [
       [{ username: 'ALICE', email: 'other@example.org' }, 409, { error: 'USERNAME_TAKEN' }],
@@ -95,9 +98,9 @@ t.test('roles, users and permissions', async t => {
     const alice = await login(app, 'alice', 'a long password')
     const publish = () => as(alice).send('POST', '/api/panel/shoutbox', { message: 'from alice' })
     t.same((await publish()).json(), { result: 'ok' })
-    await as(admin).send('PUT', '/api/panel/roles/2', { name: 'Moderators', permissions: ['panel.access'] })
+    await as(admin).send('PUT', '/api/panel/roles/3', { name: 'Moderators', permissions: ['panel.access'] })
     t.same((await publish()).json(), { result: 'error', error: 'NO_PERMISSION' })
-    await as(admin).send('PUT', '/api/panel/roles/2', { name: 'Moderators', permissions: [] })
+    await as(admin).send('PUT', '/api/panel/roles/3', { name: 'Moderators', permissions: [] })
     t.same((await as(alice).get('/api/panel/logs/activity')).json(), { result: 'error', error: 'NO_PERMISSION' }, 'panel access gone')
   })
 
