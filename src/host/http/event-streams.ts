@@ -101,13 +101,13 @@ class OpenStream implements EventStream {
     return this.response.writableEnded || this.response.destroyed
   }
 
-  write (frame: string): void {
+  write (frames: string | Uint8Array): void {
     if (this.closed) return
     if (this.response.writableLength > MAX_BUFFERED_BYTES) {
       this.response.destroy()
       return
     }
-    this.response.write(frame)
+    this.response.write(frames)
   }
 
   end (): void {
