@@ -33,7 +33,7 @@ t.test('roles, users and permissions', async t => {
       ['panel.access', 'panel.manage.roles', 'panel.manage.users', 'panel.manage.addons', 'panel.manage.settings', 'addon.shoutbox.manage.shoutbox', 'addon.shoutbox.post'])
     t.same(en.permissions[5], {
       node: 'addon.shoutbox.manage.shoutbox', key: 'MANAGE_SHOUTBOX', addonId: 'shoutbox',
-      title: 'Manage shoutbox', description: 'Post and delete shouts and change the shoutbox settings.'
+      title: 'Manage shoutbox', description: 'Post, edit and delete any shout, mute members in the shoutbox and change its settings.'
     })
     const tr = (await as(admin).get('/api/panel/permissions', { 'accept-language': 'tr-TR,tr;q=0.9,en;q=0.5' })).json()
     t.equal(tr.permissions[5].title, 'Duyuru panosunu yönet')
