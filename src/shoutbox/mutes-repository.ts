@@ -38,17 +38,16 @@ const toMute = (row: Row): Mute => ({
  * row refuses nothing and is not listed (a new mute of that member replaces it).
  */
 export function mutesRepository (db: Database) {
-  const inForce = (query: ReturnType<Database>, now: number) => query.where(q => q.whereNull('until').orWhere('until', '>', now))
   return {
     /** The member's mute in force at `now`, if any. */
     async active (userId: number, now: number, trx: Database | Transaction = db): Promise<Mute | undefined> {
-      const row = await inForce(trx(MUTES_TABLE).where({ user_id: userId }), now).first<Row | undefined>()
+      const row = await trx(MUTES_TABLE).where({ user_id: userId }).where(q => { void q.whereNull('until').orWhere('until', '>', now) }).first<Row | undefined>()
       return row === undefined ? undefined : toMute(row)
     },
 
     /** Every mute in force at `now`, the latest made first. */
     async list (now: number): Promise<Mute[]> {
-      const rows: Row[] = await inForce(db(MUTES_TABLE), now).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'user_id', order: 'desc' }])
+      const rows: Row[] = await db(MUTES_TABLE).where(q => { void q.whereNull('until').orWhere('until', '>', now) }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'user_id', order: 'desc' }])
       return rows.map(toMute)
     },
 

@@ -29,7 +29,7 @@ const UNITS = [['week', 10_080], ['day', 1_440], ['hour', 60], ['minute', 1]] as
 export function muteSentence (minutes: number | null, reason: string | null): { variant: string, amount: number | null } {
   const withReason = reason === null ? '' : '-reason'
   if (minutes === null) return { variant: `lifted${withReason}`, amount: null }
-  const [unit, size] = UNITS.find(([, size]) => minutes % size === 0)!
+  const [unit, size] = UNITS.find(([, length]) => minutes % length === 0)!
   const amount = minutes / size
   return { variant: `${unit}${amount === 1 ? '' : 's'}${withReason}`, amount }
 }

@@ -113,8 +113,10 @@ export default function register (panel: PanelHost): void {
       table.hidden = mutes.length === 0
       empty.hidden = mutes.length !== 0
       if (focusAfter !== undefined) {
+        // Focus stays in the list: on the row that took the lifted one's place, or the page's heading.
         const buttons = [...body.querySelectorAll<HTMLButtonElement>('button')]
-        ;(buttons[Math.min(focusAfter, buttons.length - 1)] ?? heading).focus()
+        const next = buttons[Math.min(focusAfter, buttons.length - 1)] ?? heading
+        next.focus()
       }
     }
     const row = (mute: Mute, index: number): HTMLElement => {
