@@ -43,10 +43,15 @@ try {
   // Members talking in the widget (CONTRACT §12).
   await json('PUT', '/api/panel/settings', { signUp: true }, cookie)
   await json('PUT', '/api/panel/shoutbox/config', { minSecondsBetweenShouts: 0 }, cookie)
-  const member = (await json('POST', '/api/auth/signup', { username: 'deniz', email: 'deniz@example.org', password: 'a long password' })).headers.getSetCookie()[0]!.split(';')[0]!
+  const signedUp = await json('POST', '/api/auth/signup', { username: 'deniz', email: 'deniz@example.org', password: 'a long password' })
+  const member = signedUp.headers.getSetCookie()[0]!.split(';')[0]!
   for (const message of ['Count me in for Saturday! Directions: https://example.org/meetup', '@ayse thanks for the warm welcome!']) {
     await json('POST', '/api/shoutbox', { message }, member)
   }
+  // Moderation (CONTRACT §13): two mutes for the Mutes page, made after the member's shouts.
+  const loud = (await (await json('POST', '/api/auth/signup', { username: 'loud_larry', email: 'larry@example.org', password: 'a long password' })).json() as { user: { id: number } }).user.id
+  await json('POST', '/api/panel/shoutbox/mutes', { userId: loud, minutes: 1440, reason: 'Posting the same link over and over' }, cookie)
+  await json('POST', '/api/panel/shoutbox/mutes', { userId: 4, minutes: null }, cookie)
   await fs.mkdir(out, { recursive: true })
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
   const shots: Array<[string, string, (page: Page) => Promise<void>]> = [
@@ -58,7 +63,8 @@ try {
     ['users', '/panel/#/users', async page => { await page.getByText('mehmet@example.org').waitFor() }],
     ['addons', '/panel/#/addons', async page => { await page.getByText('Shoutbox 0.1.0').waitFor() }],
     ['password', '/panel/#/password', async page => { await page.getByLabel('Current password').waitFor() }],
-    ['site-settings', '/panel/#/settings', async page => { await page.getByLabel('Role of new accounts').waitFor() }]
+    ['site-settings', '/panel/#/settings', async page => { await page.getByLabel('Role of new accounts').waitFor() }],
+    ['mutes', '/panel/#/shoutbox/mutes', async page => { await page.getByText('loud_larry').waitFor() }]
   ]
   for (const [width, height, suffix] of [[1280, 800, 'desktop'], [375, 740, 'phone']] as const) {
     const context = await browser.newContext({ viewport: { width, height } })
@@ -84,6 +90,16 @@ try {
       await home.locator('.mention').waitFor()
       await home.getByRole('textbox', { name: 'Your shout' }).fill('See you all there')
       await home.screenshot({ path: path.join(out, `home-composer-${suffix}.png`), fullPage: true })
+    }
+    if (wanted('moderation-widget')) {
+      // The admin (a moderator) on the home page, the mute form of deniz's shout open.
+      const home = await (await context.browser()!.newContext({ viewport: { width, height } })).newPage()
+      await home.context().addCookies([{ name: cookie.split('=')[0]!, value: cookie.split('=')[1]!, url: base }])
+      await home.goto(`${base}/`)
+      const item = home.locator('.shoutbox-widget li', { hasText: 'thanks for the warm welcome' })
+      await item.getByRole('button', { name: /^Mute/ }).click()
+      await item.getByLabel('Reason (optional, the member sees it)').fill('Please keep it friendly')
+      await home.locator('.shoutbox-widget').screenshot({ path: path.join(out, `moderation-widget-${suffix}.png`) })
     }
   }
   await browser.close()

@@ -39,6 +39,10 @@ export interface AddonConfig {
 export interface ActivityLogEntryInput {
   readonly type: string
   readonly user: Actor
+  /**
+   * Shown in the feed, and the sentence's `{placeholders}`. A string `variant` picks the
+   * sentence `activity-logs.<TYPE>.<variant>` when the addon's strings have it.
+   */
   readonly details?: Record<string, unknown>
 }
 
@@ -97,6 +101,15 @@ export interface Metrics {
   counter (name: string, help: string): MetricCounter
 }
 
+export interface Users {
+  /**
+   * The account `id` as a signed-in request would see it (name, role, the role's current
+   * permissions), so `permissions.has` can be asked about it; undefined when there is
+   * no such account. A disabled account is found too (it cannot sign in, but it exists).
+   */
+  find (id: number, trx?: Transaction): Promise<SessionUser | undefined>
+}
+
 /** What the host gives an addon: its only way to reach the platform. */
 export interface AddonContext {
   readonly addonId: string
@@ -109,6 +122,8 @@ export interface AddonContext {
   readonly cluster: Cluster
   readonly i18n: Localisation
   readonly permissions: Permissions
+  /** Other people's accounts, read only. */
+  readonly users: Users
   readonly metrics: Metrics
   readonly log: Logger
 }

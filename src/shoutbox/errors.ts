@@ -12,3 +12,10 @@ export class DuplicateShout extends Conflict {}
 
 /** Editing one's own shout after `editWindowSeconds` → EDIT_WINDOW_CLOSED, 403. */
 export class EditWindowClosed extends NoPermission {}
+
+/** A muted member posting or editing → MUTED, 403, with `until` (ms since the epoch, or null: until lifted). */
+export class Muted extends NoPermission {
+  constructor (until: number | null) {
+    super({ until })
+  }
+}

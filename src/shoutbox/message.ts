@@ -15,6 +15,11 @@ export function assertPublishable (message: string, maxMessageLength: number): v
   if (codePoints(message) > maxMessageLength) throw new MessageTooLong(maxMessageLength)
 }
 
+/** Any other text a person writes (a mute's reason): what PostgreSQL cannot store is a bad request. */
+export function assertStorable (text: string, field: string): void {
+  if (UNSTORABLE.test(text)) throw new BadRequest({ bodyValidationError: `body/${field} must not contain U+0000 or an unpaired surrogate` })
+}
+
 function codePoints (text: string): number {
   let count = 0
   for (const _ of text) count++

@@ -51,3 +51,21 @@ export const EditShoutSchema = {
   params: IdParamsSchema,
   body: Type.Object({ message: Type.String() })
 }
+
+/** Moderation (CONTRACT §13). */
+export const MAX_MUTE_MINUTES = 525_600
+export const MAX_REASON_LENGTH = 500
+
+export const ModeratorEditSchema = EditShoutSchema
+
+export const MuteSchema = {
+  body: Type.Object({
+    userId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }),
+    minutes: Type.Union([Type.Integer({ minimum: 1, maximum: MAX_MUTE_MINUTES }), Type.Null()]),
+    reason: Type.Optional(Type.Union([Type.String({ maxLength: MAX_REASON_LENGTH }), Type.Null()]))
+  })
+}
+
+export const MutedUserParamsSchema = {
+  params: Type.Object({ userId: Type.String({ pattern: '^[0-9]{1,15}$' }) })
+}

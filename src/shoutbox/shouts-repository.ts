@@ -63,6 +63,15 @@ export function shoutsRepository (db: Database) {
       return row === undefined ? undefined : { authorId: row.author_id, date: Number(row.date) }
     },
 
+    /** The shout and its author's id (null for shouts stored before authors were kept); with `trx`, its row locked until `trx` ends. */
+    async find (id: number, trx?: Transaction): Promise<(Shout & { authorId: number | null }) | undefined> {
+      const query = (trx ?? db)(SHOUTS_TABLE).where({ id }).first<(Shout & { author_id: number | null }) | undefined>(...COLUMNS, 'author_id')
+      const row = await (trx === undefined ? query : query.forUpdate())
+      if (row === undefined) return undefined
+      const { author_id: authorId, ...shout } = row
+      return { ...shout, id: Number(shout.id), date: Number(shout.date), authorId }
+    },
+
     /** The shout with its new text, or undefined when there was none with that id. */
     async edit (id: number, message: string, trx: Transaction): Promise<Recorded | undefined> {
       const result = await withEvents(trx, 'shout-edited', trx.raw('update ?? set message = ? where id = ?', [SHOUTS_TABLE, message, id]))

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Knex } from 'knex'
 import type { AddonContext, ConfigValue, PermissionDeclaration, SessionUser } from '../../sdk/index.js'
 import { holdsNode } from '../identity/permissions.js'
+import type { UsersRepository } from '../identity/users.js'
 import type { Identity } from '../plugins/identity.js'
 import type { ActivityLogStore } from '../services/activity-log.js'
 import type { AddonConfigStore } from '../services/addon-config.js'
@@ -21,6 +22,7 @@ export interface ContextServices {
   readonly events: EventBus
   readonly i18n: I18n
   readonly metrics: Metrics
+  readonly users: UsersRepository
 }
 
 export interface Owner {
@@ -77,6 +79,7 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
         return holdsNode(user, node)
       }
     },
+    users: { find: (id, trx) => services.users.sessionUser(id, trx) },
     metrics: { counter: (name, help) => services.metrics.counter(owner.id, name, help) },
     log: services.log.child({ addon: owner.id })
   }

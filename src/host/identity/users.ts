@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { BadRequest } from '../../sdk/index.js'
+import { BadRequest, type SessionUser } from '../../sdk/index.js'
 import { EmailTaken, UnknownRole, UsernameTaken } from '../errors.js'
 import { PG_FOREIGN_KEY_VIOLATION, PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION, isPgError, violatedConstraint } from '../database/errors.js'
 import { ADMIN_ROLE_ID } from './roles.js'
@@ -91,6 +91,17 @@ export function usersRepository (db: Knex) {
     async find (id: number, trx: Knex = db): Promise<UserWithHash | undefined> {
       const row = await trx('users').where({ id }).first<Row | undefined>().catch(outOfRange)
       return row === undefined ? undefined : toUser(row)
+    },
+
+    /** The account `id` with its role and the role's permissions, shaped as a session resolves a user (see `Sessions.resolve`). */
+    async sessionUser (id: number, trx: Knex = db): Promise<SessionUser | undefined> {
+      const row = await trx('users')
+        .join('roles', 'roles.id', 'users.role_id')
+        .where({ 'users.id': id })
+        .first<{ id: number, username: string, role_id: number, role_name: string, permissions: string[] } | undefined>(
+          'users.id', 'users.username', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions')
+        .catch(outOfRange)
+      return row === undefined ? undefined : { id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions }
     },
 
     /** Those of `names` that are usernames (compared case-insensitively), as spelled in the database. */

@@ -60,12 +60,20 @@ export class ActivityLogStore {
     return { logs: rows.map(row => this.render(toEntry(row), locale)), page, totalPages }
   }
 
+  /**
+   * The sentence is `activity-logs.<TYPE>`; an entry whose details name a `variant` is told
+   * with `activity-logs.<TYPE>.<variant>` when its owner has that string (one type, several
+   * ways to say it: "for 2 hours", "until lifted").
+   */
   render (entry: ActivityLogEntry, locale: string): RenderedEntry {
-    const key = `activity-logs.${entry.type}`
-    const template = this.i18n.lookup(entry.addonId ?? HOST, locale, key)
+    const owner = entry.addonId ?? HOST
+    const variant = entry.details.variant
+    const specific = typeof variant === 'string' ? `activity-logs.${entry.type}.${variant}` : undefined
+    const key = specific !== undefined && this.i18n.lookup(owner, locale, specific) !== undefined ? specific : `activity-logs.${entry.type}`
+    const template = this.i18n.lookup(owner, locale, key)
     const text = template === undefined
       ? entry.type
-      : this.i18n.t(entry.addonId ?? HOST, locale, key, { ...entry.details, username: entry.username, userId: entry.userId })
+      : this.i18n.t(owner, locale, key, { ...entry.details, username: entry.username, userId: entry.userId })
     return { ...entry, text }
   }
 }

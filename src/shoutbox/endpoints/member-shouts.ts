@@ -6,6 +6,7 @@ import { EditWindowClosed } from '../errors.js'
 import { ShoutDeleted, ShoutEdited } from '../events.js'
 import { admitPost } from '../flood-control.js'
 import { assertPublishable } from '../message.js'
+import { assertNotMuted } from '../mutes.js'
 import { Publisher } from '../publisher.js'
 import { EditShoutSchema, PublishShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
@@ -20,7 +21,8 @@ const OWN_SHOUT = '/api/shoutbox/:id(^\\d+$)'
 /**
  * POST /api/shoutbox — a member with POST_SHOUTS talks on the board: the same message
  * rules as the panel's publish, then the flood rules (staff with MANAGE_SHOUTBOX are
- * exempt); no activity-log entry. Answers the shout as stored.
+ * exempt); no activity-log entry. Answers the shout as stored. A muted member is
+ * refused first (MUTED).
  */
 export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
   readonly method = 'POST'
@@ -30,6 +32,7 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
   async handle (call: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
     call.requirePermission('POST_SHOUTS')
     const { ctx, user } = call
+    await assertNotMuted(ctx, user)
     const { message } = call.body
     const settings = await ShoutboxSettings.of(ctx).current()
     assertPublishable(message, settings.maxMessageLength)
@@ -42,7 +45,8 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
 /**
  * PUT /api/shoutbox/:id — the author changes the text of their own shout, within
  * `editWindowSeconds` of posting; the same message rules. Its date stays the posting
- * date. Posting rights are needed still: an edit is a way to say something.
+ * date. Posting rights are needed still, and a muted member may not edit: an edit is a
+ * way to say something.
  */
 export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   readonly method = 'PUT'
@@ -52,6 +56,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   async handle (call: SignedInCall<typeof EditShoutSchema>): Promise<Successful> {
     call.requirePermission('POST_SHOUTS')
     const { ctx, user } = call
+    await assertNotMuted(ctx, user)
     const { message } = call.body
     const id = Number(call.params.id)
     const settings = await ShoutboxSettings.of(ctx).current()
@@ -72,7 +77,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
 
 /**
  * DELETE /api/shoutbox/:id — the author takes their own shout back, at any time (even
- * without posting rights any more). Through the same repository delete as the panel's.
+ * without posting rights any more, or while muted: taking words back is never refused). Through the same repository delete as the panel's.
  */
 export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
   readonly method = 'DELETE'

@@ -5,13 +5,16 @@ import { shoutboxStrings } from './strings.js'
 
 const MANAGE = 'addon.shoutbox.manage.shoutbox'
 
-/** The addon's panel pages: Shouts and Shoutbox settings. The host decides who sees them. */
+interface Mute { userId: number, username: string, until: number | null, reason: string | null, by: string }
+
+/** The addon's panel pages: Shouts, Mutes and Shoutbox settings. The host decides who sees them. */
 export default function register (panel: PanelHost): void {
   const t = shoutboxStrings(panel.locale)
   const addonError = (key: string, values?: Record<string, unknown>): string | undefined => t.has(key) ? t(key, values) : undefined
   const say = (answer: ApiAnswer): string => panel.errorText(answer, addonError)
 
   panel.addPage({ id: 'shouts', title: t('ui.shouts.title'), permission: MANAGE, render: root => shoutsPage(root) })
+  panel.addPage({ id: 'mutes', title: t('ui.mutes.title'), permission: MANAGE, render: root => mutesPage(root) })
   panel.addPage({ id: 'settings', title: t('ui.settings.title'), permission: MANAGE, render: root => settingsPage(root) })
 
   function shoutsPage (root: HTMLElement): () => void {
@@ -91,6 +94,57 @@ export default function register (panel: PanelHost): void {
     const refresh = (): void => { void load() }
     for (const event of ['shout-created', 'shout-edited', 'shout-deleted']) stream.addEventListener(event, refresh)
     return () => stream.close()
+  }
+
+  /** Who is muted, until when, why and by whom; each with a Lift button. Expired mutes are over and not shown. */
+  function mutesPage (root: HTMLElement): () => void {
+    const result = outcome()
+    const table = h('table', { class: 'mutes' })
+    const body = h('tbody', {})
+    const when = (ms: number): string => new Date(ms).toLocaleString(panel.locale, { dateStyle: 'medium', timeStyle: 'short' })
+    const load = async (focusAfter?: number): Promise<void> => {
+      const answer = await panel.api('GET', '/panel/api/shoutbox/mutes')
+      if (!answer.ok) {
+        result.error(say(answer))
+        return
+      }
+      const mutes = answer.body!.mutes as Mute[]
+      body.replaceChildren(...mutes.map(row))
+      table.hidden = mutes.length === 0
+      empty.hidden = mutes.length !== 0
+      if (focusAfter !== undefined) {
+        // Focus stays in the list: on the row that took the lifted one's place, or the page's heading.
+        const buttons = [...body.querySelectorAll<HTMLButtonElement>('button')]
+        const next = buttons[Math.min(focusAfter, buttons.length - 1)] ?? heading
+        next.focus()
+      }
+    }
+    const row = (mute: Mute, index: number): HTMLElement => {
+      const lift = async (): Promise<void> => {
+        const answer = await panel.api('DELETE', `/panel/api/shoutbox/mutes/${mute.userId}`)
+        if (answer.ok || answer.status === 404) result.ok(t('ui.mutes.lifted', { username: mute.username }))
+        else result.error(say(answer))
+        await load(index)
+      }
+      return h('tr', {},
+        h('th', { scope: 'row', 'data-label': t('ui.mutes.member') }, mute.username),
+        h('td', { 'data-label': t('ui.mutes.until') }, mute.until === null
+          ? t('ui.mutes.untilLifted')
+          : h('time', { datetime: new Date(mute.until).toISOString() }, when(mute.until))),
+        h('td', { 'data-label': t('ui.mutes.reason') }, mute.reason ?? h('span', { class: 'hint' }, t('ui.mutes.noReason'))),
+        h('td', { 'data-label': t('ui.mutes.by') }, mute.by),
+        h('td', {}, h('button', { type: 'button', class: 'secondary', 'aria-label': t('ui.mutes.liftLabel', { username: mute.username }), onclick: () => void lift() }, t('ui.mutes.lift'))))
+    }
+    table.append(
+      h('thead', {}, h('tr', {}, ...['member', 'until', 'reason', 'by'].map(key => h('th', { scope: 'col' }, t(`ui.mutes.${key}`))), h('td', {}))),
+      body)
+    const empty = h('p', {}, t('ui.mutes.empty'))
+    const heading = h('h1', { tabindex: -1 }, t('ui.mutes.title'))
+    root.replaceChildren(heading, h('p', { class: 'hint' }, t('ui.mutes.intro')), h('div', { class: 'card' }, result, table, empty))
+    void load()
+    // A mute ends by itself: look again every half minute, so the page never shows one that is over for long.
+    const timer = setInterval(() => void load(), 30_000)
+    return () => clearInterval(timer)
   }
 
   function settingsPage (root: HTMLElement): void {

@@ -9,11 +9,17 @@ import { shoutboxStrings } from './strings.js'
  * It shows the latest shouts where the tag is and keeps them current: live through the
  * event stream, or by revalidating the list (ETag) every 15 s when the stream is down.
  * Members who may post get a composer, and edit and delete buttons on their own shouts;
- * visitors get a way to sign in (and to sign up, when the site allows it). A page that
- * signs people in or out tells it with a `site:session` event on `document`.
+ * visitors get a way to sign in (and to sign up, when the site allows it). A muted member
+ * is told so, and until when, in place of the composer. Moderators (MANAGE_SHOUTBOX with
+ * panel access) get delete and mute beside everyone else's shouts. A page that signs
+ * people in or out tells it with a `site:session` event on `document`.
  */
 
 const POST_NODE = 'addon.shoutbox.post'
+const MANAGE_NODE = 'addon.shoutbox.manage.shoutbox'
+const PANEL_NODE = 'panel.access'
+/** The mute lengths offered, in minutes; null: until lifted. */
+const MUTE_CHOICES: ReadonlyArray<[number | null, string]> = [[10, 'widget.for10'], [60, 'widget.for60'], [1440, 'widget.for1440'], [10080, 'widget.for10080'], [null, 'widget.forever']]
 
 const here = new URL(import.meta.url)
 const tag = [...document.querySelectorAll<HTMLScriptElement>('script[data-shoutbox]')].find(s => new URL(s.src, location.href).href === here.href)
@@ -22,6 +28,7 @@ const t = shoutboxStrings(locale)
 
 interface Me { readonly username: string, readonly permissions: readonly string[] }
 interface Rules { maxMessageLength: number, editWindowSeconds: number }
+interface OwnMute { readonly until: number | null, readonly reason: string | null }
 interface Answer { readonly ok: boolean, readonly status: number, readonly body: Record<string, unknown> | undefined, readonly retryAfter: string | null }
 
 /** JSON over fetch with the session cookie; never throws (`body` undefined: the server could not be reached). */
@@ -68,9 +75,14 @@ const announce = (...texts: string[]): void => {
 
 let me: Me | null = null
 let signUpOpen = false
+let myMute: OwnMute | null = null
+let muteEnds: ReturnType<typeof setTimeout> | undefined
 let rules: Rules = { maxMessageLength: 500, editWindowSeconds: 300 }
 const mayPost = (): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(POST_NODE))
+const holds = (node: string): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(node))
+const isModerator = (): boolean => holds(MANAGE_NODE) && holds(PANEL_NODE)
 const isOwn = (shout: Shout): boolean => me !== null && shout.username === me.username
+const when = (ms: number): string => new Date(ms).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' })
 const editable = (shout: Shout): boolean => isOwn(shout) && mayPost() && Date.now() - shout.date < rules.editWindowSeconds * 1000
 
 // ---------------------------------------------------------------------------------------------
@@ -150,6 +162,8 @@ function composer (): HTMLElement {
         render()
         announce(t('widget.posted'))
         void load()
+      } else if (answer.body?.error === 'MUTED') {
+        learnMute(answer)
       } else {
         fail(errorText(answer))
         if (answer.status === 401 || answer.status === 403) void refreshSession()
@@ -165,6 +179,30 @@ function composer (): HTMLElement {
   return form
 }
 
+/** Told by a refusal that one is muted: say so at once, then ask for the reason too. */
+function learnMute (answer: Answer): void {
+  myMute = { until: answer.body!.until as number | null, reason: null }
+  drawYou()
+  announce(mutedText(myMute))
+  void refreshSession()
+}
+
+function mutedText (mute: OwnMute): string {
+  return mute.until === null ? t('widget.mutedForever') : t('widget.mutedUntil', { time: when(mute.until) })
+}
+
+/** In place of the composer while muted; the composer comes back by itself when the mute ends. */
+function mutedNotice (mute: OwnMute): HTMLElement {
+  if (muteEnds !== undefined) clearTimeout(muteEnds)
+  muteEnds = undefined
+  if (mute.until !== null) {
+    // Timers cap at about 24.8 days; a longer mute is looked at again then.
+    muteEnds = setTimeout(() => void refreshSession(), Math.min(Math.max(mute.until - Date.now(), 0) + 500, 2_000_000_000))
+  }
+  return h('p', { class: 'shoutbox-prompt shoutbox-muted', id: 'shoutbox-muted' },
+    mutedText(mute), mute.reason === null ? null : ' ', mute.reason === null ? null : t('widget.mutedReason', { reason: mute.reason }))
+}
+
 function drawYou (): void {
   composerArea = undefined
   if (me === null) {
@@ -175,15 +213,19 @@ function drawYou (): void {
       signUpOpen ? h('a', { href: '/#sign-up' }, t('widget.signUp')) : null))
   } else if (!mayPost()) {
     you.replaceChildren(h('p', { class: 'shoutbox-prompt' }, t('widget.cannotPost')))
+  } else if (myMute !== null) {
+    you.replaceChildren(mutedNotice(myMute))
   } else {
     you.replaceChildren(composer())
   }
 }
 
 async function refreshSession (): Promise<void> {
-  const [who, signUp, limits] = await Promise.all([call('GET', '/api/auth/me'), call('GET', '/api/auth/signup'), call('GET', '/api/shoutbox/rules')])
+  const [who, signUp, limits, posting] = await Promise.all([
+    call('GET', '/api/auth/me'), call('GET', '/api/auth/signup'), call('GET', '/api/shoutbox/rules'), call('GET', '/api/shoutbox/me')])
   const wasSignedIn = me !== null
   me = who.ok ? who.body!.user as Me : null
+  myMute = me !== null && posting.ok ? posting.body!.mute as OwnMute | null : null
   signUpOpen = signUp.ok && signUp.body!.signUp === true
   if (limits.ok) rules = limits.body as unknown as Rules
   drawYou()
@@ -211,7 +253,7 @@ interface Item {
   /** The text was drawn knowing this many account names. */
   drawnWith: number
   /** What the actions show now, so they are redrawn only when that changes. */
-  mode: 'none' | 'own' | 'editable' | 'editing' | 'confirming'
+  mode: 'none' | 'own' | 'editable' | 'moderated' | 'editing' | 'confirming' | 'muting'
 }
 
 let shouts: Shout[] = []
@@ -226,13 +268,16 @@ function drawText (item: Item): void {
 }
 
 function drawActions (item: Item): void {
-  const mode = !isOwn(item.shout) ? 'none' : editable(item.shout) ? 'editable' : 'own'
-  if (item.mode === 'editing' || item.mode === 'confirming' || item.mode === mode) return
+  const mode = !isOwn(item.shout) ? (isModerator() ? 'moderated' : 'none') : editable(item.shout) ? 'editable' : 'own'
+  if (item.mode === 'editing' || item.mode === 'confirming' || item.mode === 'muting' || item.mode === mode) return
   item.mode = mode
-  const about = t('widget.actionsFor', { message: item.shout.message.slice(0, 60) })
+  const about = mode === 'moderated'
+    ? t('widget.actionsOn', { username: item.shout.username, message: item.shout.message.slice(0, 60) })
+    : t('widget.actionsFor', { message: item.shout.message.slice(0, 60) })
   const buttons: HTMLElement[] = []
   if (mode === 'editable') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.edit')} — ${about}`, onclick: () => startEdit(item) }, t('widget.edit')))
   if (mode !== 'none') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.delete')} — ${about}`, onclick: () => confirmDelete(item) }, t('widget.delete')))
+  if (mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.mute')} — ${about}`, onclick: () => startMute(item) }, t('widget.mute')))
   item.actions.replaceChildren(...buttons)
 }
 
@@ -321,6 +366,7 @@ function startEdit (item: Item): void {
       } else {
         problem.textContent = errorText(answer)
         area.focus()
+        if (answer.body?.error === 'MUTED') learnMute(answer)
       }
     })
   })
@@ -333,6 +379,7 @@ function startEdit (item: Item): void {
 }
 
 function confirmDelete (item: Item): void {
+  const moderated = item.mode === 'moderated'
   item.mode = 'confirming'
   const problem = h('p', { class: 'shoutbox-error', role: 'alert' })
   const cancel = (): void => {
@@ -341,11 +388,11 @@ function confirmDelete (item: Item): void {
     item.actions.querySelector<HTMLButtonElement>('button:last-of-type')?.focus()
   }
   const remove = async (): Promise<void> => {
-    const answer = await call('DELETE', `/api/shoutbox/${item.shout.id}`)
+    const answer = await call('DELETE', moderated ? `/api/panel/shoutbox/${item.shout.id}` : `/api/shoutbox/${item.shout.id}`)
     if (answer.ok || answer.status === 404) {
       shouts = shouts.filter(s => s.id !== item.shout.id)
       render()
-      announce(t('widget.deleted'))
+      announce(t(moderated ? 'widget.removed' : 'widget.deleted'))
       composerArea?.focus()
       void load()
     } else {
@@ -353,11 +400,66 @@ function confirmDelete (item: Item): void {
     }
   }
   item.actions.replaceChildren(
-    h('span', {}, t('widget.confirm')),
+    h('span', {}, moderated ? t('widget.confirmRemove', { username: item.shout.username }) : t('widget.confirm')),
     h('button', { type: 'button', class: 'shoutbox-action danger', onclick: () => void remove() }, t('widget.confirmDelete')),
     h('button', { type: 'button', class: 'shoutbox-action', onclick: cancel }, t('widget.cancel')),
     problem)
   item.actions.querySelector<HTMLButtonElement>('button.danger + button')?.focus()
+}
+
+/**
+ * The mute form of a shout's author, in place of its buttons: how long (a choice of
+ * lengths, 10 minutes first), an optional reason, then Mute or Cancel (Escape cancels).
+ * The list names authors, not accounts: the author's account is asked for first.
+ */
+function startMute (item: Item): void {
+  item.mode = 'muting'
+  const id = `shoutbox-mute-${item.shout.id}`
+  const username = item.shout.username
+  const problem = h('p', { class: 'shoutbox-error', role: 'alert' })
+  const choices = MUTE_CHOICES.map(([minutes, key], index) => h('label', { class: 'shoutbox-choice' },
+    h('input', { type: 'radio', name: `${id}-for`, value: minutes === null ? '' : String(minutes), checked: index === 0 }), ' ', t(key)))
+  const reason = h('input', { type: 'text', id: `${id}-reason`, maxlength: 500, autocomplete: 'off' }) as HTMLInputElement
+  const confirm = h('button', { type: 'submit', class: 'danger' }, t('widget.confirmMute')) as HTMLButtonElement
+  const form = h('form', { class: 'shoutbox-mute', 'aria-labelledby': `${id}-title` },
+    h('p', { class: 'shoutbox-mute-title', id: `${id}-title` }, t('widget.muteTitle', { username })),
+    h('fieldset', {}, h('legend', {}, t('widget.muteFor')), ...choices),
+    h('label', { for: `${id}-reason`, class: 'shoutbox-mute-reason' }, t('widget.muteReason')), reason,
+    h('div', { class: 'shoutbox-row' }, confirm, h('button', { type: 'button', class: 'secondary', onclick: () => finish() }, t('widget.cancel'))),
+    problem) as HTMLFormElement
+  const finish = (): void => {
+    item.mode = 'none'
+    drawActions(item)
+    item.actions.querySelector<HTMLButtonElement>('button:last-of-type')?.focus()
+  }
+  form.addEventListener('keydown', event => {
+    if (event.key === 'Escape') {
+      event.preventDefault()
+      finish()
+    }
+  })
+  form.addEventListener('submit', event => {
+    event.preventDefault()
+    const chosen = form.querySelector<HTMLInputElement>('input[type="radio"]:checked')?.value ?? '10'
+    confirm.disabled = true
+    void (async () => {
+      const author = await call('GET', `/api/panel/shoutbox/${item.shout.id}/author`)
+      if (!author.ok) return errorText(author)
+      const who = author.body!.author as { userId: number, username: string, moderator: boolean }
+      if (who.moderator) return t('widget.cannotMute', { username: who.username })
+      const made = await call('POST', '/api/panel/shoutbox/mutes', { userId: who.userId, minutes: chosen === '' ? null : Number(chosen), reason: reason.value })
+      if (!made.ok) return errorText(made)
+      const mute = made.body!.mute as { username: string, until: number | null }
+      announce(mute.until === null ? t('widget.mutedSomeoneForever', { username: mute.username }) : t('widget.mutedSomeone', { username: mute.username, time: when(mute.until) }))
+      finish()
+      return undefined
+    })().then(wrong => {
+      confirm.disabled = false
+      if (wrong !== undefined) problem.textContent = wrong
+    })
+  })
+  item.actions.replaceChildren(form)
+  form.querySelector<HTMLInputElement>('input[type="radio"]')?.focus()
 }
 
 let loading: Promise<void> | undefined

@@ -3,7 +3,7 @@ import { build, login, setUp, userWith } from '../../helpers/app.js'
 import type { Tap } from '../../helpers/types.js'
 
 /**
- * A fresh panel and its admin. With `moderators`, it also has the role 2 "Moderators"
+ * A fresh panel and its admin. With `moderators`, it also has the role 3 "Moderators" (2 is the built-in member role)
  * (panel access and MANAGE_SHOUTBOX); with `alice`, the user alice (id 2) holding it too.
  */
 async function panel (t: Tap, { moderators = false, alice = false } = {}) {
@@ -18,7 +18,7 @@ async function panel (t: Tap, { moderators = false, alice = false } = {}) {
     if (response.statusCode !== 200) throw new Error(`${url}: ${response.body}`)
   }
   if (moderators || alice) await staged('/api/panel/roles', { name: 'Moderators', permissions: ['panel.access', 'addon.shoutbox.manage.shoutbox'] })
-  if (alice) await staged('/api/panel/users', { username: 'alice', email: 'alice@example.org', password: 'a long password', roleId: 2 })
+  if (alice) await staged('/api/panel/users', { username: 'alice', email: 'alice@example.org', password: 'a long password', roleId: 3 })
   return { app, admin, as }
 }
 
@@ -33,7 +33,7 @@ t.test('roles, users and permissions', async t => {
       ['panel.access', 'panel.manage.roles', 'panel.manage.users', 'panel.manage.addons', 'panel.manage.settings', 'addon.shoutbox.manage.shoutbox', 'addon.shoutbox.post'])
     t.same(en.permissions[5], {
       node: 'addon.shoutbox.manage.shoutbox', key: 'MANAGE_SHOUTBOX', addonId: 'shoutbox',
-      title: 'Manage shoutbox', description: 'Post and delete shouts and change the shoutbox settings.'
+      title: 'Manage shoutbox', description: 'Post, edit and delete any shout, mute members in the shoutbox and change its settings.'
     })
     const tr = (await as(admin).get('/api/panel/permissions', { 'accept-language': 'tr-TR,tr;q=0.9,en;q=0.5' })).json()
     t.equal(tr.permissions[5].title, 'Duyuru panosunu yönet')

@@ -1,0 +1,150 @@
+import { LoggedInApi, NoPermission, NotFound, PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { announceChange } from '../change-notices.js'
+import { ShoutEdited } from '../events.js'
+import { assertPublishable, assertStorable } from '../message.js'
+import { mutesRepository } from '../mutes-repository.js'
+import { muteOf, muteSentence } from '../mutes.js'
+import { ModeratorEditSchema, MutedUserParamsSchema, MuteSchema, ShoutIdParamsSchema } from '../schemas.js'
+import { ShoutboxSettings } from '../settings.js'
+import { shoutsRepository } from '../shouts-repository.js'
+
+const MINUTE_MS = 60_000
+const LARGEST_USER_ID = 2_147_483_647
+
+/**
+ * PUT /api/panel/shoutbox/:id — a moderator changes the text of any shout, at any time;
+ * the same message rules as publishing. Logged EDITED_SHOUT with the text before and
+ * after; the lists and streams of every process follow, as for a member's own edit.
+ */
+export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
+  readonly method = 'PUT'
+  readonly path = '/api/panel/shoutbox/:id'
+  readonly schema = ModeratorEditSchema
+
+  async handle (call: SignedInCall<typeof ModeratorEditSchema>): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    const { ctx, user } = call
+    const { message } = call.body
+    const id = Number(call.params.id)
+    assertPublishable(message, (await ShoutboxSettings.of(ctx).current()).maxMessageLength)
+    const shout = await ctx.transaction(async trx => {
+      const shouts = shoutsRepository(ctx.db)
+      const before = await shouts.find(id, trx)
+      if (before === undefined) throw new NotFound()
+      const edited = await shouts.edit(id, message, trx)
+      if (edited === undefined) throw new NotFound()
+      const { shout, eventId } = edited
+      await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage: before.message } }, trx)
+      await announceChange(ctx, trx, { kind: 'shout-edited', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-edited', shout }] })
+      ctx.events.emit(ShoutEdited, shout, trx)
+      return shout
+    })
+    return new Successful({ shout })
+  }
+}
+
+/**
+ * GET /api/panel/shoutbox/:id/author — who wrote a shout, for a moderator about to mute
+ * them from the widget (the list names authors, not accounts). 404 when the shout is
+ * gone or has no account behind it (shouts stored before authors were kept).
+ */
+export class ShoutAuthor extends PanelApi<typeof ShoutIdParamsSchema> {
+  readonly method = 'GET'
+  readonly path = '/api/panel/shoutbox/:id/author'
+  readonly schema = ShoutIdParamsSchema
+
+  async handle (call: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    const { ctx } = call
+    const found = await shoutsRepository(ctx.db).find(Number(call.params.id))
+    if (found === undefined || found.authorId === null) throw new NotFound()
+    const author = await ctx.users.find(found.authorId)
+    if (author === undefined) throw new NotFound()
+    return new Successful({
+      author: { userId: author.id, username: author.username, moderator: ctx.permissions.has(author, 'MANAGE_SHOUTBOX') }
+    })
+  }
+}
+
+/**
+ * POST /api/panel/shoutbox/mutes — silences a member in the shoutbox for `minutes`, or
+ * until lifted (`null`). A member already muted gets the new mute in place of the old.
+ * Holders of MANAGE_SHOUTBOX cannot be muted. Logged MUTED_USER.
+ */
+export class MuteMember extends PanelApi<typeof MuteSchema> {
+  readonly method = 'POST'
+  readonly path = '/api/panel/shoutbox/mutes'
+  readonly schema = MuteSchema
+
+  async handle (call: SignedInCall<typeof MuteSchema>): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    const { ctx, user } = call
+    const { userId, minutes } = call.body
+    const given = call.body.reason ?? ''
+    assertStorable(given, 'reason')
+    const reason = given.trim() === '' ? null : given.trim()
+    const mute = await ctx.transaction(async trx => {
+      const member = await ctx.users.find(userId, trx)
+      if (member === undefined) throw new NotFound()
+      if (ctx.permissions.has(member, 'MANAGE_SHOUTBOX')) throw new NoPermission()
+      const now = Date.now()
+      const until = minutes === null ? null : now + minutes * MINUTE_MS
+      const made = await mutesRepository(ctx.db).put({ userId, username: member.username, until, reason, by: user.username, byId: user.id, createdAt: now }, trx)
+      const { variant, amount } = muteSentence(minutes, reason)
+      await ctx.activityLog.write({
+        type: 'MUTED_USER', user, details: { userId, user: member.username, minutes, until, reason, amount, variant }
+      }, trx)
+      return made
+    })
+    return new Successful({ mute })
+  }
+}
+
+/** GET /api/panel/shoutbox/mutes — the mutes in force now, the latest made first (expired ones are over, and not listed). */
+export class ListMutes extends PanelApi {
+  readonly method = 'GET'
+  readonly path = '/api/panel/shoutbox/mutes'
+  readonly schema = {}
+
+  async handle (call: SignedInCall): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    return new Successful({ mutes: await mutesRepository(call.ctx.db).list(Date.now()) })
+  }
+}
+
+/** DELETE /api/panel/shoutbox/mutes/:userId — lifts a mute in force; 404 when the member has none. Logged UNMUTED_USER. */
+export class LiftMute extends PanelApi<typeof MutedUserParamsSchema> {
+  readonly method = 'DELETE'
+  readonly path = '/api/panel/shoutbox/mutes/:userId'
+  readonly schema = MutedUserParamsSchema
+
+  async handle (call: SignedInCall<typeof MutedUserParamsSchema>): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    const { ctx, user } = call
+    const userId = Number(call.params.userId)
+    if (userId > LARGEST_USER_ID) throw new NotFound()
+    await ctx.transaction(async trx => {
+      const lifted = await mutesRepository(ctx.db).lift(userId, Date.now(), trx)
+      if (lifted === undefined) throw new NotFound()
+      await ctx.activityLog.write({
+        type: 'UNMUTED_USER', user, details: { userId, user: lifted.username, until: lifted.until, reason: lifted.reason }
+      }, trx)
+    })
+    return new Successful()
+  }
+}
+
+/**
+ * GET /api/shoutbox/me — the signed-in user's own posting state, for the widget's
+ * composer: `mute` is `{until, reason}` while they are muted, else null. Only one's own.
+ */
+export class OwnPostingState extends LoggedInApi {
+  readonly method = 'GET'
+  readonly path = '/api/shoutbox/me'
+  readonly schema = {}
+
+  async handle ({ ctx, user }: SignedInCall): Promise<Successful> {
+    const mute = await muteOf(ctx, user)
+    return new Successful({ mute: mute === undefined ? null : { until: mute.until, reason: mute.reason } })
+  }
+}
