@@ -58,9 +58,10 @@ export function shoutsRepository (db: Database) {
     },
 
     /** Who wrote the shout and when, its row locked until `trx` ends; undefined when there is none. */
-    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, date: number } | undefined> {
-      const row = await trx(SHOUTS_TABLE).where({ id }).forUpdate().first<{ author_id: number | null, date: number } | undefined>('author_id', 'date')
-      return row === undefined ? undefined : { authorId: row.author_id, date: Number(row.date) }
+    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, date: number, moderated: boolean } | undefined> {
+      const row = await trx(SHOUTS_TABLE).where({ id }).forUpdate()
+        .first<{ author_id: number | null, date: number, moderated: boolean } | undefined>('author_id', 'date', 'moderated')
+      return row === undefined ? undefined : { authorId: row.author_id, date: Number(row.date), moderated: row.moderated }
     },
 
     /** The shout and its author's id (null for shouts stored before authors were kept); with `trx`, its row locked until `trx` ends. */
@@ -72,11 +73,20 @@ export function shoutsRepository (db: Database) {
       return { ...shout, id: Number(shout.id), date: Number(shout.date), authorId }
     },
 
-    /** The shout with its new text, or undefined when there was none with that id. */
-    async edit (id: number, message: string, trx: Transaction): Promise<Recorded | undefined> {
-      const result = await withEvents(trx, 'shout-edited', trx.raw('update ?? set message = ? where id = ?', [SHOUTS_TABLE, message, id]))
+    /**
+     * The shout with its new text, or undefined when there was none with that id. The
+     * earlier events that carried it carry the new text from now on: words edited out
+     * cannot be read back by replaying the stream's history. `byModerator` marks the
+     * shout as no longer its author's to edit.
+     */
+    async edit (id: number, message: string, trx: Transaction, byModerator = false): Promise<Recorded | undefined> {
+      const result = await withEvents(trx, 'shout-edited',
+        trx.raw(`update ?? set message = ?${byModerator ? ', moderated = true' : ''} where id = ?`, [SHOUTS_TABLE, message, id]))
       const row = result.rows[0]
-      return row === undefined ? undefined : recorded(row)
+      if (row === undefined) return undefined
+      await trx.raw(`update ?? set shout = jsonb_set(shout, '{message}', to_jsonb(?::text))
+        where (shout->>'id')::bigint = ? and id < ? and shout->>'message' is not null`, [EVENTS_TABLE, message, id, row.event_id])
+      return recorded(row)
     },
 
     /**

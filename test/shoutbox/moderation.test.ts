@@ -115,6 +115,28 @@ t.test('PUT /api/panel/shoutbox/:id: a moderator edits any shout, logged with th
     for (let i = 1; i < entries.length; i++) t.equal(entries[i]!.details.previousMessage, entries[i - 1]!.details.message, 'a chain: nothing lost between two edits')
     t.equal((await api.list()).find(s => s.id === shout.id)?.message, entries.at(-1)!.details.message)
   })
+
+  t.test('edited-out words cannot be read back from the stream\'s history (Last-Event-ID: 0)', async t => {
+    const replay = connectSse(`${address}/api/shoutbox/stream`, { 'last-event-id': '0' })
+    t.teardown(() => replay.close())
+    const current = (await api.list()).find(s => s.id === shout.id)!.message
+    const events = await replay.next(e => e.event === 'shout-edited' && JSON.parse(e.data).message === current).then(() => replay.events)
+    const texts = events.filter(e => e.event !== 'ready' && JSON.parse(e.data).id === shout.id).map(e => JSON.parse(e.data).message as string)
+    t.ok(texts.length >= 2, `the shout's events are replayed (${texts.length})`)
+    t.same([...new Set(texts)], [current], 'every replayed event of the shout carries its text now, none the rude word')
+    const rows = await app.db('shoutbox_events').whereRaw("(shout->>'id')::bigint = ?", [shout.id]).select<Array<{ shout: { message: string } }>>('shout')
+    t.notOk(rows.some(row => JSON.stringify(row).includes('rude')), 'nor does the history table hold it')
+  })
+
+  t.test('the author cannot put back what a moderator took out: 403 EDIT_WINDOW_CLOSED even within the window', async t => {
+    await api.send('PUT', '/api/panel/shoutbox/config', admin, { editWindowSeconds: 300 })
+    const own = (await api.post(ayse.cookie, 'another rude word')).json().shout as Shout
+    t.same(answer(await api.editOwn(ayse.cookie, own.id, 'another polite word')), [200, { result: 'ok', shout: { ...own, message: 'another polite word' } }], 'their own edit, within the window')
+    t.equal((await api.edit(mod.cookie, own.id, { message: 'another [removed] word' })).statusCode, 200)
+    t.same(answer(await api.editOwn(ayse.cookie, own.id, 'another rude word')), [403, error('EDIT_WINDOW_CLOSED')])
+    t.equal((await api.list()).find(s => s.id === own.id)?.message, 'another [removed] word')
+    t.same(answer(await api.removeOwn(ayse.cookie, own.id)), [200, { result: 'ok' }], 'taking it back is still theirs')
+  })
 })
 
 t.test('mutes', async t => {

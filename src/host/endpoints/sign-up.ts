@@ -34,8 +34,8 @@ export class SignUp extends Api<typeof SignUpSchema, HostContext> {
     if (!(await identity.siteSettings.read()).signUp) throw new SignUpClosed()
     await identity.signUpQuota.take(call.ip)
     const { password, ...account } = call.body
-    const passwordHash = await identity.passwords.hash(password)
     const roleId = await identity.siteSettings.signUpRoleId()
+    const passwordHash = await identity.passwords.hash(password)
     const user = await ctx.transaction(async trx => {
       const created = await identity.users.create({ ...account, passwordHash, roleId }, trx)
       await ctx.activityLog.write({ type: 'SIGNED_UP', user: created }, trx)

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { BadRequest, NoPermission, type SessionUser } from '../../sdk/index.js'
-import { UnknownRole } from '../errors.js'
+import { SignUpClosed, UnknownRole } from '../errors.js'
 import { ALL, PANEL_ACCESS, holdsNode } from './permissions.js'
 import type { RolesRepository } from './roles.js'
 
@@ -52,12 +52,17 @@ export class SiteSettingsStore {
 
   /**
    * The role a sign-up gets now: the chosen one, unless it has since been given the panel
-   * (or removed), in which case the member role — signing up never opens the panel.
+   * (or removed), in which case the member role — signing up never opens the panel: if
+   * the member role itself opens it (given `panel.access`, or a staff role called "member"
+   * before the member role was built in), nobody signs up (`SIGN_UP_CLOSED`).
    */
   async signUpRoleId (): Promise<number> {
     const { defaultRoleId } = await this.stored(this.db)
     const chosen = defaultRoleId === null ? undefined : await this.roles.find(defaultRoleId)
-    return chosen !== undefined && eligible(chosen) ? chosen.id : (await this.roles.member()).id
+    if (chosen !== undefined && eligible(chosen)) return chosen.id
+    const member = await this.roles.member()
+    if (!eligible(member)) throw new SignUpClosed()
+    return member.id
   }
 
   private async assertEligible (roleId: number, actor: Pick<SessionUser, 'permissions'>, trx: Knex): Promise<void> {

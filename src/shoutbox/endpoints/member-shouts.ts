@@ -61,8 +61,9 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
     const id = Number(call.params.id)
     const settings = await ShoutboxSettings.of(ctx).current()
     const shout = await ctx.transaction(async trx => {
-      const { date } = await ownShout(ctx, trx, id, user)
-      if (Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
+      const { date, moderated } = await ownShout(ctx, trx, id, user)
+      // A moderator's edit closes the window: the author may not put back what was taken out.
+      if (moderated || Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
       assertPublishable(message, settings.maxMessageLength)
       const edited = await shoutsRepository(ctx.db).edit(id, message, trx)
       if (edited === undefined) throw new NotFound()
@@ -100,9 +101,9 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
 }
 
 /** The shout `id`, locked for `trx`, if `user` wrote it: NOT_FOUND when there is none, NO_PERMISSION when it is someone else's. */
-async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser): Promise<{ date: number }> {
+async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser): Promise<{ date: number, moderated: boolean }> {
   const found = await shoutsRepository(ctx.db).authorOf(id, trx)
   if (found === undefined) throw new NotFound()
   if (found.authorId !== user.id) throw new NoPermission()
-  return { date: found.date }
+  return { date: found.date, moderated: found.moderated }
 }

@@ -31,7 +31,7 @@ export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
       const shouts = shoutsRepository(ctx.db)
       const before = await shouts.find(id, trx)
       if (before === undefined) throw new NotFound()
-      const edited = await shouts.edit(id, message, trx)
+      const edited = await shouts.edit(id, message, trx, true)
       if (edited === undefined) throw new NotFound()
       const { shout, eventId } = edited
       await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage: before.message } }, trx)

@@ -210,6 +210,25 @@ t.test('POST /api/auth/signup', async t => {
     t.equal(nextHour.statusCode, 200, 'an hour later the address may sign up again')
   })
 
+  t.test('one IPv6 /64 is one client: its addresses share the quota; another /64 does not', async t => {
+    const answers = []
+    for (let i = 1; i <= 6; i++) answers.push(await signUp(app, { username: `six${i}`, email: `six${i}@example.org`, password: 'a long password' }, `2001:db8:7:7::${i}`))
+    t.same(answers.map(a => a.statusCode), [200, 200, 200, 200, 200, 429], 'five from the /64, whichever its addresses')
+    t.equal((await signUp(app, { username: 'next64', email: 'next64@example.org', password: 'a long password' }, '2001:db8:7:8::1')).statusCode, 200)
+    t.same(await app.db('address_quotas').where('key', 'like', 'sign-up:2001:db8:7:%').orderBy('key').pluck('key'), ['sign-up:2001:db8:7:7::/64', 'sign-up:2001:db8:7:8::/64'],
+      'kept by /64, the address itself nowhere')
+  })
+
+  t.test('a member role that opens the panel (a staff role named "member" before the upgrade) closes sign-up instead', async t => {
+    await settings(app, admin, { defaultRoleId: MEMBER.id })
+    await app.db('roles').where({ id: MEMBER.id }).update({ permissions: JSON.stringify(['panel.access', 'addon.shoutbox.post']) })
+    t.teardown(async () => { await app.db('roles').where({ id: MEMBER.id }).update({ permissions: JSON.stringify(['addon.shoutbox.post']) }) })
+    const before = await users(app)
+    const response = await signUp(app, { username: 'stranger', email: 'stranger@example.org', password: 'a long password' })
+    t.same([response.statusCode, response.json()], [403, error('SIGN_UP_CLOSED')])
+    t.same(await users(app), before, 'nobody created')
+  })
+
   t.test('the administrator still signs in as before', async t => {
     t.ok((await login(app, ADMIN.username, ADMIN.password)).length > 20)
   })
