@@ -56,7 +56,8 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'shoutbox', name: '002-create-events' },
     { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' },
     { owner: 'shoutbox', name: '004-authors' },
-    { owner: 'shoutbox', name: '008-create-mutes' }
+    { owner: 'shoutbox', name: '008-create-mutes' },
+    { owner: 'shoutbox', name: '009-moderated-shouts' }
   ])
   await first.close()
   const second = await build(t, { db })
