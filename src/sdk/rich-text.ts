@@ -17,13 +17,27 @@ const URL_PATTERN = /\bhttps?:\/\/[^\s<>"]+/giu
 // A name as usernames are made (3–32 of A–Z a–z 0–9 _ -), after the start or a non-word character (so not an e-mail address).
 const MENTION_PATTERN = /(?<![\p{L}\p{N}_@.-])@([A-Za-z0-9_-]{3,32})(?![A-Za-z0-9_-])/gu
 // Punctuation that ends a sentence rather than the address.
-const TRAILING = /[.,;:!?'"*]+$/u
+const TRAILING = new Set(['.', ',', ';', ':', '!', '?', "'", '"', '*'])
 
-/** Cuts an address found in text: closing brackets stay only when the address opened them. */
+function withoutTrailing (text: string): string {
+  let end = text.length
+  while (end > 0 && TRAILING.has(text[end - 1]!)) end--
+  return text.slice(0, end)
+}
+
+/**
+ * Cuts an address found in text: closing brackets stay only when the address opened them.
+ * Linear in the address's length (brackets are counted once), whatever it ends with.
+ */
 function trimAddress (raw: string): string {
-  let address = raw.replace(TRAILING, '')
+  let address = withoutTrailing(raw)
   for (const [open, close] of [['(', ')'], ['[', ']'], ['{', '}']] as const) {
-    while (address.endsWith(close) && count(address, close) > count(address, open)) address = address.slice(0, -1).replace(TRAILING, '')
+    const opened = count(address, open)
+    let closed = count(address, close)
+    while (address.endsWith(close) && closed > opened) {
+      address = withoutTrailing(address.slice(0, -1))
+      closed--
+    }
   }
   return address
 }
