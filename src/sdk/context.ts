@@ -38,7 +38,8 @@ export interface AddonConfig {
 
 export interface ActivityLogEntryInput {
   readonly type: string
-  readonly user: Actor
+  /** Who did it; `null` for what the addon does by itself (a timer's work, say). */
+  readonly user: Actor | null
   readonly details?: Record<string, unknown>
 }
 
