@@ -15,10 +15,14 @@ export const PublishShoutSchema = {
 
 const MaxShoutsSchema = Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()])
 const MaxMessageLengthSchema = Type.Integer({ minimum: 1, maximum: 10_000 })
+const MaxPinnedSchema = Type.Integer({ minimum: 0, maximum: 20 })
+const KeepDaysSchema = Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()])
 
 export const SettingsSchema = Type.Object({
   maxShouts: MaxShoutsSchema,
-  maxMessageLength: MaxMessageLengthSchema
+  maxMessageLength: MaxMessageLengthSchema,
+  maxPinned: MaxPinnedSchema,
+  keepDays: KeepDaysSchema
 })
 
 export type Settings = Static<typeof SettingsSchema>
@@ -26,6 +30,8 @@ export type Settings = Static<typeof SettingsSchema>
 export const UpdateSettingsSchema = {
   body: Type.Object({
     maxShouts: Type.Optional(MaxShoutsSchema),
-    maxMessageLength: Type.Optional(MaxMessageLengthSchema)
+    maxMessageLength: Type.Optional(MaxMessageLengthSchema),
+    maxPinned: Type.Optional(MaxPinnedSchema),
+    keepDays: Type.Optional(KeepDaysSchema)
   }, { minProperties: 1 })
 }

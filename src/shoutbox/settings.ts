@@ -38,7 +38,12 @@ export class ShoutboxSettings {
   /** Straight from the database (after a change, to answer with what was stored). */
   async read (): Promise<Settings> {
     const values = await this.ctx.config.all()
-    return { maxShouts: values.maxShouts as number | null, maxMessageLength: values.maxMessageLength as number }
+    return {
+      maxShouts: values.maxShouts as number | null,
+      maxMessageLength: values.maxMessageLength as number,
+      maxPinned: values.maxPinned as number,
+      keepDays: values.keepDays as number | null
+    }
   }
 
   private forget (): void {

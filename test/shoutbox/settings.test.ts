@@ -7,16 +7,16 @@ t.test('GET/PUT /api/panel/shoutbox/config', async t => {
   const get = (cookie = admin) => app.inject({ url: '/panel/api/shoutbox/config', headers: { cookie } })
   const put = (payload: Record<string, unknown>, cookie = admin) => app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie }, payload })
 
-  t.test('defaults from the manifest: no maxShouts, 500 code points', async t => {
+  t.test('defaults from the manifest: no maxShouts, 500 code points, 3 pins, kept forever', async t => {
     const response = await get()
-    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500 }])
+    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, maxPinned: 3, keepDays: null }])
   })
 
   t.test('the keys sent are changed, the answer is the whole config', async t => {
-    t.same((await put({ maxShouts: 10 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 500 })
-    t.same((await put({ maxMessageLength: 20 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 20 })
-    t.same((await put({ maxShouts: null, maxMessageLength: 10000 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000 })
-    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000 })
+    t.same((await put({ maxShouts: 10 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 500, maxPinned: 3, keepDays: null })
+    t.same((await put({ maxMessageLength: 20 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 20, maxPinned: 3, keepDays: null })
+    t.same((await put({ maxShouts: null, maxMessageLength: 10000 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, maxPinned: 3, keepDays: null })
+    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, maxPinned: 3, keepDays: null })
   })
 
   t.test('maxMessageLength applies to the next publish', async t => {
