@@ -15,6 +15,11 @@ export function assertPublishable (message: string, maxMessageLength: number): v
   if (codePoints(message) > maxMessageLength) throw new MessageTooLong(maxMessageLength)
 }
 
+/** Checks the words of an archive search: PostgreSQL must be able to hold them as text. */
+export function assertSearchable (q: string): void {
+  if (UNSTORABLE.test(q)) throw new BadRequest({ bodyValidationError: 'querystring/q must not contain U+0000 or an unpaired surrogate' })
+}
+
 function codePoints (text: string): number {
   let count = 0
   for (const _ of text) count++

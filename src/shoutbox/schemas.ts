@@ -35,3 +35,13 @@ export const UpdateSettingsSchema = {
     keepDays: Type.Optional(KeepDaysSchema)
   }, { minProperties: 1 })
 }
+
+export const ArchiveSchema = {
+  querystring: Type.Object({
+    /** An id: the page holds shouts older than it (the previous page's `next`). */
+    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    /** Words to find; blank is no search. */
+    q: Type.Optional(Type.String({ maxLength: 200 }))
+  })
+}

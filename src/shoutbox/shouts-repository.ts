@@ -1,8 +1,8 @@
 import type { Database, Transaction } from '../sdk/index.js'
 import { EVENTS_TABLE } from './events-repository.js'
 import type { Shout } from './schemas.js'
+import { SHOUTS_TABLE } from './tables.js'
 
-const SHOUTS_TABLE = 'shoutbox_shouts'
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
 
 /** A change to the shouts together with the id of the stream event recording it. */
@@ -16,6 +16,20 @@ interface RecordedRow extends Shout {
 }
 
 const recorded = ({ event_id: eventId, ...shout }: RecordedRow): Recorded => ({ shout, eventId })
+
+/**
+ * A message's words, as the search index (migrations/003) holds them: the archive's
+ * search must use this very expression for PostgreSQL to use the index.
+ */
+const WORDS = "to_tsvector('simple', message)"
+
+export interface ArchiveQuery {
+  /** Only shouts with a smaller id. */
+  readonly before?: number | undefined
+  readonly limit: number
+  /** Words to find (web-search syntax: "a phrase", -not, or); never parsed as SQL or tsquery syntax. */
+  readonly q?: string | undefined
+}
 
 /**
  * The shouts, and with every change the row of `shoutbox_events` the live stream sends:
@@ -41,6 +55,26 @@ export function shoutsRepository (db: Database) {
 
     async list (limit: number | null): Promise<Shout[]> {
       return this.listQuery(limit)
+    },
+
+    /**
+     * Newest first, by id: a walk of the primary key backwards from `before`, filtered by
+     * the search index when `q` is given (PostgreSQL picks which index leads).
+     */
+    archiveQuery ({ before, limit, q }: ArchiveQuery) {
+      const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).orderBy('id', 'desc').limit(limit)
+      if (before !== undefined) query.where('id', '<', before)
+      if (q !== undefined) query.whereRaw(`${WORDS} @@ websearch_to_tsquery('simple', ?)`, [q])
+      return query
+    },
+
+    async archive (query: ArchiveQuery): Promise<Shout[]> {
+      return this.archiveQuery(query)
+    },
+
+    async find (id: number): Promise<Shout | undefined> {
+      const [shout] = await db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).where('id', id)
+      return shout
     },
 
     /** Stores the shouts in one statement; ids are given in the order of `shouts`. */

@@ -1,0 +1,2 @@
+/** The addon's tables that more than one repository reads. */
+export const SHOUTS_TABLE = 'shoutbox_shouts'
