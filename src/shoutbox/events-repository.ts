@@ -1,7 +1,7 @@
 import type { Database } from '../sdk/index.js'
 import type { Shout } from './schemas.js'
 
-export type ShoutEventKind = 'shout-created' | 'shout-deleted'
+export type ShoutEventKind = 'shout-created' | 'shout-deleted' | 'shout-pinned' | 'shout-unpinned'
 
 export interface ShoutEvent {
   readonly id: number

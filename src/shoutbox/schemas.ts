@@ -1,4 +1,4 @@
-import { Type, type Static } from '../sdk/index.js'
+import { IdParamsSchema, Type, type Static } from '../sdk/index.js'
 
 export const ShoutSchema = Type.Object({
   id: Type.Integer(),
@@ -44,4 +44,9 @@ export const ArchiveSchema = {
     /** Words to find; blank is no search. */
     q: Type.Optional(Type.String({ maxLength: 200 }))
   })
+}
+
+export const PinSchema = {
+  params: IdParamsSchema,
+  body: Type.Object({ pinned: Type.Boolean() })
 }
