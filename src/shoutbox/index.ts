@@ -1,12 +1,20 @@
 import { defineAddon } from '../sdk/index.js'
+import { Retention } from './retention.js'
 import { StreamHub } from './stream-hub.js'
 
 /**
  * The Shoutbox addon. Its endpoints (endpoints/) and migrations (migrations/) are found
  * by the host; nothing here registers them. Starting it subscribes the live stream to
- * change notices; stopping it ends the open streams.
+ * change notices and starts retention's hourly runs; stopping it ends the open streams
+ * and waits for a run in progress.
  */
 export default defineAddon({
-  start: ctx => StreamHub.of(ctx).start(),
-  stop: ctx => StreamHub.of(ctx).stop()
+  start: ctx => {
+    StreamHub.of(ctx).start()
+    Retention.of(ctx).start()
+  },
+  stop: async ctx => {
+    StreamHub.of(ctx).stop()
+    await Retention.of(ctx).stop()
+  }
 })

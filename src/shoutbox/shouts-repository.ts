@@ -1,7 +1,7 @@
 import type { Database, Transaction } from '../sdk/index.js'
 import { EVENTS_TABLE } from './events-repository.js'
 import type { Shout } from './schemas.js'
-import { SHOUTS_TABLE } from './tables.js'
+import { PINS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
 
@@ -75,6 +75,17 @@ export function shoutsRepository (db: Database) {
     async find (id: number): Promise<Shout | undefined> {
       const [shout] = await db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).where('id', id)
       return shout
+    },
+
+    /**
+     * Deletes the oldest shouts dated before `cutoff`, at most `limit` of them and never a
+     * pinned one, each recorded as a `shout-deleted` event exactly as `delete` records one.
+     */
+    async prune (cutoff: number, limit: number, trx: Transaction): Promise<Recorded[]> {
+      const result = await withEvents(trx, 'shout-deleted', trx.raw(`delete from ?? where id in (
+          select id from ?? as old where date < ? and not exists (select 1 from ?? as pin where pin.shout_id = old.id)
+          order by date limit ?)`, [SHOUTS_TABLE, SHOUTS_TABLE, cutoff, PINS_TABLE, limit]))
+      return result.rows.map(recorded)
     },
 
     /** Stores the shouts in one statement; ids are given in the order of `shouts`. */
