@@ -17,12 +17,6 @@ interface RecordedRow extends Shout {
 
 const recorded = ({ event_id: eventId, ...shout }: RecordedRow): Recorded => ({ shout, eventId })
 
-/**
- * A message's words, as the search index (migrations/003) holds them: the archive's
- * search must use this very expression for PostgreSQL to use the index.
- */
-const WORDS = "to_tsvector('simple', message)"
-
 export interface ArchiveQuery {
   /** Only shouts with a smaller id. */
   readonly before?: number | undefined
@@ -64,7 +58,8 @@ export function shoutsRepository (db: Database) {
     archiveQuery ({ before, limit, q }: ArchiveQuery) {
       const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).orderBy('id', 'desc').limit(limit)
       if (before !== undefined) query.where('id', '<', before)
-      if (q !== undefined) query.whereRaw(`${WORDS} @@ websearch_to_tsquery('simple', ?)`, [q])
+      // to_tsvector('simple', message) is the search index's expression (migrations/003), word for word: so PostgreSQL uses it.
+      if (q !== undefined) query.whereRaw("to_tsvector('simple', message) @@ websearch_to_tsquery('simple', ?)", [q])
       return query
     },
 
