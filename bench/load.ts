@@ -26,6 +26,8 @@ const result = await autocannon({
 process.stdout.write(JSON.stringify({
   requestsPerSecond: result.requests.average,
   total: result.requests.total,
+  // Requests sent, answered or not: those still waiting when the run ended are in this only.
+  sent: result.requests.sent,
   p50: result.latency.p50,
   p99: result.latency.p99,
   non2xx: result.non2xx,

@@ -4,13 +4,29 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: list, million, publish, stream
+ *   npm run bench -- --only publish,stream   # parts: list, million, busy, publish, stream, stream10k
+ *   npm run bench -- --only busy --rates 20,100,400
+ *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
  * Every figure comes from real HTTP over loopback, with the load generator (autocannon)
  * in its own process. The list is compared with a bare node:http server sending the
  * identical bytes, and a million stored shouts with ten thousand: each comparison is
  * `--rounds` pairs of back-to-back runs of `--seconds`; the figures are medians, the
  * ratio the median of the pairs' ratios.
+ *
+ * busy: the list (maxShouts 50 of 10,000, 64 connections) while a separate process
+ * publishes at each of `--rates` a second, evenly spaced. Each round is three
+ * back-to-back runs — the idle list, the busy list, the bare server — in an order that
+ * rotates from round to round; the ratios busy/idle, busy/bare and idle/bare are the
+ * medians of the rounds' ratios.
+ *
+ * stream, stream10k: `--subscribers` event streams (spread over client processes of
+ * 2,500 and over loopback source addresses, 20 streams each) receive a run of 20
+ * publishes — 250 ms apart for stream, back to back for stream10k — from a host
+ * restarted first, so its memory does not depend on the parts before. Delivery is
+ * timed from each publish's answer; reported with the subscribers that missed any
+ * event and the host's resident memory before they connected, with them, and per
+ * subscriber.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -22,23 +38,32 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { querySql } from '../test/helpers/storage-sql.js'
+import type { PublisherResult } from './publisher.js'
+import type { SubscribersResult } from './subscribers.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const { values: options } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
     seconds: { type: 'string', default: '5' },
-    subscribers: { type: 'string', default: '2000' },
-    only: { type: 'string', default: 'list,million,publish,stream' }
+    /** The stream parts' subscribers; by default 2,000 for stream and 10,000 for stream10k. */
+    subscribers: { type: 'string' },
+    /** The busy part's publishes a second. */
+    rates: { type: 'string', default: '20,100,400' },
+    only: { type: 'string', default: 'list,million,busy,publish,stream,stream10k' }
   }
 })
-/** `--only list,publish`: the parts to run (list, million, publish, stream); all by default. */
+/** `--only list,publish`: the parts to run (list, million, busy, publish, stream, stream10k); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
-const SUBSCRIBERS = Number(options.subscribers)
+const SUBSCRIBERS = options.subscribers === undefined ? undefined : Number(options.subscribers)
+const RATES = options.rates.split(',').map(Number)
+if (RATES.some(rate => !(rate > 0 && rate <= 5000))) throw new Error('--rates: publishes a second, 1 to 5000, separated by commas')
 const DATABASE_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
-const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'benchmark password' }
+const SETUP_TOKEN = 'benchmark-setup-token'
+/** The first administrator; as a body it finishes setup (the hosts hold SETUP_TOKEN). */
+const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'benchmark password', setupToken: SETUP_TOKEN }
 
 const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -50,6 +75,7 @@ const percentile = (values: number[], p: number): number => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
 }
 const log = (line: string): void => { process.stderr.write(`# ${line}\n`) }
+const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
 async function freePort (): Promise<number> {
   return new Promise(resolve => {
@@ -70,9 +96,26 @@ const PIN = await new Promise<boolean>(resolve => {
   probe.on('exit', code => resolve(code === 0 && os.cpus().length >= 2))
 })
 
+/**
+ * A node process, pinned to `core` when pinning works. Started through sh, which raises
+ * its soft limit of open files to the hard one first: ten thousand streams are ten
+ * thousand descriptors in the host (checked before the stream parts, see fanOut).
+ */
 function node (args: string[], env: NodeJS.ProcessEnv = {}, core?: 0 | 1): ChildProcess {
-  const [command, argv] = PIN && core !== undefined ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, args]
-  return spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] })
+  const command = [...(PIN && core !== undefined ? ['taskset', '-c', String(core)] : []), process.execPath, ...args]
+  return spawn('/bin/sh', ['-c', 'ulimit -n "$(ulimit -H -n)" 2>/dev/null; exec "$@"', 'sh', ...command], {
+    cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit']
+  })
+}
+
+/** The soft limit of open files of process `pid` (Infinity where /proc cannot tell). */
+async function openFilesLimit (pid: number): Promise<number> {
+  try {
+    const soft = /^Max open files\s+(\S+)/m.exec(await fs.readFile(`/proc/${pid}/limits`, 'utf8'))?.[1]
+    return soft === undefined || soft === 'unlimited' ? Infinity : Number(soft)
+  } catch {
+    return Infinity
+  }
 }
 
 function firstLine (child: ChildProcess): Promise<string> {
@@ -92,6 +135,35 @@ function firstLine (child: ChildProcess): Promise<string> {
   })
 }
 
+/** The lines a child prints, one per call, in order; rejects once it has closed its output. */
+function lines (child: ChildProcess): () => Promise<string> {
+  const ready: string[] = []
+  const waiting: Array<{ resolve: (line: string) => void, reject: (error: Error) => void }> = []
+  let text = ''
+  let closed: Error | undefined
+  child.stdout!.setEncoding('utf8')
+  child.stdout!.on('data', (chunk: string) => {
+    text += chunk
+    let end
+    while ((end = text.indexOf('\n')) !== -1) {
+      const line = text.slice(0, end)
+      text = text.slice(end + 1)
+      const waiter = waiting.shift()
+      if (waiter === undefined) ready.push(line)
+      else waiter.resolve(line)
+    }
+  })
+  child.once('close', code => {
+    closed = new Error(`exited with ${code} before answering`)
+    for (const waiter of waiting.splice(0)) waiter.reject(closed)
+  })
+  return () => {
+    if (ready.length > 0) return Promise.resolve(ready.shift()!)
+    if (closed !== undefined) return Promise.reject(closed)
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }))
+  }
+}
+
 // ---------------------------------------------------------------- sites: storage and a host process
 
 /** One installation: its own storage (a schema, or a data folder) and its host process. */
@@ -103,7 +175,8 @@ class Site {
   readonly port: Promise<number> = freePort()
 
   get env (): NodeJS.ProcessEnv {
-    return DATABASE_URL === undefined ? { DATA_DIR: this.dataDir, DATABASE_URL: '' } : { DATABASE_URL, DATABASE_SCHEMA: this.schema }
+    const storage = DATABASE_URL === undefined ? { DATA_DIR: this.dataDir, DATABASE_URL: '' } : { DATABASE_URL, DATABASE_SCHEMA: this.schema }
+    return { ...storage, SETUP_TOKEN }
   }
 
   async url (): Promise<string> {
@@ -122,7 +195,12 @@ class Site {
   }
 
   async start (): Promise<void> {
-    this.child = node(['dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], { ...this.env, LOG_LEVEL: 'warn' }, 0)
+    this.child = node(['dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], {
+      ...this.env,
+      LOG_LEVEL: 'warn',
+      // Harmless where nothing reads it: the stream parts connect 10,000 from loopback (20 an address).
+      STREAMS_PER_CLIENT: '100000'
+    }, 0)
     this.child.stdout!.resume()
     const deadline = Date.now() + 60_000
     while (Date.now() < deadline) {
@@ -212,7 +290,7 @@ class Site {
 
 // ---------------------------------------------------------------- measurements
 
-interface Load { requestsPerSecond: number, total: number, p50: number, p99: number, non2xx: number, errors: number, timeouts: number, status2xx: number }
+interface Load { requestsPerSecond: number, total: number, sent: number, p50: number, p99: number, non2xx: number, errors: number, timeouts: number, status2xx: number }
 
 async function load (job: Record<string, unknown>): Promise<Load> {
   const child = node(['--import', 'tsx', 'bench/load.ts', JSON.stringify(job)], {}, 1)
@@ -242,8 +320,8 @@ async function compare (label: string, urls: readonly [string, string]): Promise
   return { ...result, ratio }
 }
 
-/** The list of `site` against a bare node:http server sending the identical bytes and headers. */
-async function compareList (label: string, site: Site): Promise<Comparison> {
+/** A bare node:http server sending the bytes and headers the list of `site` sends now. */
+async function startBare (label: string, site: Site): Promise<{ url: string, stop: () => Promise<void> }> {
   const sample = await fetch(`${await site.url()}/api/shoutbox/list`)
   const body = await sample.text()
   const headers: Record<string, string> = {}
@@ -255,14 +333,116 @@ async function compareList (label: string, site: Site): Promise<Comparison> {
   await fs.writeFile(file, JSON.stringify({ body, headers }))
   const barePort = await freePort()
   const bare = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(barePort)], {}, 0)
-  await firstLine(bare)
-  log(`${label}: ${body.length} bytes a response (bare vs host)`)
   try {
-    return await compare(label, [`http://127.0.0.1:${barePort}/`, `${await site.url()}/api/shoutbox/list`])
+    await firstLine(bare)
   } finally {
-    bare.kill('SIGTERM')
     await fs.rm(file, { force: true })
   }
+  log(`${label}: ${body.length} bytes a response (bare vs host)`)
+  return { url: `http://127.0.0.1:${barePort}/`, stop: async () => { bare.kill('SIGTERM') } }
+}
+
+/** The list of `site` against a bare node:http server sending the identical bytes and headers. */
+async function compareList (label: string, site: Site): Promise<Comparison> {
+  const bare = await startBare(label, site)
+  try {
+    return await compare(label, [bare.url, `${await site.url()}/api/shoutbox/list`])
+  } finally {
+    await bare.stop()
+  }
+}
+
+/** The busy part's list load: the connections the issue measured with. */
+const BUSY_CONNECTIONS = 64
+/** The publisher runs this long before the list is measured, so the measurement sees it steady. */
+const BUSY_LEAD_IN_MS = 1000
+
+interface BusyRate {
+  readonly rate: number
+  readonly idle: Load[]
+  readonly busy: Load[]
+  readonly bare: Load[]
+  readonly publishers: PublisherResult[]
+  readonly busyToIdle: number
+  readonly busyToBare: number
+  readonly idleToBare: number
+}
+
+/**
+ * One run of the list while a separate process (bench/publisher.ts, on the load
+ * generator's core) publishes `rate` times a second: it starts, publishes for a lead-in,
+ * goes on through the whole measurement, and stops when it ends.
+ */
+async function busyList (site: Site, rate: number, round: number): Promise<{ load: Load, publisher: PublisherResult }> {
+  const publisher = node(['--import', 'tsx', 'bench/publisher.ts', JSON.stringify({
+    url: `${await site.url()}/api/panel/shoutbox`,
+    cookie: site.cookie,
+    rate,
+    // A bound of its own, should this process fail to stop it.
+    maxSeconds: SECONDS + BUSY_LEAD_IN_MS / 1000 + 30,
+    // About as long as the seeded shouts (the list's bytes stay comparable with the bare server's).
+    message: `Busy shout, ${rate}/s, round ${round}, as long as a real one:`
+  })], {}, 1)
+  const next = lines(publisher)
+  try {
+    if (await next() !== 'started') throw new Error('the publisher did not start')
+    await sleep(BUSY_LEAD_IN_MS)
+    const measured = await load({ url: `${await site.url()}/api/shoutbox/list`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS })
+    publisher.stdin!.write('stop\n')
+    const result = JSON.parse(await next()) as PublisherResult
+    // Its last publishes answered, the host is given a moment before the next run.
+    await sleep(500)
+    return { load: measured, publisher: result }
+  } finally {
+    publisher.kill('SIGTERM')
+  }
+}
+
+/**
+ * The busy part: for each rate, `ROUNDS` rounds of three back-to-back runs — the idle
+ * list, the list with publishes arriving, and a bare server sending the idle list's
+ * bytes — the order rotating from round to round, after a warm-up of the idle list and
+ * the bare server.
+ */
+async function busyBoard (site: Site): Promise<BusyRate[]> {
+  await site.seedTo(10_000)
+  await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
+  const listUrl = `${await site.url()}/api/shoutbox/list`
+  const results: BusyRate[] = []
+  for (const rate of RATES) {
+    const bare = await startBare(`busy, ${rate} publishes/s`, site)
+    const runs = { idle: [] as Load[], busy: [] as Load[], bare: [] as Load[], publishers: [] as PublisherResult[] }
+    try {
+      for (const url of [listUrl, bare.url]) await load({ url, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+      for (let round = 1; round <= ROUNDS; round++) {
+        const order = (['idle', 'busy', 'bare'] as const).map((_, i, all) => all[(i + round - 1) % 3]!)
+        for (const which of order) {
+          if (which === 'busy') {
+            const { load: measured, publisher } = await busyList(site, rate, round)
+            runs.busy.push(measured)
+            runs.publishers.push(publisher)
+          } else {
+            runs[which].push(await load({ url: which === 'idle' ? listUrl : bare.url, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
+          }
+        }
+        const publisher = runs.publishers.at(-1)!
+        log(`busy, ${rate} publishes/s, round ${round} (${order.join(', ')}): idle ${Math.round(runs.idle.at(-1)!.requestsPerSecond)}, ` +
+          `busy ${Math.round(runs.busy.at(-1)!.requestsPerSecond)}, bare ${Math.round(runs.bare.at(-1)!.requestsPerSecond)} req/s; ` +
+          `${publisher.achievedPerSecond.toFixed(1)} publishes/s (at most ${Math.round(publisher.maxLagMs)} ms late), ${publisher.errors} errors, ${publisher.skipped} not sent`)
+      }
+    } finally {
+      await bare.stop()
+    }
+    const ratio = (a: Load[], b: Load[]): number => median(a.map((x, i) => x.requestsPerSecond / b[i]!.requestsPerSecond))
+    results.push({
+      rate,
+      ...runs,
+      busyToIdle: ratio(runs.busy, runs.idle),
+      busyToBare: ratio(runs.busy, runs.bare),
+      idleToBare: ratio(runs.idle, runs.bare)
+    })
+  }
+  return results
 }
 
 async function publishLoad (site: Site): Promise<{ load: Load, stored: number, lost: number, logged: number }> {
@@ -283,29 +463,109 @@ async function publishLoad (site: Site): Promise<{ load: Load, stored: number, l
   return { load: result, stored, logged, lost: Math.max(0, result.status2xx - stored) }
 }
 
-async function fanOut (site: Site): Promise<{ p50: number, p99: number, delivered: number, expected: number, idleMiB: number, rssMiB: number }> {
-  const idleMiB = await site.rssMiB()
-  const subscribers = node(['--import', 'tsx', 'bench/subscribers.ts', `${await site.url()}/api/shoutbox/stream`, String(SUBSCRIBERS)], {}, 1)
-  await firstLine(subscribers)
-  log(`${SUBSCRIBERS} subscribers connected`)
-  const answeredAt: number[] = []
-  const PUBLISHES = 20
-  for (let i = 0; i < PUBLISHES; i++) {
-    const response = await site.api('POST', '/api/panel/shoutbox', { message: `fan-out ${i}` })
-    answeredAt.push(Date.now())
-    if (response.status !== 200) throw new Error(`publish failed: ${JSON.stringify(response.json)}`)
-    await new Promise(resolve => setTimeout(resolve, 250))
+/** Subscribers a client process holds, and streams a loopback source address opens. */
+const SUBSCRIBERS_PER_PROCESS = 2500
+const STREAMS_PER_ADDRESS = 20
+const FAN_OUT_PUBLISHES = 20
+
+interface FanOut {
+  readonly subscribers: number
+  readonly connected: number
+  readonly connectSeconds: number
+  readonly p50: number
+  readonly p99: number
+  readonly max: number
+  readonly delivered: number
+  readonly expected: number
+  /** Subscribers (connected or not) that did not receive every publish of the run. */
+  readonly missed: number
+  readonly duplicates: number
+  readonly closed: number
+  readonly idleMiB: number
+  readonly connectedMiB: number
+  readonly rssMiB: number
+  /** (rssMiB − idleMiB) per connected subscriber. */
+  readonly perSubscriberKiB: number
+}
+
+/**
+ * `subscribers` streams of `site`, then FAN_OUT_PUBLISHES publishes, `gapMs` apart (0:
+ * each sent once the one before is answered). Each event's delay runs from its
+ * publish's answer to its arrival; a subscriber that misses one is counted.
+ */
+async function fanOut (site: Site, subscribers: number, gapMs: number): Promise<FanOut> {
+  const limit = await openFilesLimit(site.child!.pid!)
+  if (limit < subscribers + 256) {
+    throw new Error(`the host may open ${limit} files, too few for ${subscribers} streams: raise the hard limit (ulimit -Hn) or pass a smaller --subscribers`)
   }
-  await new Promise(resolve => setTimeout(resolve, 1000))
-  const rssMiB = await site.rssMiB()
-  subscribers.stdin!.write('done\n')
-  const arrivals = JSON.parse(await firstLine(subscribers)) as Record<string, number[]>
-  const ids = Object.keys(arrivals).map(Number).sort((a, b) => a - b)
-  const latencies: number[] = []
-  ids.forEach((id, index) => {
-    for (const at of arrivals[String(id)]!) latencies.push(at - answeredAt[index]!)
-  })
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), delivered: latencies.length, expected: PUBLISHES * SUBSCRIBERS, idleMiB, rssMiB }
+  const url = `${await site.url()}/api/shoutbox/stream`
+  const marker = `fan-out-${randomBytes(3).toString('hex')}`
+  const idleMiB = await site.rssMiB()
+  const groups: Array<{ child: ChildProcess, next: () => Promise<string> }> = []
+  try {
+    const connecting = Date.now()
+    for (let first = 0; first < subscribers; first += SUBSCRIBERS_PER_PROCESS) {
+      const child = node(['--import', 'tsx', 'bench/subscribers.ts', JSON.stringify({
+        url, first, count: Math.min(SUBSCRIBERS_PER_PROCESS, subscribers - first), perAddress: STREAMS_PER_ADDRESS, connecting: 32, marker, publishes: FAN_OUT_PUBLISHES
+      })], {}, 1)
+      groups.push({ child, next: lines(child) })
+    }
+    const statuses = await Promise.all(groups.map(async group => JSON.parse(await group.next()) as { connected: number, failed: number }))
+    const connected = statuses.reduce((sum, status) => sum + status.connected, 0)
+    const connectSeconds = (Date.now() - connecting) / 1000
+    log(`${connected} of ${subscribers} subscribers connected in ${connectSeconds.toFixed(1)} s from ${Math.ceil(subscribers / STREAMS_PER_ADDRESS)} loopback addresses, ${groups.length} client processes`)
+    await sleep(1000)
+    const connectedMiB = await site.rssMiB()
+
+    const answeredAt: number[] = []
+    for (let i = 0; i < FAN_OUT_PUBLISHES; i++) {
+      const response = await site.api('POST', '/api/panel/shoutbox', { message: `${marker} ${i}` })
+      answeredAt.push(Date.now())
+      if (response.status !== 200) throw new Error(`publish failed: ${JSON.stringify(response.json)}`)
+      if (gapMs > 0) await sleep(gapMs)
+    }
+    // Until every connected subscriber has every event, or 10 s have passed.
+    const expected = connected * FAN_OUT_PUBLISHES
+    const deadline = Date.now() + 10_000
+    for (;;) {
+      await sleep(250)
+      let received = 0
+      for (const group of groups) {
+        group.child.stdin!.write('count\n')
+        received += (JSON.parse(await group.next()) as { received: number }).received
+      }
+      if (received >= expected || Date.now() > deadline) break
+    }
+    await sleep(500)
+    const rssMiB = await site.rssMiB()
+    const results = await Promise.all(groups.map(async group => {
+      group.child.stdin!.write(`done ${JSON.stringify(answeredAt)}\n`)
+      return JSON.parse(await group.next()) as SubscribersResult
+    }))
+    const latencies = results.flatMap(result => result.latencies)
+    const total = (key: 'missed' | 'duplicates' | 'closed'): number => results.reduce((sum, result) => sum + result[key], 0)
+    return {
+      subscribers,
+      connected,
+      connectSeconds,
+      p50: percentile(latencies, 50),
+      p99: percentile(latencies, 99),
+      max: percentile(latencies, 100),
+      delivered: latencies.length,
+      expected: subscribers * FAN_OUT_PUBLISHES,
+      missed: total('missed'),
+      duplicates: total('duplicates'),
+      closed: total('closed'),
+      idleMiB,
+      connectedMiB,
+      rssMiB,
+      perSubscriberKiB: (rssMiB - idleMiB) * 1024 / connected
+    }
+  } finally {
+    for (const { child } of groups) if (child.exitCode === null) child.kill('SIGTERM')
+    // The host notices the closed streams before the next part.
+    await sleep(1000)
+  }
 }
 
 // ---------------------------------------------------------------- the run
@@ -313,7 +573,11 @@ async function fanOut (site: Site): Promise<{ p50: number, p99: number, delivere
 const rows: string[][] = []
 const fmt = (n: number, digits = 0): string => Number.isFinite(n) ? n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—'
 const rps = (loads: Load[]): number => median(loads.map(l => l.requestsPerSecond))
-const latency = (loads: Load[]): string => `${fmt(median(loads.map(l => l.p50)))} / ${fmt(median(loads.map(l => l.p99)))} ms`
+/** Of the runs that had answers (a run whose server answered nothing has no latency to show). */
+const latency = (loads: Load[]): string => {
+  const answered = loads.filter(l => l.total > 0)
+  return answered.length === 0 ? '—' : `${fmt(median(answered.map(l => l.p50)))} / ${fmt(median(answered.map(l => l.p99)))} ms`
+}
 const failures = (loads: Load[]): number => loads.reduce((sum, l) => sum + l.non2xx + l.errors + l.timeouts, 0)
 /** A row of the host's list against the bare server (first: bare, second: host). */
 const listRow = (label: string, c: Comparison): void => {
@@ -358,16 +622,55 @@ try {
     await big.destroy()
   }
 
+  if (PARTS.has('busy')) {
+    const results = await busyBoard(site)
+    rows.push([`busy board: the list, maxShouts 50 of 10,000, ${BUSY_CONNECTIONS} connections`, '', '', '', '', ''])
+    for (const result of results) {
+      const label = `  ${fmt(result.rate)} publishes/s`
+      rows.push([`${label}, idle list`, fmt(rps(result.idle)), fmt(rps(result.bare)), fmt(result.idleToBare, 2), latency(result.idle), fmt(failures(result.idle))])
+      rows.push([`${label}, busy list`, fmt(rps(result.busy)), fmt(rps(result.bare)), fmt(result.busyToBare, 2), latency(result.busy), fmt(failures(result.busy))])
+      const published = result.publishers
+      const sum = (key: 'sent' | 'errors' | 'skipped'): number => published.reduce((total, p) => total + p[key], 0)
+      const unanswered = result.busy.reduce((total, l) => total + l.sent - l.total, 0)
+      rows.push([`    busy / idle ${fmt(result.busyToIdle, 2)}; ${fmt(median(published.map(p => p.achievedPerSecond)), 1)} publishes/s achieved, ` +
+        `${fmt(sum('errors'))} errors, ${fmt(sum('skipped'))} not sent; answered in ${fmt(median(published.map(p => p.p50)))} / ${fmt(median(published.map(p => p.p99)))} ms`, '', '', '', '', ''])
+      rows.push([`    busy list: ${fmt(result.busy.reduce((total, l) => total + l.total, 0))} answered, ${fmt(unanswered)} still waiting when the runs ended`, '', '', '', '', ''])
+    }
+  }
+
   if (PARTS.has('publish')) {
     const publish = await publishLoad(site)
     rows.push([`publish, 32 clients (${publish.load.total} sent)`, fmt(publish.load.requestsPerSecond), '', '', `${fmt(publish.load.p50)} / ${fmt(publish.load.p99)} ms`, fmt(publish.load.non2xx + publish.load.errors)])
     rows.push([`  acknowledged ${publish.load.status2xx}, stored ${publish.stored}, logged ${publish.logged}, lost ${publish.lost}`, '', '', '', '', ''])
   }
 
+  const fanOutRows = (label: string, fan: FanOut): void => {
+    rows.push([`${label}, ${fmt(fan.subscribers)} subscribers (${fan.delivered}/${fan.expected} delivered)`, '', '', '', `${fmt(fan.p50)} / ${fmt(fan.p99)} ms`, ""])
+    rows.push([`  ${fmt(fan.connected)} connected in ${fmt(fan.connectSeconds, 1)} s; ${fmt(fan.missed)} missed an event, ${fmt(fan.closed)} closed, ${fmt(fan.duplicates)} duplicates, slowest ${fmt(fan.max)} ms`, '', '', '', '', ''])
+    rows.push([`  host resident memory: ${fmt(fan.idleMiB)} MiB before they connected, ${fmt(fan.rssMiB)} MiB with them, ${fmt(fan.perSubscriberKiB, 1)} KiB a subscriber`, '', '', '', '', ''])
+  }
+
+  /**
+   * The host restarted, and warmed by a list and a publish: its memory before the
+   * subscribers connect must not depend on the parts before (after the busy part, a
+   * collection during the stream part once made the memory with 2,000 subscribers
+   * smaller than without them).
+   */
+  const restarted = async (): Promise<Site> => {
+    await site.stop()
+    await site.start()
+    await site.api('GET', '/api/shoutbox/list')
+    await site.api('POST', '/api/panel/shoutbox', { message: 'Warming up before the subscribers connect.' })
+    await sleep(2000)
+    return site
+  }
+
   if (PARTS.has('stream')) {
-    const fan = await fanOut(site)
-    rows.push([`stream, ${SUBSCRIBERS} subscribers (${fan.delivered}/${fan.expected} delivered)`, '', '', '', `${fmt(fan.p50)} / ${fmt(fan.p99)} ms`, ''])
-    rows.push([`  host resident memory: ${fmt(fan.idleMiB)} MiB before they connected, ${fmt(fan.rssMiB)} MiB with them`, '', '', '', '', ''])
+    fanOutRows('stream, 20 publishes 250 ms apart', await fanOut(await restarted(), SUBSCRIBERS ?? 2000, 250))
+  }
+
+  if (PARTS.has('stream10k')) {
+    fanOutRows('stream10k, a burst of 20 publishes', await fanOut(await restarted(), SUBSCRIBERS ?? 10_000, 0))
   }
 } finally {
   await mid.destroy()

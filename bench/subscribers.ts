@@ -1,45 +1,173 @@
 /**
- * N stream subscribers in one process. Prints "ready" once every one is connected,
- * then, on stdin "done", the arrival times of each shout-created event per subscriber.
+ * Stream subscribers, `job.count` of them in this process, numbered from `job.first`.
+ * Subscriber n connects from the loopback address of its group of `job.perAddress`
+ * (127.0.1.1, 127.0.1.2, …), as that many clients would, so a limit of streams per
+ * client address does not refuse them; at most `job.connecting` connect at a time.
+ *
+ * Protocol, a line each way:
+ * - prints {"connected":n,"failed":m} once every subscriber has had its `ready` event
+ *   or failed (or 300 s have passed);
+ * - on "count": prints {"received":n}, the events of the burst received so far;
+ * - on "done [answeredAt…]" (when each publish of the burst was answered, Date.now()):
+ *   prints the figures (see SubscribersResult) and exits.
+ *
+ * The burst's publishes carry the message "<job.marker> <i>"; an event counts as
+ * publish i's by that message, whatever order the events arrive in.
  */
-import http from 'node:http'
+import net from 'node:net'
 
-const [url, count] = [process.argv[2]!, Number(process.argv[3])]
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity })
-/** arrivals[eventId] = list of Date.now() at arrival, one per subscriber. */
-const arrivals = new Map<string, number[]>()
-let connected = 0
-
-for (let i = 0; i < count; i++) {
-  const request = http.get(url, { agent, headers: { accept: 'text/event-stream' } }, response => {
-    response.setEncoding('utf8')
-    let buffer = ''
-    let counted = false
-    response.on('data', (chunk: string) => {
-      const now = Date.now()
-      buffer += chunk
-      let end
-      while ((end = buffer.indexOf('\n\n')) !== -1) {
-        const block = buffer.slice(0, end)
-        buffer = buffer.slice(end + 2)
-        if (block.includes('event: ready') && !counted) {
-          counted = true
-          if (++connected === count) process.stdout.write('ready\n')
-        }
-        if (block.includes('event: shout-created')) {
-          const id = /^id: (\d+)/m.exec(block)?.[1] ?? '?'
-          const list = arrivals.get(id) ?? []
-          list.push(now)
-          arrivals.set(id, list)
-        }
-      }
-    })
-  })
-  request.on('error', error => process.stderr.write(`subscriber ${i}: ${error.message}\n`))
+interface Job {
+  readonly url: string
+  readonly first: number
+  readonly count: number
+  readonly perAddress: number
+  readonly connecting: number
+  readonly marker: string
+  readonly publishes: number
 }
 
+export interface SubscribersResult {
+  /** Arrival minus answer, ms, one per event received. */
+  readonly latencies: number[]
+  /** Subscribers that did not get every publish of the burst. */
+  readonly missed: number
+  /** Events received more than once by the same subscriber. */
+  readonly duplicates: number
+  /** Streams that ended or failed after connecting. */
+  readonly closed: number
+}
+
+const job = JSON.parse(process.argv[2]!) as Job
+const target = new URL(job.url)
+
+/** The n-th client address: 127.0.1.1 … 127.0.1.254, 127.0.2.1, … (never 127.0.0.1). */
+function clientAddress (n: number): string {
+  const group = Math.floor(n / job.perAddress)
+  return `127.0.${1 + Math.floor(group / 254)}.${1 + group % 254}`
+}
+
+/** arrivals[s][i]: when subscriber s got publish i (Date.now()), 0 before. */
+const arrivals = Array.from({ length: job.count }, () => new Array<number>(job.publishes).fill(0))
+let connected = 0
+let failed = 0
+let closed = 0
+let received = 0
+let duplicates = 0
+let reported = false
+const marker = `"message":"${job.marker} `
+
+function report (): void {
+  if (reported || connected + failed < job.count) return
+  reported = true
+  process.stdout.write(JSON.stringify({ connected, failed }) + '\n')
+}
+
+/**
+ * One subscriber on a bare socket: an HTTP/1.1 GET, then the body read as it comes,
+ * only complete events (up to the last blank line) searched for the burst's marker.
+ * Kept this lean so that timing 2,500 arrivals in one process adds as little as it can.
+ */
+function subscribe (s: number): Promise<void> {
+  return new Promise(resolve => {
+    let head = true
+    let ready = false
+    let text = ''
+    const times = arrivals[s]!
+    let failedOnce = false
+    const fail = (why: string): void => {
+      if (failedOnce) return
+      failedOnce = true
+      // The first few only: a limit that refuses them all would otherwise print thousands.
+      if (failed < 5) process.stderr.write(`subscriber ${job.first + s}: ${why}\n`)
+      failed++
+      report()
+      resolve()
+    }
+    const socket = net.connect({ host: target.hostname, port: Number(target.port), localAddress: clientAddress(job.first + s) }, () => {
+      socket.write(`GET ${target.pathname}${target.search} HTTP/1.1\r\nhost: ${target.host}\r\naccept: text/event-stream\r\n\r\n`)
+    })
+    socket.setNoDelay(true)
+    socket.setEncoding('latin1')
+    socket.on('data', (chunk: string) => {
+      const now = Date.now()
+      text += chunk
+      if (head) {
+        const end = text.indexOf('\r\n\r\n')
+        if (end === -1) return
+        if (!text.startsWith('HTTP/1.1 200')) {
+          socket.destroy()
+          fail(text.slice(0, text.indexOf('\r\n')))
+          return
+        }
+        head = false
+        text = text.slice(end + 4)
+      }
+      const complete = text.lastIndexOf('\n\n')
+      if (complete === -1) return
+      const events = text.slice(0, complete)
+      text = text.slice(complete + 2)
+      if (!ready && events.includes('event: ready')) {
+        ready = true
+        connected++
+        report()
+        resolve()
+      }
+      let at = events.indexOf(marker)
+      while (at !== -1) {
+        const i = parseInt(events.slice(at + marker.length, at + marker.length + 8), 10)
+        if (i >= 0 && i < job.publishes) {
+          if (times[i] !== 0) duplicates++
+          else {
+            times[i] = now
+            received++
+          }
+        }
+        at = events.indexOf(marker, at + marker.length)
+      }
+    })
+    socket.on('error', error => { if (!ready) fail(error.message) })
+    socket.on('close', () => {
+      if (ready) closed++
+      else if (!head) fail('closed before its ready event')
+    })
+  })
+}
+
+// A few at a time, so the host's accept queue never overflows.
+let nextSubscriber = 0
+const connectors = Array.from({ length: Math.min(job.connecting, job.count) }, async () => {
+  while (nextSubscriber < job.count) await subscribe(nextSubscriber++)
+})
+void Promise.all(connectors)
+setTimeout(() => {
+  if (reported) return
+  failed = job.count - connected
+  report()
+}, 300_000).unref()
+
 process.stdin.setEncoding('utf8')
+let input = ''
 process.stdin.on('data', (text: string) => {
-  if (!text.includes('done')) return
-  process.stdout.write(JSON.stringify(Object.fromEntries(arrivals)) + '\n', () => process.exit(0))
+  input += text
+  let end
+  while ((end = input.indexOf('\n')) !== -1) {
+    const line = input.slice(0, end)
+    input = input.slice(end + 1)
+    if (line === 'count') process.stdout.write(JSON.stringify({ received }) + '\n')
+    if (line.startsWith('done ')) {
+      const answeredAt = JSON.parse(line.slice(5)) as number[]
+      const latencies: number[] = []
+      let missed = 0
+      for (const times of arrivals) {
+        let all = true
+        times.forEach((at, i) => {
+          if (at === 0) all = false
+          else latencies.push(at - answeredAt[i]!)
+        })
+        if (!all) missed++
+      }
+      const result: SubscribersResult = { latencies, missed, duplicates, closed }
+      process.stdout.write(JSON.stringify(result) + '\n', () => process.exit(0))
+    }
+  }
 })

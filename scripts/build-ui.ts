@@ -21,6 +21,12 @@ export async function buildUi (): Promise<void> {
   })
   for (const file of ['index.html', 'panel.css']) await fs.copyFile(path.join(root, 'src/host/ui/panel', file), path.join(out, 'panel', file))
   await fs.cp(path.join(root, 'src/host/ui/theme'), path.join(out, 'theme'), { recursive: true })
+  // The theme's account area (sign in, sign up, sign out on the home page).
+  await build({
+    entryPoints: [path.join(root, 'src/host/ui/site/account.ts')],
+    outfile: path.join(out, 'theme/account.js'),
+    bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, sourcemap: 'linked', logLevel: 'error'
+  })
   await packageAddon({ addonDir: root, codeDir: path.join(root, 'src/shoutbox'), outDir: path.join(root, 'dist/addon/shoutbox') })
 }
 

@@ -2,6 +2,9 @@
  * `npm test`: type-check, lint, then the whole tap suite once on the embedded database
  * and — when TEST_DATABASE_URL is set — once more on that PostgreSQL, from the same
  * files. The last line is the plain summary `N passed, N failed`.
+ *
+ * `SHOUTBOX_TEST_DATABASES=embedded` runs the embedded database only (CI's second Node
+ * version: the PostgreSQL run is the first one's).
  */
 import { spawn, spawnSync } from 'node:child_process'
 import path from 'node:path'
@@ -85,7 +88,10 @@ step('lint (eslint)', bin('eslint'), ['.'])
 await buildUi()
 await ensureImage()
 const runs: Array<[string, NodeJS.ProcessEnv]> = [['embedded', { SHOUTBOX_TEST_DB: 'embedded' }]]
-if (process.env.TEST_DATABASE_URL !== undefined && process.env.TEST_DATABASE_URL !== '') {
+process.stdout.write(`\n# Node ${process.version}\n`)
+if (process.env.SHOUTBOX_TEST_DATABASES === 'embedded') {
+  process.stdout.write('\n# SHOUTBOX_TEST_DATABASES=embedded: the PostgreSQL run is skipped\n')
+} else if (process.env.TEST_DATABASE_URL !== undefined && process.env.TEST_DATABASE_URL !== '') {
   runs.push(['PostgreSQL', { SHOUTBOX_TEST_DB: 'postgres' }])
 } else if (process.env.CI === 'true') {
   process.stdout.write('\nnot ok - CI requires the PostgreSQL run: set TEST_DATABASE_URL\n')

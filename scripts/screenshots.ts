@@ -1,6 +1,7 @@
 /**
  * `npm run screenshots`: every page at desktop (1280 px) and phone (375 px) width, into
  * docs/screenshots/. Starts its own host on a fresh embedded database.
+ * `-- --only home-composer,sign-in` takes only the shots named.
  */
 import { spawn } from 'node:child_process'
 import fs from 'node:fs/promises'
@@ -15,6 +16,9 @@ const out = path.join(root, 'docs/screenshots')
 const port = 9471
 const base = `http://127.0.0.1:${port}`
 const SCREENSHOTS_SETUP_TOKEN = 'screenshots-setup-token'
+const onlyAt = process.argv.indexOf('--only')
+const only = onlyAt === -1 ? undefined : new Set(process.argv[onlyAt + 1]?.split(','))
+const wanted = (name: string): boolean => only === undefined || only.has(name)
 await buildUi()
 const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-shots-'))
 const server = spawn(process.execPath, ['--import', 'tsx', 'src/host/server.ts', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
@@ -30,9 +34,18 @@ try {
   const setup = await json('POST', '/api/setup/finish', { username: 'admin', email: 'admin@example.org', password: 'a long password', setupToken: SCREENSHOTS_SETUP_TOKEN })
   const cookie = setup.headers.getSetCookie()[0]!.split(';')[0]!
   await json('POST', '/api/panel/roles', { name: 'Moderators', permissions: ['panel.access', 'addon.shoutbox.manage.shoutbox'] }, cookie)
-  await json('POST', '/api/panel/users', { username: 'ayse', email: 'ayse@example.org', password: 'a long password', roleId: 2 }, cookie)
+  await json('POST', '/api/panel/users', { username: 'ayse', email: 'ayse@example.org', password: 'a long password', roleId: 3 }, cookie)
+  await json('POST', '/api/panel/users', { username: 'mehmet', email: 'mehmet@example.org', password: 'a long password', roleId: 3 }, cookie)
+  await json('PUT', '/api/panel/users/3', { disabled: true }, cookie)
   for (const message of ['Welcome to the new site! Say hello in the forum.', 'The meet-up moves to Saturday, 14:00.', 'Server maintenance tonight from 23:00 — back by midnight.']) {
     await json('POST', '/api/panel/shoutbox', { message }, cookie)
+  }
+  // Members talking in the widget (CONTRACT §12).
+  await json('PUT', '/api/panel/settings', { signUp: true }, cookie)
+  await json('PUT', '/api/panel/shoutbox/config', { minSecondsBetweenShouts: 0 }, cookie)
+  const member = (await json('POST', '/api/auth/signup', { username: 'deniz', email: 'deniz@example.org', password: 'a long password' })).headers.getSetCookie()[0]!.split(';')[0]!
+  for (const message of ['Count me in for Saturday! Directions: https://example.org/meetup', '@ayse thanks for the warm welcome!']) {
+    await json('POST', '/api/shoutbox', { message }, member)
   }
   await fs.mkdir(out, { recursive: true })
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
@@ -42,22 +55,36 @@ try {
     ['settings', '/panel/#/shoutbox/settings', async page => { await page.getByLabel('Longest message (characters)').waitFor() }],
     ['activity', '/panel/#/activity', async page => { await page.getByText('admin posted a shout').first().waitFor() }],
     ['roles', '/panel/#/roles', async page => { await page.getByRole('heading', { name: 'Moderators' }).waitFor() }],
-    ['users', '/panel/#/users', async page => { await page.getByText('ayse@example.org').waitFor() }],
-    ['addons', '/panel/#/addons', async page => { await page.getByText('Shoutbox 0.1.0').waitFor() }]
+    ['users', '/panel/#/users', async page => { await page.getByText('mehmet@example.org').waitFor() }],
+    ['addons', '/panel/#/addons', async page => { await page.getByText('Shoutbox 0.1.0').waitFor() }],
+    ['password', '/panel/#/password', async page => { await page.getByLabel('Current password').waitFor() }],
+    ['site-settings', '/panel/#/settings', async page => { await page.getByLabel('Role of new accounts').waitFor() }]
   ]
   for (const [width, height, suffix] of [[1280, 800, 'desktop'], [375, 740, 'phone']] as const) {
     const context = await browser.newContext({ viewport: { width, height } })
-    await context.addCookies([{ name: 'shoutbox_session', value: cookie.split('=')[1]!, url: base }])
+    await context.addCookies([{ name: cookie.split('=')[0]!, value: cookie.split('=')[1]!, url: base }])
     const page = await context.newPage()
     for (const [name, url, ready] of shots) {
+      if (!wanted(name)) continue
       await page.goto(base + url)
       await ready(page)
       await page.screenshot({ path: path.join(out, `${name}-${suffix}.png`), fullPage: true })
     }
-    const anonymous = await (await browser.newContext({ viewport: { width, height } })).newPage()
-    await anonymous.goto(`${base}/panel/`)
-    await anonymous.getByRole('heading', { name: 'Sign in' }).waitFor()
-    await anonymous.screenshot({ path: path.join(out, `sign-in-${suffix}.png`) })
+    if (wanted('sign-in')) {
+      const anonymous = await (await browser.newContext({ viewport: { width, height } })).newPage()
+      await anonymous.goto(`${base}/panel/`)
+      await anonymous.getByRole('heading', { name: 'Sign in' }).waitFor()
+      await anonymous.screenshot({ path: path.join(out, `sign-in-${suffix}.png`) })
+    }
+    if (wanted('home-composer')) {
+      const signedIn = await browser.newContext({ viewport: { width, height } })
+      await signedIn.addCookies([{ name: 'shoutbox_session', value: member.split('=')[1]!, url: base }])
+      const home = await signedIn.newPage()
+      await home.goto(`${base}/`)
+      await home.locator('.mention').waitFor()
+      await home.getByRole('textbox', { name: 'Your shout' }).fill('See you all there')
+      await home.screenshot({ path: path.join(out, `home-composer-${suffix}.png`), fullPage: true })
+    }
   }
   await browser.close()
   process.stdout.write(`screenshots in ${path.relative(root, out)}/\n`)

@@ -1,19 +1,24 @@
-import http from 'node:http'
+import type http from 'node:http'
 import path from 'node:path'
 import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import cookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { HostConfig } from './config.js'
-import { loadAddons, loadHostCode, type AddonSource } from './addons/loader.js'
+import { ADDON_LAYOUT } from './addons/layout.js'
+import { checkRoutes, loadAddons, loadHostCode, type AddonSource } from './addons/loader.js'
 import { openDatabase, type Database } from './database/connect.js'
 import { BODY_LIMIT } from './http/endpoint-route.js'
+import { DrainingServer } from './http/draining-server.js'
 import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
+import { trustProxyFunction } from './http/proxies.js'
 import { validatorCompiler } from './http/validation.js'
 import { EVERY_ANSWER, JSON_TYPE } from './http/headers.js'
-import type { ThrottlePolicy } from './identity/login-throttle.js'
-import type { PasswordHasher } from './identity/passwords.js'
+import type { ThrottleOptions } from './identity/login-throttle.js'
+import type { HashingLimits, PasswordHasher } from './identity/passwords.js'
+import { sessionCookieFor } from './identity/sessions.js'
+import { safeLogging } from './logging.js'
 import { activityPlugin } from './plugins/activity.js'
 import { addonsPlugin } from './plugins/addons.js'
 import { answerCachePlugin } from './plugins/answer-cache.js'
@@ -25,6 +30,7 @@ import { eventsPlugin } from './plugins/events.js'
 import { httpConventions } from './plugins/http-conventions.js'
 import { i18nPlugin } from './plugins/i18n.js'
 import { identityPlugin } from './plugins/identity.js'
+import { metricsPlugin } from './plugins/metrics.js'
 
 /** The repository's own addon: `addon.json` and `lang/` at the root, code in `src/shoutbox/` (or `dist/shoutbox/`). */
 export const BUILTIN_ADDONS: readonly AddonSource[] = [{
@@ -47,7 +53,9 @@ export interface BuildOptions {
   readonly database?: Database
   readonly logger?: FastifyServerOptions['logger']
   readonly hasher?: PasswordHasher
-  readonly throttle?: ThrottlePolicy
+  readonly throttle?: ThrottleOptions
+  /** Password hashes at once and waiting, per process. */
+  readonly hashing?: Partial<HashingLimits>
   readonly builtinAddons?: readonly AddonSource[]
   /** The folder of the host's own endpoints, migrations and strings (tests add endpoints to a copy). */
   readonly hostDir?: string
@@ -66,17 +74,19 @@ export interface ServerTimeouts {
   readonly idleSocketMs: number
   /** How often Node looks for requests past their time (its default, 30 s, would let them linger). */
   readonly checkEveryMs: number
+  /** While stopping, how long an idle connection may still bring a request before it is closed. */
+  readonly stopGraceMs?: number
 }
 
-const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, headersMs: 15_000, keepAliveMs: 10_000, idleSocketMs: 60_000, checkEveryMs: 2000 }
+const SERVER_TIMEOUTS: ServerTimeouts = { requestMs: 30_000, headersMs: 15_000, keepAliveMs: 10_000, idleSocketMs: 60_000, checkEveryMs: 2000, stopGraceMs: 1000 }
 
 function createServer (timeouts: ServerTimeouts, listener: http.RequestListener): http.Server {
-  const server = http.createServer({
+  const server = new DrainingServer({
     requestTimeout: timeouts.requestMs,
     headersTimeout: timeouts.headersMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     connectionsCheckingInterval: timeouts.checkEveryMs
-  }, listener)
+  }, listener, timeouts.stopGraceMs ?? SERVER_TIMEOUTS.stopGraceMs!)
   server.setTimeout(timeouts.idleSocketMs)
   return server
 }
@@ -100,21 +110,24 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const { config } = options
   const hostDir = options.hostDir ?? HOST_DIR
   // Phase one: the host's code and every addon read, validated and imported before anything is registered.
-  const host = { ...await loadHostCode(hostDir), langDir: path.join(hostDir, 'lang') }
+  const host = { ...await loadHostCode(hostDir), langDir: path.join(hostDir, ADDON_LAYOUT.lang) }
   const found = await loadAddons(config.addonsDir, options.builtinAddons ?? BUILTIN_ADDONS)
+  checkRoutes(host, found)
 
   // Requests reach this listener only after listen(), by when the answer cache exists.
   const app: FastifyInstance = Fastify({
     serverFactory: handler => createServer(options.serverTimeouts ?? SERVER_TIMEOUTS, (request, response) => {
       if (!app.answerCache.serve(request, response)) handler(request, response)
     }),
-    logger: options.logger ?? false,
+    logger: safeLogging(options.logger),
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     rewriteUrl: request => rewritePanelUrl(request.url ?? '/'),
     bodyLimit: BODY_LIMIT,
-    trustProxy: config.trustProxy === 0 ? false : (_address: string, hop: number) => hop < config.trustProxy,
-    // A request that reached us before a stop began is served, not refused.
+    trustProxy: trustProxyFunction(config.trustProxy),
+    // A request that reached us before a stop began is served, not refused; and no
+    // connection is closed while a request may be on its way (DrainingServer drains them).
     return503OnClosing: false,
+    forceCloseConnections: false,
     clientErrorHandler: answerClientError,
     routerOptions: { maxParamLength: 200 },
     ajv: { customOptions: { coerceTypes: false } }
@@ -128,17 +141,20 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(clusterPlugin)
     await app.register(eventsPlugin)
     await app.register(i18nPlugin)
+    await app.register(metricsPlugin, { port: config.metricsPort })
     await app.register(activityPlugin)
     await app.register(identityPlugin, {
       setupToken: config.setupToken,
       ...(options.hasher === undefined ? {} : { passwords: options.hasher }),
-      ...(options.throttle === undefined ? {} : { throttle: options.throttle })
+      ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
+      ...(options.hashing === undefined ? {} : { hashing: options.hashing }),
+      sessionCookie: sessionCookieFor(config.publicUrl)
     })
     await app.register(addonsPlugin, { found, host })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
-    await app.register(eventStreamsPlugin)
+    await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams } })
     await app.register(cookie)
-    await app.register(httpConventions, { allowedOrigins: config.allowedOrigins })
+    await app.register(httpConventions, { allowedOrigins: config.publicUrl === undefined ? config.allowedOrigins : [...config.allowedOrigins, config.publicUrl] })
     // Phase two: the host's endpoints, then each enabled addon in its own encapsulated context.
     await app.register(endpointsPlugin)
     await registerPages(app, options.uiDir ?? UI_DIR)

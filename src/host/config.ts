@@ -1,3 +1,4 @@
+import net from 'node:net'
 import { parseArgs } from 'node:util'
 import path from 'node:path'
 
@@ -14,16 +15,33 @@ export interface HostConfig {
   readonly databaseSchema: string
   /** Connections this process keeps to PostgreSQL at most. */
   readonly databasePoolSize: number
-  /** Honour `X-Forwarded-*` from this many proxy hops (0 = none). */
-  readonly trustProxy: number
+  /**
+   * Whose `X-Forwarded-*` headers are believed: a number of proxy hops (0 = none), or the
+   * addresses and CIDR ranges of the proxies (the peer, and each hop, must be one of them).
+   */
+  readonly trustProxy: TrustProxy
   /** Extra origins allowed to send state-changing requests, e.g. `https://example.org`. */
   readonly allowedOrigins: readonly string[]
+  /**
+   * The site's public origin (`PUBLIC_URL`, e.g. `https://shouts.example.org`): allowed in
+   * the Origin check; when https, the session cookie is always Secure and `__Host-` prefixed.
+   */
+  readonly publicUrl: string | undefined
+  /** Open event streams one client address may hold (an IPv6 client: its /64). */
+  readonly streamsPerClient: number
+  /** Open event streams this process holds at most. */
+  readonly maxStreams: number
   readonly logLevel: string
   /** Log one line per request (off by default in production: it costs more than the list itself). */
   readonly logRequests: boolean
   /** `SETUP_TOKEN`: the token finishing setup needs; unset → a random one, printed at start. */
   readonly setupToken: string | undefined
+  /** `METRICS_PORT`: Prometheus metrics at http://127.0.0.1:<port>/metrics; unset → none. */
+  readonly metricsPort: number | undefined
 }
+
+/** A number of hops, or a list of addresses and CIDR ranges such as `10.0.0.0/8` and `::1`. */
+export type TrustProxy = number | readonly string[]
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'
@@ -72,11 +90,15 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     databaseUrl,
     databaseSchema,
     databasePoolSize: parseCount('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE ?? '20') || 1,
-    trustProxy: parseCount('TRUST_PROXY', env.TRUST_PROXY ?? '0'),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY ?? '0'),
     allowedOrigins: (env.ALLOWED_ORIGINS ?? '').split(',').map(s => s.trim()).filter(Boolean).map(parseOrigin),
+    publicUrl: parsePublicUrl(emptyToUndefined(env.PUBLIC_URL)?.trim()),
+    streamsPerClient: parseAtLeastOne('STREAMS_PER_CLIENT', env.STREAMS_PER_CLIENT ?? '20'),
+    maxStreams: parseAtLeastOne('MAX_STREAMS', env.MAX_STREAMS ?? '10000'),
     logLevel,
     logRequests: env.LOG_REQUESTS !== undefined ? env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true' : dev,
-    setupToken
+    setupToken,
+    metricsPort: emptyToUndefined(env.METRICS_PORT) === undefined ? undefined : parsePort(env.METRICS_PORT!.trim())
   }
 }
 
@@ -93,8 +115,55 @@ function parsePort (value: string): number {
 function parseCount (name: string, value: string): number {
   if (value === 'true') return 1
   if (value === 'false') return 0
-  if (!/^\d+$/.test(value)) throw new ConfigError(`${name} must be a number of proxy hops (0, 1, 2, …)`)
+  if (!/^\d+$/.test(value)) throw new ConfigError(`${name} must be a whole number (0, 1, 2, …), got "${value}"`)
   return Number(value)
+}
+
+function parseAtLeastOne (name: string, value: string): number {
+  if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new ConfigError(`${name} must be a whole number from 1 up, got "${value}"`)
+  return Number(value)
+}
+
+function parseTrustProxy (value: string): TrustProxy {
+  const trimmed = value.trim()
+  if (/^(\d+|true|false)$/.test(trimmed)) return parseCount('TRUST_PROXY', trimmed)
+  const entries = trimmed.split(',').map(s => s.trim()).filter(Boolean)
+  for (const entry of entries) {
+    if (!isAddressOrRange(entry)) {
+      throw new ConfigError(`TRUST_PROXY must be a number of proxy hops or a comma-separated list of addresses and CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8,::1), got "${entry}"`)
+    }
+  }
+  if (entries.length === 0) throw new ConfigError('TRUST_PROXY must be a number of proxy hops or a comma-separated list of addresses and CIDR ranges')
+  return entries
+}
+
+/** `10.1.2.3`, `10.0.0.0/8`, `::1`, `fd00::/8`: what `net.BlockList` takes (no zone ids). */
+function isAddressOrRange (entry: string): boolean {
+  const [address = '', bits, extra] = entry.split('/')
+  if (extra !== undefined) return false
+  const family = net.isIP(address)
+  if (family === 0 || address.includes('%')) return false
+  if (bits === undefined) return true
+  return /^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)
+}
+
+/**
+ * An origin only: the host serves every page and endpoint from `/`, and a `__Host-`
+ * cookie must have path `/`, so a path, query or credentials would promise what is not so.
+ */
+function parsePublicUrl (value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  const refuse = (): never => {
+    throw new ConfigError(`PUBLIC_URL must be the site's public origin, http(s)://host[:port] with no path, like https://shouts.example.org; got "${value}"`)
+  }
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return refuse()
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '' || value.endsWith('?') || value.endsWith('#')) refuse()
+  return url.origin
 }
 
 function parseOrigin (value: string): string {

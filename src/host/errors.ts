@@ -8,3 +8,7 @@ export class UnknownRole extends BadRequest {}
 export class RoleIsBuiltIn extends NoPermission {}
 /** Finishing setup needs the one-time setup token (printed in the log at start, or SETUP_TOKEN). */
 export class InvalidSetupToken extends NoPermission {}
+/** The change would leave the platform without an active administrator. */
+export class LastAdmin extends Conflict {}
+/** `POST /api/auth/signup` while the site does not let visitors sign up. */
+export class SignUpClosed extends NoPermission {}

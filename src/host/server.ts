@@ -2,6 +2,7 @@ import net from 'node:net'
 import { buildApp } from './app.js'
 import { AddonLoadError } from './addons/loader.js'
 import { ConfigError, loadConfig, type HostConfig } from './config.js'
+import type { DrainReport } from './http/draining-server.js'
 
 /** How long a stop may take before the process gives up on stragglers. */
 const STOP_TIMEOUT_MS = 10_000
@@ -42,8 +43,9 @@ async function announceSetup (app: Awaited<ReturnType<typeof buildApp>>, config:
   const port = (app.server.address() as net.AddressInfo).port
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
   const wizard = `http://${host.includes(':') ? `[${host}]` : host}:${port}/panel/#/setup?token=${encodeURIComponent(token)}`
-  if (config.dev) app.log.info(`setup is not finished: open ${wizard}`)
-  else app.log.info({ setupToken: token }, `setup is not finished: the setup token is ${token} (the wizard at /panel/ asks for it)`)
+  // At warn, so a quieter LOG_LEVEL still shows how to finish setup.
+  if (config.dev) app.log.warn(`setup is not finished: open ${wizard}`)
+  else app.log.warn(`setup is not finished: the setup token is ${token} (the wizard at /panel/ asks for it)`)
 }
 
 async function main (): Promise<void> {
@@ -84,6 +86,13 @@ async function main (): Promise<void> {
     stopping = true
     app.log.info({ signal }, 'stopping: finishing requests in flight')
     setTimeout(() => fail(`did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting`), STOP_TIMEOUT_MS).unref()
+    app.server.once('drained', (report: DrainReport) => app.log.info(report, 'stopped: every connection closed'))
+    // Stop listening at once: a connection the kernel completes after this is refused (the
+    // client may safely retry elsewhere) instead of waiting in the listen queue to be reset
+    // when the listener closes. Connections already open are drained (DrainingServer).
+    app.server.close()
+    // From now on /api/health says stopping, and every answer closes its connection.
+    app.addons.stopping = true
     app.close().then(() => process.exit(0), error => {
       app.log.error({ err: error }, 'error while stopping')
       process.exit(1)

@@ -86,6 +86,18 @@ export interface Permissions {
   has (user: SessionUser, key: string): boolean
 }
 
+export interface MetricCounter {
+  inc (by?: number): void
+}
+
+export interface Metrics {
+  /**
+   * A counter the host exports for Prometheus as `shoutbox_addon_<addon>_<name>`
+   * (`name`: lower-case letters, digits and `_`, ending in `_total` by convention).
+   */
+  counter (name: string, help: string): MetricCounter
+}
+
 /** What the host gives an addon: its only way to reach the platform. */
 export interface AddonContext {
   readonly addonId: string
@@ -98,5 +110,6 @@ export interface AddonContext {
   readonly cluster: Cluster
   readonly i18n: Localisation
   readonly permissions: Permissions
+  readonly metrics: Metrics
   readonly log: Logger
 }

@@ -29,18 +29,21 @@ export class Successful<F extends object = object> {
 }
 
 /**
- * Declares that a public GET endpoint's answer may be kept and served again to anyone,
- * until a change notice on the owner's cluster topic `invalidatedBy` (from any host
- * process) says it may be stale. The host keeps it, answers `If-None-Match` with 304,
- * and serves it before any endpoint code runs; `handle` runs only to make it anew.
+ * Declares that a public GET endpoint's answer may be kept and served again to anyone.
+ * The host keeps it, answers `If-None-Match` with 304 and serves it before any endpoint
+ * code runs. Each change notice on the owner's cluster `topic` (from any host process)
+ * is applied to the kept answer by `update`, or, without `update`, drops it; `handle`
+ * then runs again to make it anew. `handle` must not read the request (user, headers,
+ * cookies, locale, query): what it answers is served to everyone.
  */
 export interface CachePolicy {
-  readonly invalidatedBy: string
+  readonly topic: string
   /**
    * The next answer's fields from the kept ones and a notice, without the database, so a
    * busy board keeps its fast path; `undefined` whenever it cannot be sure, and the answer
-   * is made anew by `handle`. It must give exactly what `handle` would give after the
-   * change. Runs for every notice in this process, in the order the host hears them.
+   * is made anew. It must give exactly what `handle` would give after the change. It runs
+   * only while an answer is kept (and is trusted for a minute at most): anything it must
+   * learn from every notice, it learns through `ctx.cluster.subscribe`.
    */
   readonly update?: (previous: Readonly<Record<string, unknown>>, notice: string, ctx: AddonContext) => Record<string, unknown> | undefined
 }
@@ -57,7 +60,7 @@ export interface CookieOptions {
 export interface ReplyControl {
   header (name: string, value: string): void
   setCookie (name: string, value: string, options: CookieOptions): void
-  clearCookie (name: string, options?: Pick<CookieOptions, 'path'>): void
+  clearCookie (name: string, options?: Pick<CookieOptions, 'path' | 'secure'>): void
 }
 
 /**
@@ -97,7 +100,11 @@ export interface Call<S extends EndpointSchema, U extends SessionUser | null, C 
   readonly reply: ReplyControl
   /** The first step of an endpoint's logic: throws NoPermission unless the user holds `key`. */
   requirePermission (key: string): void
-  /** Answers with an event stream instead of JSON; `handle` then returns nothing. */
+  /**
+   * Answers with an event stream instead of JSON; `handle` then returns nothing. Throws
+   * TooManyRequests (answered as usual) when the client, or the process, already holds
+   * as many open streams as the host allows: call it before writing anything else.
+   */
   openEventStream (): EventStream
 }
 

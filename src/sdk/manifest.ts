@@ -4,7 +4,9 @@ export const PermissionDeclarationSchema = Type.Object({
   /** How the addon's code names it, e.g. `MANAGE_SHOUTBOX`. */
   key: Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }),
   /** The node stored in roles, e.g. `addon.shoutbox.manage.shoutbox`. */
-  node: Type.String({ pattern: '^addon\\.[a-z0-9-]+(\\.[a-z0-9-]+)+$' })
+  node: Type.String({ pattern: '^addon\\.[a-z0-9-]+(\\.[a-z0-9-]+)+$' }),
+  /** Granted to the built-in member role when the host first runs an addon that declares it. */
+  default: Type.Optional(Type.Boolean())
 })
 
 const JsonValue = Type.Union([Type.Null(), Type.Boolean(), Type.Number(), Type.String()])

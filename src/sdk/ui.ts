@@ -114,14 +114,21 @@ export function outcome (): Outcome {
   })
 }
 
-/** Disables a form's controls while `work` runs. */
+/**
+ * Disables a form's controls while `work` runs. A disabled control loses the focus, so a
+ * keyboard or screen-reader user would be thrown back to the top of the page: the focus
+ * goes back where it was, unless `work` moved it on purpose.
+ */
 export async function busy<T> (form: HTMLFormElement, work: () => Promise<T>): Promise<T> {
   const controls = [...form.querySelectorAll<HTMLButtonElement | HTMLInputElement>('button, input, select, textarea')]
+  const focused = document.activeElement
   controls.forEach(c => { c.disabled = true })
   try {
     return await work()
   } finally {
     controls.forEach(c => { c.disabled = false })
+    const lost = document.activeElement === null || document.activeElement === document.body
+    if (lost && focused instanceof HTMLElement && focused.isConnected) focused.focus()
   }
 }
 

@@ -1,4 +1,4 @@
-import { BadRequest, Conflict } from '../sdk/index.js'
+import { BadRequest, Conflict, NoPermission } from '../sdk/index.js'
 
 /** A message longer than `maxMessageLength` code points → MESSAGE_TOO_LONG, 400. */
 export class MessageTooLong extends BadRequest {
@@ -13,3 +13,9 @@ export class TooManyPinned extends Conflict {
     super({ maxPinned })
   }
 }
+
+/** The same text as the author's previous shout, again within a minute → DUPLICATE_SHOUT, 409. */
+export class DuplicateShout extends Conflict {}
+
+/** Editing one's own shout after `editWindowSeconds` → EDIT_WINDOW_CLOSED, 403. */
+export class EditWindowClosed extends NoPermission {}

@@ -1,19 +1,24 @@
 import type { Database } from '../sdk/index.js'
 import type { Shout } from './schemas.js'
 
-export type ShoutEventKind = 'shout-created' | 'shout-deleted' | 'shout-pinned' | 'shout-unpinned'
+export type ShoutEventKind = 'shout-created' | 'shout-edited' | 'shout-deleted' | 'shout-pinned' | 'shout-unpinned'
 
-export interface ShoutEvent {
-  readonly id: number
-  readonly kind: ShoutEventKind
-  readonly shout: Shout
-}
+/**
+ * A row of the history: a created, edited, pinned or unpinned shout with its four fields,
+ * a deleted one by its id alone.
+ */
+export type ShoutEvent =
+  | { readonly id: number, readonly kind: 'shout-created' | 'shout-edited' | 'shout-pinned' | 'shout-unpinned', readonly shout: Shout }
+  | { readonly id: number, readonly kind: 'shout-deleted', readonly shout: Pick<Shout, 'id'> }
 
 export const EVENTS_TABLE = 'shoutbox_events'
 /** How many past events a reconnecting client can catch up on. */
 const HISTORY = 10_000
 
-/** The stream's history; rows are written by shoutsRepository with each change. */
+/**
+ * The stream's history; rows are written by shoutsRepository with each change. It holds
+ * a shout's text only while the shout exists: deleting a shout deletes its earlier rows.
+ */
 export function eventsRepository (db: Database) {
   return {
     /** Those of `ids` still kept, in order. */

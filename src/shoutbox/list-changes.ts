@@ -1,22 +1,67 @@
 import type { AddonContext } from '../sdk/index.js'
-import { readNotice, type ChangeNotice } from './change-notices.js'
+import { onChange, readNotice, type ChangeNotice } from './change-notices.js'
 import { perContext } from './per-context.js'
 import type { Shout } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
 
-/** Ids deleted lately, so a create heard after its own delete (notices from two processes can cross) is not shown again. */
-class Deleted {
-  static readonly of = perContext(() => new Deleted())
-  private static readonly REMEMBERED = 10_000
-  private readonly ids = new Set<number>()
+/** How many deleted ids and edited shouts are remembered; a change and the create it crosses are never further apart. */
+const REMEMBERED = 10_000
+/** After a delete or an edit whose events are not known (its notice could not carry them), for this long nothing is updated in place. */
+const BLIND_MS = 10_000
 
-  add (id: number): void {
-    this.ids.add(id)
-    if (this.ids.size > Deleted.REMEMBERED) this.ids.delete(this.ids.values().next().value!)
+/**
+ * Every delete and edit this process hears of, from every notice, whether a list is kept
+ * or not: notices from two processes can cross, so a create may be heard after its own
+ * delete (it must not put the shout back) or after an edit of its shout (it must show the
+ * edited text), and an older edit after a newer one (it must not undo it).
+ */
+export class RecentChanges {
+  static readonly of = perContext(ctx => new RecentChanges(ctx))
+  private readonly deleted = new Set<number>()
+  /** The newest edit heard of each shout, with the stream event that made it. */
+  private readonly edits = new Map<number, { eventId: number, message: string }>()
+  private blindUntil = 0
+
+  private constructor (private readonly ctx: AddonContext) {}
+
+  start (): void {
+    onChange(this.ctx, notice => {
+      if (notice?.kind !== 'shout-deleted' && notice?.kind !== 'shout-edited') return
+      if (notice.events === undefined) {
+        this.blindUntil = Date.now() + BLIND_MS
+        return
+      }
+      for (const event of notice.events) {
+        if (event.kind === 'shout-deleted') {
+          this.deleted.add(event.shout.id)
+          if (this.deleted.size > REMEMBERED) this.deleted.delete(this.deleted.values().next().value!)
+        } else if (event.kind === 'shout-edited' && this.isNewestEdit(event.shout.id, event.id)) {
+          this.edits.delete(event.shout.id)
+          this.edits.set(event.shout.id, { eventId: event.id, message: event.shout.message })
+          if (this.edits.size > REMEMBERED) this.edits.delete(this.edits.keys().next().value!)
+        }
+      }
+    })
   }
 
-  has (id: number): boolean {
-    return this.ids.has(id)
+  isDeleted (id: number): boolean {
+    return this.deleted.has(id)
+  }
+
+  /** The text of the newest edit of shout `id` heard after its stream event `eventId`. */
+  editAfter (id: number, eventId: number): string | undefined {
+    const known = this.edits.get(id)
+    return known !== undefined && known.eventId > eventId ? known.message : undefined
+  }
+
+  /** True when event `eventId` is the newest edit heard of shout `id`. */
+  isNewestEdit (id: number, eventId: number): boolean {
+    return (this.edits.get(id)?.eventId ?? eventId) <= eventId
+  }
+
+  /** True while a change whose ids are unknown may cross a create. */
+  get blind (): boolean {
+    return Date.now() < this.blindUntil
   }
 }
 
@@ -34,29 +79,38 @@ export function nextList (previous: Readonly<Record<string, unknown>>, payload: 
   const notice = readNotice(payload)
   if (notice !== undefined && LIST_UNCHANGED_BY.has(notice.kind)) return { shouts: [...previous.shouts as readonly Shout[]] }
   const maxShouts = ShoutboxSettings.of(ctx).known?.maxShouts
-  if (notice?.events === undefined || notice.kind === 'settings' || maxShouts === undefined) return undefined
+  const recent = RecentChanges.of(ctx)
+  if (notice?.events === undefined || notice.kind === 'settings' || maxShouts === undefined || recent.blind) return undefined
   const before = previous.shouts as readonly Shout[]
-  const deleted = Deleted.of(ctx)
   // Fewer than the limit: the list holds every shout there is.
   const complete = maxShouts === null || before.length < maxShouts
-  let shouts = [...before]
-  for (const { kind, shout } of notice.events) {
-    if (kind === 'shout-created') {
-      if (deleted.has(shout.id) || shouts.some(s => s.id === shout.id)) continue
-      const { id, message, username, date } = shout
-      shouts.push({ id, message, username, date })
-    } else {
-      deleted.add(shout.id)
-      const at = shouts.findIndex(s => s.id === shout.id)
-      if (at !== -1) {
-        if (!complete) return undefined
-        shouts.splice(at, 1)
-      } else if (!complete && shout.id > (shouts.at(-1)?.id ?? 0)) {
-        return undefined
-      }
+  const held = new Set(before.map(shout => shout.id))
+  const lowest = before.at(-1)?.id ?? 0
+  const added: Shout[] = []
+  const removed = new Set<number>()
+  const edited = new Map<number, string>()
+  for (const event of notice.events) {
+    const { id } = event.shout
+    if (event.kind === 'shout-created') {
+      if (recent.isDeleted(id) || held.has(id)) continue
+      const { message, username, date } = event.shout
+      added.push({ id, message: recent.editAfter(id, event.id) ?? message, username, date })
+      held.add(id)
+    } else if (event.kind === 'shout-edited') {
+      // Only the text changes: the shout keeps its place, in the list or out of it.
+      if (!recent.isDeleted(id) && recent.isNewestEdit(id, event.id)) edited.set(id, event.shout.message)
+    } else if (held.has(id)) {
+      if (!complete) return undefined
+      removed.add(id)
+    } else if (!complete && id > lowest) {
+      return undefined
     }
   }
-  shouts.sort((a, b) => b.id - a.id)
+  if (added.length === 0 && removed.size === 0 && edited.size === 0) return { shouts: [...before] }
+  const relabel = (shout: Shout): Shout => edited.has(shout.id) ? { ...shout, message: edited.get(shout.id)! } : shout
+  let shouts = [...added, ...before].filter(shout => !removed.has(shout.id)).map(relabel)
+  // New shouts usually have the highest ids; sort only when one does not.
+  if (added.some(shout => shout.id < (before[0]?.id ?? 0)) || added.length > 1) shouts.sort((a, b) => b.id - a.id)
   if (maxShouts !== null) shouts = shouts.slice(0, maxShouts)
   return { shouts }
 }

@@ -3,11 +3,20 @@ import { announceChange } from './change-notices.js'
 import { ShoutCreated } from './events.js'
 import { perContext } from './per-context.js'
 import type { Shout } from './schemas.js'
-import { shoutsRepository } from './shouts-repository.js'
+import { shoutsRepository, type NewShout } from './shouts-repository.js'
+
+export interface PublishOptions {
+  /**
+   * Writes the CREATED_SHOUT entry with the shout: staff publishing through the panel is
+   * on the record; members talking in the widget are not (the feed is the staff's).
+   */
+  readonly logged: boolean
+}
 
 interface Waiting {
-  readonly shout: Omit<Shout, 'id'>
+  readonly shout: NewShout
   readonly user: Actor
+  readonly logged: boolean
   readonly resolve: (shout: Shout) => void
   readonly reject: (error: unknown) => void
 }
@@ -18,7 +27,7 @@ const MAX_BATCH = 256
 /**
  * Writes publishes the way PostgreSQL writes commits: together. While one transaction
  * is being written, the publishes that arrive wait, and the next transaction takes them
- * all — their shouts, stream events and CREATED_SHOUT entries, and one change notice —
+ * all — their shouts, stream events and CREATED_SHOUT entries (of the logged ones), and one change notice —
  * in the same four statements whatever their number. A publish that finds nothing
  * being written goes at once (with any read in the same turn of the event loop); under
  * load the cost of a transaction is shared, which is what lets one process take
@@ -35,13 +44,16 @@ export class Publisher {
 
   private waiting: Waiting[] = []
   private writing = false
+  private readonly published
 
-  private constructor (private readonly ctx: AddonContext) {}
+  private constructor (private readonly ctx: AddonContext) {
+    this.published = ctx.metrics.counter('publishes_total', 'Shouts published (committed)')
+  }
 
   /** Stores a checked message as `user`'s shout, dated now; resolves once it is committed. */
-  publish (user: Actor, message: string): Promise<Shout> {
+  publish (user: Actor, message: string, { logged }: PublishOptions): Promise<Shout> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ shout: { message, username: user.username, date: Date.now() }, user, resolve, reject })
+      this.waiting.push({ shout: { message, username: user.username, date: Date.now(), authorId: user.id }, user, logged, resolve, reject })
       if (this.writing) return
       this.writing = true
       // Requests already read from the network in this turn of the event loop join this
@@ -66,9 +78,9 @@ export class Publisher {
     try {
       const recorded = await ctx.transaction(async trx => {
         const recorded = await shoutsRepository(ctx.db).insert(batch.map(waiting => waiting.shout), trx)
-        await ctx.activityLog.write(recorded.map(({ shout }, index) => ({
-          type: 'CREATED_SHOUT', user: batch[index]!.user, details: { message: shout.message }
-        })), trx)
+        await ctx.activityLog.write(recorded.flatMap(({ shout }, index) => batch[index]!.logged
+          ? [{ type: 'CREATED_SHOUT', user: batch[index]!.user, details: { message: shout.message } }]
+          : []), trx)
         await announceChange(ctx, trx, {
           kind: 'shout-created',
           eventIds: recorded.map(({ eventId }) => eventId),
@@ -78,6 +90,7 @@ export class Publisher {
         committing = true
         return recorded
       })
+      this.published.inc(batch.length)
       batch.forEach((waiting, index) => waiting.resolve(recorded[index]!.shout))
     } catch (error) {
       if (batch.length > 1 && !committing) await Promise.all(batch.map(waiting => this.write([waiting])))

@@ -78,7 +78,7 @@ export class Retention {
         await announceChange(ctx, trx, {
           kind: 'shout-deleted',
           eventIds: part.map(({ eventId }) => eventId),
-          events: part.map(({ eventId, shout }) => ({ id: eventId, kind: 'shout-deleted', shout }))
+          events: part.map(({ eventId, shout }) => ({ id: eventId, kind: 'shout-deleted', shout: { id: shout.id } }))
         })
       }
       for (const { shout } of pruned) ctx.events.emit(ShoutDeleted, shout, trx)

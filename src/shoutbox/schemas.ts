@@ -15,12 +15,20 @@ export const PublishShoutSchema = {
 
 const MaxShoutsSchema = Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()])
 const MaxMessageLengthSchema = Type.Integer({ minimum: 1, maximum: 10_000 })
+// Members' posting (flood control and editing one's own shouts).
+const MinSecondsBetweenShoutsSchema = Type.Integer({ minimum: 0, maximum: 3600 })
+const MaxShoutsPerMinuteSchema = Type.Integer({ minimum: 1, maximum: 600 })
+const EditWindowSecondsSchema = Type.Integer({ minimum: 0, maximum: 86_400 })
+// History (pins and retention).
 const MaxPinnedSchema = Type.Integer({ minimum: 0, maximum: 20 })
 const KeepDaysSchema = Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()])
 
 export const SettingsSchema = Type.Object({
   maxShouts: MaxShoutsSchema,
   maxMessageLength: MaxMessageLengthSchema,
+  minSecondsBetweenShouts: MinSecondsBetweenShoutsSchema,
+  maxShoutsPerMinute: MaxShoutsPerMinuteSchema,
+  editWindowSeconds: EditWindowSecondsSchema,
   maxPinned: MaxPinnedSchema,
   keepDays: KeepDaysSchema
 })
@@ -31,9 +39,24 @@ export const UpdateSettingsSchema = {
   body: Type.Object({
     maxShouts: Type.Optional(MaxShoutsSchema),
     maxMessageLength: Type.Optional(MaxMessageLengthSchema),
+    minSecondsBetweenShouts: Type.Optional(MinSecondsBetweenShoutsSchema),
+    maxShoutsPerMinute: Type.Optional(MaxShoutsPerMinuteSchema),
+    editWindowSeconds: Type.Optional(EditWindowSecondsSchema),
     maxPinned: Type.Optional(MaxPinnedSchema),
     keepDays: Type.Optional(KeepDaysSchema)
   }, { minProperties: 1 })
+}
+
+/** The keys of the settings, in the order they are answered. */
+export const SETTINGS_KEYS = Object.keys(SettingsSchema.properties) as ReadonlyArray<keyof Settings>
+
+export const ShoutIdParamsSchema = {
+  params: IdParamsSchema
+}
+
+export const EditShoutSchema = {
+  params: IdParamsSchema,
+  body: Type.Object({ message: Type.String() })
 }
 
 export const ArchiveSchema = {

@@ -11,6 +11,11 @@ export interface Recorded {
   readonly eventId: number
 }
 
+/** A shout to store: `authorId` is the user's id, kept to know whose shout it is (never answered). */
+export interface NewShout extends Omit<Shout, 'id'> {
+  readonly authorId: number
+}
+
 interface RecordedRow extends Shout {
   readonly event_id: number
 }
@@ -30,7 +35,7 @@ export interface ArchiveQuery {
  * one statement writes both, so neither can exist without the other.
  */
 export function shoutsRepository (db: Database) {
-  /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`. */
+  /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
   const withEvents = (trx: Transaction, kind: string, change: ReturnType<Database['raw']>) => trx.raw<{ rows: RecordedRow[] }>(`
     with s as (? returning id, message, username, date),
     e as (insert into ?? (kind, shout, created_at)
@@ -58,7 +63,7 @@ export function shoutsRepository (db: Database) {
     archiveQuery ({ before, limit, q }: ArchiveQuery) {
       const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).orderBy('id', 'desc').limit(limit)
       if (before !== undefined) query.where('id', '<', before)
-      // to_tsvector('simple', message) is the search index's expression (migrations/003), word for word: so PostgreSQL uses it.
+      // to_tsvector('simple', message) is the search index's expression (migrations/005), word for word: so PostgreSQL uses it.
       if (q !== undefined) query.whereRaw("to_tsvector('simple', message) @@ websearch_to_tsquery('simple', ?)", [q])
       return query
     },
@@ -74,27 +79,60 @@ export function shoutsRepository (db: Database) {
 
     /**
      * Deletes the oldest shouts dated before `cutoff`, at most `limit` of them and never a
-     * pinned one, each recorded as a `shout-deleted` event exactly as `delete` records one.
+     * pinned one, each recorded exactly as `delete` records one: the shout's earlier events
+     * leave the stream's history, and its `shout-deleted` event carries the id alone.
      */
     async prune (cutoff: number, limit: number, trx: Transaction): Promise<Recorded[]> {
-      const result = await withEvents(trx, 'shout-deleted', trx.raw(`delete from ?? where id in (
-          select id from ?? as old where date < ? and not exists (select 1 from ?? as pin where pin.shout_id = old.id)
-          order by date limit ?)`, [SHOUTS_TABLE, SHOUTS_TABLE, cutoff, PINS_TABLE, limit]))
+      const result = await trx.raw<{ rows: RecordedRow[] }>(`
+        with s as (delete from ?? where id in (
+            select id from ?? as old where date < ? and not exists (select 1 from ?? as pin where pin.shout_id = old.id)
+            order by date limit ?)
+          returning id, message, username, date),
+        forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
+        e as (insert into ?? (kind, shout, created_at)
+              select 'shout-deleted', jsonb_build_object('id', id), ? from s
+              order by s.id
+              returning id, (shout->>'id')::bigint as shout_id)
+        select s.id, s.message, s.username, s.date, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+      [SHOUTS_TABLE, SHOUTS_TABLE, cutoff, PINS_TABLE, limit, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
       return result.rows.map(recorded)
     },
 
     /** Stores the shouts in one statement; ids are given in the order of `shouts`. */
-    async insert (shouts: ReadonlyArray<Omit<Shout, 'id'>>, trx: Transaction): Promise<Recorded[]> {
-      const result = await withEvents(trx, 'shout-created', trx.raw(`insert into ?? (message, username, date)
-          select item->>'message', item->>'username', (item->>'date')::bigint
+    async insert (shouts: readonly NewShout[], trx: Transaction): Promise<Recorded[]> {
+      const result = await withEvents(trx, 'shout-created', trx.raw(`insert into ?? (message, username, date, author_id)
+          select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer
           from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
           order by position`, [SHOUTS_TABLE, JSON.stringify(shouts)]))
       return result.rows.map(recorded)
     },
 
-    /** The deleted shout, or undefined when there was none with that id. */
+    /** Who wrote the shout and when, its row locked until `trx` ends; undefined when there is none. */
+    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, date: number } | undefined> {
+      const row = await trx(SHOUTS_TABLE).where({ id }).forUpdate().first<{ author_id: number | null, date: number } | undefined>('author_id', 'date')
+      return row === undefined ? undefined : { authorId: row.author_id, date: Number(row.date) }
+    },
+
+    /** The shout with its new text, or undefined when there was none with that id. */
+    async edit (id: number, message: string, trx: Transaction): Promise<Recorded | undefined> {
+      const result = await withEvents(trx, 'shout-edited', trx.raw('update ?? set message = ? where id = ?', [SHOUTS_TABLE, message, id]))
+      const row = result.rows[0]
+      return row === undefined ? undefined : recorded(row)
+    },
+
+    /**
+     * The deleted shout, or undefined when there was none with that id. In the same
+     * statement its text leaves the stream's history: the earlier events that carried it
+     * are deleted, and the `shout-deleted` event written carries the id alone. (A client
+     * replaying the history from its start sees the deletion of a shout it never saw.)
+     */
     async delete (id: number, trx: Transaction): Promise<Recorded | undefined> {
-      const result = await withEvents(trx, 'shout-deleted', trx.raw('delete from ?? where id = ?', [SHOUTS_TABLE, id]))
+      const result = await trx.raw<{ rows: RecordedRow[] }>(`
+        with s as (delete from ?? where id = ? returning id, message, username, date),
+        forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
+        e as (insert into ?? (kind, shout, created_at) select 'shout-deleted', jsonb_build_object('id', id), ? from s returning id)
+        select s.id, s.message, s.username, s.date, e.id as event_id from s cross join e`,
+      [SHOUTS_TABLE, id, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
       const row = result.rows[0]
       return row === undefined ? undefined : recorded(row)
     }

@@ -31,10 +31,9 @@ export class StreamHub {
     prune()
   }
 
-  /** Ends every stream, so the host can stop. */
+  /** The host ends the streams themselves when it stops. */
   stop (): void {
     clearInterval(this.pruneTimer)
-    for (const subscriber of this.subscribers) subscriber.stream.end()
     this.subscribers.clear()
   }
 
@@ -75,6 +74,8 @@ export class StreamHub {
 }
 
 function frameOf (event: ShoutEvent): string {
+  // A deletion names the shout and nothing of what it said.
+  if (event.kind === 'shout-deleted') return eventFrame(event.id, event.kind, JSON.stringify({ id: event.shout.id }))
   // The fields in the list's order (jsonb keeps its own).
   const { id, message, username, date } = event.shout
   return eventFrame(event.id, event.kind, JSON.stringify({ id, message, username, date }))

@@ -3,6 +3,7 @@ import net from 'node:net'
 import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
 import { parseResponse, rawRequest } from '../helpers/raw-http.js'
+import type { Shout } from '../helpers/types.js'
 
 interface Case {
   readonly name: string
@@ -95,6 +96,15 @@ const CASES: Case[] = [
   { name: 'roles: permissions not a list', method: 'POST', path: '/panel/api/roles', headers: JSON_TYPE, body: { name: 'r', permissions: 'all' }, status: 400, expect: 'BAD_REQUEST' },
   { name: 'users: roleId as text', method: 'POST', path: '/panel/api/users', headers: JSON_TYPE, body: { username: 'bob', email: 'b@example.org', password: 'long enough', roleId: '1' }, status: 400, expect: 'BAD_REQUEST' },
   { name: 'users: SQL in the username', method: 'POST', path: '/panel/api/users', headers: JSON_TYPE, body: { username: "x'; drop table users; --", email: 'b@example.org', password: 'long enough', roleId: 1 }, status: 400, expect: 'BAD_REQUEST' },
+  { name: 'users: a PUT with an id past int4', method: 'PUT', path: '/panel/api/users/9999999999', headers: JSON_TYPE, body: { disabled: true }, status: 400, expect: bad('params/id is out of range') },
+  { name: 'users: a DELETE with an id past int4', method: 'DELETE', path: '/panel/api/users/9999999999', status: 400, expect: bad('params/id is out of range') },
+  { name: 'users: a DELETE with a non-integer id', method: 'DELETE', path: '/panel/api/users/1e3', status: 400, expect: badId },
+  { name: 'users: a PUT with nothing to change', method: 'PUT', path: '/panel/api/users/1', headers: JSON_TYPE, body: {}, status: 400, expect: bad('body must NOT have fewer than 1 properties') },
+  { name: 'users: disabled as text', method: 'PUT', path: '/panel/api/users/1', headers: JSON_TYPE, body: { disabled: 'true' }, status: 400, expect: bad('body/disabled must be boolean') },
+  { name: 'users: a helper disables the admin', method: 'PUT', path: '/panel/api/users/1', as: 'helper', headers: JSON_TYPE, body: { disabled: true }, status: 403, expect: code('NO_PERMISSION') },
+  { name: 'users: a helper deletes the admin', method: 'DELETE', path: '/panel/api/users/1', as: 'helper', status: 403, expect: code('NO_PERMISSION') },
+  { name: 'password: the new one a number', method: 'POST', path: '/api/auth/password', headers: JSON_TYPE, body: { currentPassword: 'x', newPassword: 12345678 }, status: 400, expect: bad('body/newPassword must be string') },
+  { name: 'password: signed out', method: 'POST', path: '/api/auth/password', as: 'nobody', headers: JSON_TYPE, body: { currentPassword: 'x', newPassword: 'long enough' }, status: 401, expect: code('NOT_LOGGED_IN') },
   { name: 'login: no password', method: 'POST', path: '/api/auth/login', as: 'nobody', headers: JSON_TYPE, body: { username: 'admin' }, status: 400, expect: 'BAD_REQUEST' },
   { name: 'login: a 10 KB username', method: 'POST', path: '/api/auth/login', as: 'nobody', headers: JSON_TYPE, body: { username: 'a'.repeat(10_000), password: 'x' }, status: 400, expect: 'BAD_REQUEST' },
   { name: 'login: a number as password', method: 'POST', path: '/api/auth/login', as: 'nobody', headers: JSON_TYPE, body: { username: 'admin', password: 12345678 }, status: 400, expect: 'BAD_REQUEST' },
@@ -165,7 +175,7 @@ t.test(`a hostile-input corpus: ${CASES.length} requests, each answered as docum
       const response = await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: admin }, payload: { message } })
       t.equal(response.statusCode, 200)
     }
-    const listed = (await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message)
+    const listed = (await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: Shout) => s.message)
     t.same(listed, [...messages].reverse())
   })
 

@@ -3,6 +3,7 @@ import { ADMIN } from '../helpers/app.js'
 import { DB_KIND, TEST_DATABASE_URL } from '../helpers/database.js'
 import { freePort, http, serverStorage, startServer } from '../helpers/server.js'
 import { TcpProxy } from '../helpers/tcp-proxy.js'
+import type { Shout } from '../helpers/types.js'
 
 t.test('a PostgreSQL outage: 503 within seconds, health says so, recovery without a restart',
   { skip: DB_KIND !== 'postgres' && 'needs PostgreSQL: the embedded database cannot go away' }, async t => {
@@ -43,6 +44,6 @@ t.test('a PostgreSQL outage: 503 within seconds, health says so, recovery withou
     }
     t.ok(healthy, `healthy again ${Date.now() - back} ms after the database returned`)
     t.equal((await http(server, 'POST', '/panel/api/shoutbox', { body: { message: 'after' }, cookie })).status, 200, 'publishing works again')
-    const listed = (await http(server, 'GET', '/api/shoutbox/list')).body!.shouts as Array<{ message: string }>
+    const listed = (await http(server, 'GET', '/api/shoutbox/list')).body!.shouts as Shout[]
     t.equal(listed[0]!.message, 'after', 'and the list is current (no stale cache)')
   })

@@ -4,7 +4,9 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
 import { buildApp, type BuildOptions } from '../../src/host/app.js'
 import { loadConfig, type HostConfig } from '../../src/host/config.js'
 import { PasswordHasher } from '../../src/host/identity/passwords.js'
+import { sessionCookieFor } from '../../src/host/identity/sessions.js'
 import { testDatabase, type TestDatabase } from './database.js'
+import type { Tap } from './types.js'
 
 /** Cheap scrypt parameters for tests; production uses OWASP's (see passwords.ts). */
 export const testHasher = new PasswordHasher({ logN: 10, r: 8, p: 1 })
@@ -14,10 +16,6 @@ export const SETUP_TOKEN = 'tests-setup-token-0123456789'
 
 /** The first administrator; as a body it finishes setup (it carries the setup token). */
 export const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'correct horse battery', setupToken: SETUP_TOKEN }
-
-export interface Tap {
-  teardown (fn: () => unknown): void
-}
 
 /** What build() gives a test. */
 export type App = FastifyInstance
@@ -40,10 +38,10 @@ export interface TestAppOptions extends Partial<Omit<BuildOptions, 'config'>> {
 }
 
 /** A fresh app on a fresh database, closed when the test ends. */
-export async function build (t: Tap, options: TestAppOptions = {}): Promise<FastifyInstance> {
+export async function build (t: Tap, options: TestAppOptions = {}): Promise<App> {
   const db = options.db ?? await testDatabase()
   const database = await db.open()
-  let app: FastifyInstance
+  let app: App
   try {
     app = await buildApp({ hasher: testHasher, ...options, config: testConfig(options.config), database })
   } catch (error) {
@@ -59,26 +57,30 @@ export async function build (t: Tap, options: TestAppOptions = {}): Promise<Fast
 }
 
 /** Finishes setup with the ADMIN account; returns the admin's session cookie. */
-export async function setUp (app: FastifyInstance): Promise<string> {
+export async function setUp (app: App): Promise<string> {
   const response = await app.inject({ method: 'POST', url: '/api/setup/finish', payload: ADMIN })
   if (response.statusCode !== 200) throw new Error(`setup failed: ${response.statusCode} ${response.body}`)
-  return sessionCookie(response)
+  return sessionCookie(response, app)
 }
 
-/** `name=value` of the session cookie a response set. */
-export function sessionCookie (response: LightMyRequestResponse): string {
-  const cookie = response.cookies.find(c => c.name === 'shoutbox_session')
-  if (cookie === undefined) throw new Error(`no session cookie in ${response.statusCode} ${response.body}`)
-  return `shoutbox_session=${cookie.value}`
+/**
+ * `name=value` of the session cookie a response set. Its name is the app's (PUBLIC_URL
+ * over https makes it `__Host-shoutbox_session`); without the app, the default name.
+ */
+export function sessionCookie (response: LightMyRequestResponse, app?: FastifyInstance): string {
+  const name = app?.identity.sessionCookie.name ?? sessionCookieFor(undefined).name
+  const cookie = response.cookies.find(c => c.name === name)
+  if (cookie === undefined) throw new Error(`no session cookie ${name} in ${response.statusCode} ${response.body}`)
+  return `${name}=${cookie.value}`
 }
 
-export async function login (app: FastifyInstance, username: string, password: string): Promise<string> {
+export async function login (app: App, username: string, password: string): Promise<string> {
   const response = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } })
-  return sessionCookie(response)
+  return sessionCookie(response, app)
 }
 
 /** Creates a role with `permissions` and a user holding it; returns the user's cookie. */
-export async function userWith (app: FastifyInstance, adminCookie: string, name: string, permissions: string[]): Promise<string> {
+export async function userWith (app: App, adminCookie: string, name: string, permissions: string[]): Promise<string> {
   const role = await app.inject({
     method: 'POST', url: '/api/panel/roles', headers: { cookie: adminCookie }, payload: { name: `${name}-role`, permissions }
   })

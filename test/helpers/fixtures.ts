@@ -3,12 +3,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { packageAddon } from '../../scripts/package-addon.js'
+import type { Tap } from './types.js'
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/addons/', import.meta.url))
-
-export interface Tap {
-  teardown (fn: () => unknown): void
-}
 
 /** A temporary, empty addons folder, removed when the test ends. */
 export async function tempAddonsDir (t: Tap): Promise<string> {

@@ -7,16 +7,14 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
+import { sessionCookieFor } from '../../src/host/identity/sessions.js'
 import { SETUP_TOKEN } from './app.js'
 import { DB_KIND, TEST_DATABASE_URL } from './database.js'
 import { ensureImage } from './pglite-image.js'
+import type { Tap } from './types.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 export const SERVER_ENTRY = path.join(root, 'src/host/server.ts')
-
-export interface Tap {
-  teardown (fn: () => unknown): void
-}
 
 /** Where a host process keeps its data: a schema on PostgreSQL, a data folder for the embedded one. */
 export interface ServerStorage {
@@ -132,7 +130,9 @@ export async function http (server: { url: string }, method: string, url: string
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) })
   })
   const text = await response.text()
-  const setCookie = response.headers.getSetCookie().find(c => c.startsWith('shoutbox_session='))
+  // Either name the host may give it (PUBLIC_URL over https adds the __Host- prefix).
+  const names = [sessionCookieFor(undefined).name, sessionCookieFor('https://any').name]
+  const setCookie = response.headers.getSetCookie().find(c => names.includes(c.slice(0, c.indexOf('='))))
   return {
     status: response.status,
     headers: response.headers,

@@ -31,6 +31,40 @@ t.test('flags win over environment variables', async t => {
   t.same(fromEnv.allowedOrigins, ['https://a.example', 'https://b.example'])
 })
 
+t.test('TRUST_PROXY: a number of hops, or addresses and CIDR ranges, IPv4 and IPv6', async t => {
+  t.equal(loadConfig([], {}).trustProxy, 0)
+  t.equal(loadConfig([], { TRUST_PROXY: 'true' }).trustProxy, 1)
+  t.equal(loadConfig([], { TRUST_PROXY: '2' }).trustProxy, 2)
+  t.same(loadConfig([], { TRUST_PROXY: '127.0.0.1, 10.0.0.0/8,::1,fd00::/8' }).trustProxy, ['127.0.0.1', '10.0.0.0/8', '::1', 'fd00::/8'])
+  for (const bad of ['10.0.0.0/33', '::/129', 'proxy.example', '10.0.0.1/8/8', '1.2.3', 'fe80::1%eth0', '10.0.0.0/x']) {
+    t.throws(() => loadConfig([], { TRUST_PROXY: bad }), {
+      name: 'ConfigError', message: `TRUST_PROXY must be a number of proxy hops or a comma-separated list of addresses and CIDR ranges (e.g. 127.0.0.1,10.0.0.0/8,::1), got "${bad}"`
+    }, bad)
+  }
+})
+
+t.test('PUBLIC_URL: the site\'s public origin, validated at start-up', async t => {
+  t.equal(loadConfig([], {}).publicUrl, undefined)
+  t.equal(loadConfig([], { PUBLIC_URL: '' }).publicUrl, undefined)
+  t.equal(loadConfig([], { PUBLIC_URL: 'https://Shouts.Example.org/' }).publicUrl, 'https://shouts.example.org')
+  t.equal(loadConfig([], { PUBLIC_URL: 'http://localhost:8088' }).publicUrl, 'http://localhost:8088')
+  t.equal(loadConfig([], { PUBLIC_URL: 'https://shouts.example.org:443' }).publicUrl, 'https://shouts.example.org')
+  for (const bad of ['shouts.example.org', 'ftp://shouts.example.org', 'https://shouts.example.org/board', 'https://u:p@shouts.example.org',
+    'https://shouts.example.org/?x=1', 'https://shouts.example.org#top', 'https://']) {
+    t.throws(() => loadConfig([], { PUBLIC_URL: bad }), {
+      name: 'ConfigError', message: `PUBLIC_URL must be the site's public origin, http(s)://host[:port] with no path, like https://shouts.example.org; got "${bad}"`
+    }, bad)
+  }
+})
+
+t.test('stream limits: STREAMS_PER_CLIENT (default 20) and MAX_STREAMS (default 10,000)', async t => {
+  t.same([loadConfig([], {}).streamsPerClient, loadConfig([], {}).maxStreams], [20, 10_000])
+  const set = loadConfig([], { STREAMS_PER_CLIENT: '3', MAX_STREAMS: '500' })
+  t.same([set.streamsPerClient, set.maxStreams], [3, 500])
+  t.throws(() => loadConfig([], { STREAMS_PER_CLIENT: '0' }), { name: 'ConfigError', message: 'STREAMS_PER_CLIENT must be a whole number from 1 up, got "0"' })
+  t.throws(() => loadConfig([], { MAX_STREAMS: 'lots' }), { name: 'ConfigError', message: 'MAX_STREAMS must be a whole number from 1 up, got "lots"' })
+})
+
 t.test('bad settings are refused with one clear line', async t => {
   t.throws(() => loadConfig(['--port', 'eighty'], {}), { name: 'ConfigError', message: 'port must be a number from 0 to 65535, got "eighty"' })
   t.throws(() => loadConfig(['--bogus'], {}), { name: 'ConfigError', message: /Unknown option '--bogus'/ })

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
 import { testDatabase } from '../helpers/database.js'
+import type { FeedEntry } from '../helpers/types.js'
 
 t.test('disabling an addon: applied at the next restart, its data kept', async t => {
   const db = await testDatabase({ persistent: true })
@@ -35,7 +36,7 @@ t.test('disabling an addon: applied at the next restart, its data kept', async t
   const back = await third.inject({ url: '/api/shoutbox/list' })
   t.match(back.json(), { result: 'ok', shouts: [{ message: 'kept' }] }, 'back, with its data')
   const feed = await third.inject({ url: '/api/panel/logs/activity', headers: { cookie } })
-  t.same(feed.json().logs.slice(0, 2).map((l: { text: string }) => l.text), ['admin enabled the addon shoutbox', 'admin disabled the addon shoutbox'])
+  t.same(feed.json().logs.slice(0, 2).map((l: FeedEntry) => l.text), ['admin enabled the addon shoutbox', 'admin disabled the addon shoutbox'])
 })
 
 t.test('managing addons needs panel.manage.addons', async t => {

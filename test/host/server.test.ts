@@ -20,11 +20,15 @@ t.test('a bad addon stops start-up: one line, exit code 1, no stack trace', asyn
 /** Why the server cannot be started as the unprivileged user `nobody` here, if it cannot. */
 async function nobodyCannotRun (): Promise<string | false> {
   if (process.getuid?.() !== 0) return 'starting the server as another user needs root'
-  // nobody must be able to pass through every folder down to the checkout (mktemp -d makes a closed one).
-  for (let dir = path.resolve('.'); ; dir = path.dirname(dir)) {
-    if (((await fs.stat(dir)).mode & 0o001) === 0) return `${dir} is closed to other users, so nobody cannot load the server`
-    if (path.dirname(dir) === dir) return false
+  // nobody must be able to pass through every folder down to the checkout and to the node
+  // binary (mktemp -d makes a closed one).
+  for (const start of [path.resolve('.'), path.dirname(process.execPath)]) {
+    for (let dir = start; ; dir = path.dirname(dir)) {
+      if (((await fs.stat(dir)).mode & 0o001) === 0) return `${dir} is closed to other users, so nobody cannot run the server`
+      if (path.dirname(dir) === dir) break
+    }
   }
+  return false
 }
 
 t.test('port 80 without privileges: one line naming the fix, exit code 1', { skip: await nobodyCannotRun() }, async t => {
@@ -61,21 +65,26 @@ t.test('first start in an empty data folder: initdb runs in a child process, so 
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-first-start-'))
   t.teardown(() => fs.rm(dataDir, { recursive: true, force: true }))
   const env = { DATA_DIR: dataDir, DATABASE_URL: '' }
+  const peakOf = async (pid: number): Promise<number> => Number(/VmHWM:\s+(\d+) kB/.exec(await fs.readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024
   const first = await startServer(t, { env })
-  // Measured: initdb inside the host took it to about 760 MiB, kept until a restart; now about 300.
-  const peakMiB = Number(/VmHWM:\s+(\d+) kB/.exec(await fs.readFile(`/proc/${first.child.pid}/status`, 'utf8'))![1]) / 1024
-  t.ok(peakMiB < 500, `the host's peak resident memory: ${Math.round(peakMiB)} MiB`)
+  const peakMiB = await peakOf(first.child.pid!)
+  // On Node 20, initdb inside the host took it to about 760 MiB, kept until a restart; now
+  // about 300. Node 24 holds much more for the embedded database on any start (see the
+  // README, Memory), so there the first start is compared with a restart below.
+  if (Number(process.versions.node.split('.')[0]) < 22) t.ok(peakMiB < 500, `the host's peak resident memory: ${Math.round(peakMiB)} MiB`)
   t.equal((await http(first, 'POST', '/api/setup/finish', { body: ADMIN })).status, 200)
   first.child.kill('SIGTERM')
   t.equal(await first.exited, 0)
 
   const again = await startServer(t, { env })
   t.same((await http(again, 'GET', '/api/setup/status')).body, { result: 'ok', setupDone: true }, 'a restart opens the same files')
+  const restartMiB = await peakOf(again.child.pid!)
+  t.ok(peakMiB - restartMiB < 250, `a first start costs the host little more than a restart: ${Math.round(peakMiB)} against ${Math.round(restartMiB)} MiB (initdb in the host added some 575)`)
 })
 
 t.test('a development start prints a link that finishes setup; the token in it is the one the host requires', async t => {
   const storage = await serverStorage(t)
-  const server = await startServer(t, { args: ['--dev'], env: { ...storage.env, SETUP_TOKEN: '', LOG_LEVEL: 'info' } })
+  const server = await startServer(t, { args: ['--dev'], env: { ...storage.env, SETUP_TOKEN: '' } })
   let link: RegExpExecArray | null = null
   for (let i = 0; i < 100 && link === null; i++) {
     link = /setup is not finished: open (http:\/\/\S+\/panel\/#\/setup\?token=([A-Za-z0-9_-]+))/.exec(server.stdout())

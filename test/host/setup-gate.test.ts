@@ -1,8 +1,8 @@
 import t from 'tap'
-import { ADMIN, SETUP_TOKEN, build, setUp } from '../helpers/app.js'
+import { ADMIN, SETUP_TOKEN, build, setUp, type App } from '../helpers/app.js'
 import { testDatabase } from '../helpers/database.js'
 
-const tableExists = async (app: Awaited<ReturnType<typeof build>>, table: string): Promise<boolean> =>
+const tableExists = async (app: App, table: string): Promise<boolean> =>
   app.db.schema.hasTable(table)
 
 t.test('before setup: addons are loaded but not initialised', async t => {
@@ -49,8 +49,13 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
   const before = await ledger(first)
   t.same(before, [
     { owner: 'host', name: '001-platform' },
+    { owner: 'host', name: '002-sign-in-attempts' },
+    { owner: 'host', name: '003-user-disabled' },
+    { owner: 'host', name: '004-members' },
     { owner: 'shoutbox', name: '001-create-shouts' },
-    { owner: 'shoutbox', name: '002-create-events' }
+    { owner: 'shoutbox', name: '002-create-events' },
+    { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' },
+    { owner: 'shoutbox', name: '004-authors' }
   ])
   await first.close()
   const second = await build(t, { db })

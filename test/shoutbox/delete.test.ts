@@ -1,7 +1,9 @@
 import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
+import type { Shout, Tap } from '../helpers/types.js'
 
-t.test('DELETE /api/panel/shoutbox/:id', async t => {
+/** A board with three shouts (ids 1-3), its admin, and a helper with panel access only. */
+async function board (t: Tap) {
   const app = await build(t)
   const admin = await setUp(app)
   const helper = await userWith(app, admin, 'helper', ['panel.access'])
@@ -9,9 +11,19 @@ t.test('DELETE /api/panel/shoutbox/:id', async t => {
     await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: admin }, payload: { message } })
   }
   const del = (cookie: string, id: string) => app.inject({ method: 'DELETE', url: `/panel/api/shoutbox/${id}`, headers: { cookie } })
-  const messages = async () => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: { message: string }) => s.message)
+  const messages = async () => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts.map((s: Shout) => s.message)
+  return { app, admin, helper, del, messages }
+}
+
+t.test('DELETE /api/panel/shoutbox/:id', async t => {
+  // The shared board, once the admin has deleted shout 2. The subtests that use it only
+  // make requests that are refused, so none changes what another sees; the one that
+  // deletes has a board of its own.
+  const { app, admin, helper, del, messages } = await board(t)
+  await del(admin, '2')
 
   t.test('deletes the shout and logs DELETED_SHOUT in the same transaction', async t => {
+    const { app, admin, del, messages } = await board(t)
     const response = await del(admin, '2')
     t.same([response.statusCode, response.body], [200, '{"result":"ok"}'])
     t.same(await messages(), ['three', 'one'])

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { build, setUp } from '../helpers/app.js'
 import { greeterAddonsDir } from '../helpers/fixtures.js'
+import type { RecordedEvent } from '../helpers/types.js'
 
 t.test('another addon hears "shout created" and "shout deleted", with the shout, after commit', async t => {
   const addonsDir = await greeterAddonsDir(t)
@@ -14,7 +15,7 @@ t.test('another addon hears "shout created" and "shout deleted", with the shout,
   await app.inject({ method: 'DELETE', url: '/api/panel/shoutbox/999', headers: { cookie } })
   await app.events.drain()
   const events = (await app.inject({ url: '/api/greeter/events' })).json().events
-    .filter((e: { event: string }) => e.event.startsWith('shoutbox.'))
+    .filter((e: RecordedEvent) => e.event.startsWith('shoutbox.'))
   t.same(events, [
     { event: 'shoutbox.shout-created', payload: shout, committed: true },
     { event: 'shoutbox.shout-deleted', payload: shout, committed: true }

@@ -1,5 +1,8 @@
 import pg from 'pg'
 import t from 'tap'
+import type { AddonContext } from '../../src/sdk/index.js'
+import { RecentChanges, nextList } from '../../src/shoutbox/list-changes.js'
+import { ShoutboxSettings } from '../../src/shoutbox/settings.js'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, TEST_DATABASE_URL, testDatabase } from '../helpers/database.js'
@@ -30,14 +33,23 @@ t.test('each change is applied to the kept list in place, and gives byte for byt
   await listed(app)
   const before = { ...countsOf(app) }
   let publishes = 0
+  let edited = 0
   for (let step = 0; step < 60; step++) {
     const roll = next()
-    if (roll < 0.6) {
+    if (roll < 0.5) {
       // A burst of publishes arriving together (written in one transaction).
       const burst = 1 + Math.floor(next() * 5)
       publishes += burst
       await Promise.all(Array.from({ length: burst }, (_, i) =>
         app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: `step ${step}.${i} ünïcödé "quoted" <b>` } })))
+    } else if (roll < 0.65) {
+      // Edits, some together: a shout in the list, one below its cut, a deleted one, one that never existed.
+      const edits = 1 + Math.floor(next() * 3)
+      const answers = await Promise.all(Array.from({ length: edits }, (_, i) => {
+        const id = 1 + Math.floor(next() * (publishes + 3))
+        return app.inject({ method: 'PUT', url: `/api/shoutbox/${id}`, headers: { cookie }, payload: { message: `edited at ${step}.${i} "ü" <i>` } })
+      }))
+      edited += answers.filter(answer => answer.statusCode === 200).length
     } else if (roll < 0.85) {
       // A shout in the list, one below its cut, or one that never existed.
       const id = 1 + Math.floor(next() * (publishes + 3))
@@ -48,11 +60,36 @@ t.test('each change is applied to the kept list in place, and gives byte for byt
     }
     t.equal(await listed(app), await rebuilt(app), `after step ${step}`)
   }
+  t.ok(edited > 3, `shouts were edited (${edited})`)
   const counts = countsOf(app)
   t.ok(counts.updated - before.updated > 20, `most changes were applied in place (${counts.updated - before.updated} in place, ${counts.made - before.made} made anew)`)
+
+  // What the HTTP server sends before Fastify runs follows the same updates.
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  await app.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers: { cookie }, payload: { maxShouts: 5 } })
+  await listed(app)
+  const made = countsOf(app).made
+  await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'over the wire' } })
+  const wire = await fetch(`${address}/api/shoutbox/list`)
+  t.equal(await wire.text(), await rebuilt(app), 'the fast path sends the updated bytes')
+  t.equal(countsOf(app).made, made, 'without reading the database')
 })
 
-t.test('two processes under concurrent publishes, deletes and settings changes; then a cut notification link', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
+t.test('a create heard after its own delete does not bring the shout back, even when no list was kept at the delete', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'kept' } })
+  const crossing = { id: 999, kind: 'shout-created', shout: { id: 999, message: 'deleted elsewhere', username: 'admin', date: 1 } }
+  // The delete is heard while no list is kept (nothing has asked for it yet) …
+  await app.cluster.notify('shoutbox:changed', JSON.stringify({ kind: 'shout-deleted', eventIds: [1000], events: [{ ...crossing, id: 1000, kind: 'shout-deleted' }] }))
+  const fresh = await listed(app)
+  t.equal(fresh, await rebuilt(app))
+  // … then its create, which another process had sent first.
+  await app.cluster.notify('shoutbox:changed', JSON.stringify({ kind: 'shout-created', eventIds: [999], events: [crossing] }))
+  t.equal(await listed(app), fresh, 'the deleted shout stays out')
+})
+
+t.test('two processes under concurrent publishes, edits, deletes and settings changes; then a cut notification link', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
   const db = await testDatabase()
   t.teardown(() => db.drop())
   const a = await build(t, { db })
@@ -77,7 +114,9 @@ t.test('two processes under concurrent publishes, deletes and settings changes; 
     await Promise.all(Array.from({ length: 6 }, (_, i) => {
       const [app, cookie] = i % 2 === 0 ? [a, cookieA] : [b, sessionB]
       const roll = next()
-      if (roll < 0.7) return app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: `round ${round}, ${i}` } })
+      if (roll < 0.55) return app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: `round ${round}, ${i}` } })
+      // The admin's own shouts, edited from either process (notices of two processes cross).
+      if (roll < 0.75) return app.inject({ method: 'PUT', url: `/api/shoutbox/${1 + Math.floor(next() * (round * 4 + 4))}`, headers: { cookie }, payload: { message: `edited in round ${round}, ${i}` } })
       if (roll < 0.9) return app.inject({ method: 'DELETE', url: `/api/panel/shoutbox/${1 + Math.floor(next() * (round * 4 + 4))}`, headers: { cookie } })
       return app.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers: { cookie }, payload: { maxShouts: [4, 8, null][Math.floor(next() * 3)] } })
     }))
@@ -101,4 +140,34 @@ t.test('two processes under concurrent publishes, deletes and settings changes; 
   await a.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: cookieA }, payload: { message: 'after the link is back' } })
   await settled()
   t.equal(await listed(b), await rebuilt(a), 'and follows the changes again once relinked')
+})
+
+t.test('edits whose notices cross (two processes): the newest text wins, whatever the order they are heard in', async t => {
+  // A context of its own: only what nextList, the record of changes and the settings reader touch.
+  const heard: Array<(payload: string) => void> = []
+  const ctx = {
+    cluster: { linked: true, subscribe: (_topic: string, handler: (payload: string) => void) => heard.push(handler), onResync: () => {} },
+    config: { all: async () => ({ maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300 }) }
+  } as unknown as AddonContext
+  await ShoutboxSettings.of(ctx).current()
+  RecentChanges.of(ctx).start()
+  const shout = (id: number, message: string) => ({ id, message, username: 'ayse', date: 1_795_308_000_000 + id })
+  const notice = (id: number, kind: string, shoutOf: ReturnType<typeof shout>) => JSON.stringify({ kind, eventIds: [id], events: [{ id, kind, shout: shoutOf }] })
+  // As the host does: the kept list is updated, then every other subscriber hears the notice.
+  const apply = (list: { shouts: unknown[] }, ...notices: string[]) => notices.reduce((l, n) => {
+    const next = nextList(l, n, ctx)!
+    for (const hear of heard) hear(n)
+    return next
+  }, list)
+
+  const created = apply({ shouts: [] }, notice(1, 'shout-created', shout(1, 'helo')))
+  t.same(created, { shouts: [shout(1, 'helo')] })
+  t.same(apply(created, notice(3, 'shout-edited', shout(1, 'hello!')), notice(2, 'shout-edited', shout(1, 'hello'))), { shouts: [shout(1, 'hello!')] },
+    'an older edit heard after a newer one is not applied')
+  t.same(apply({ shouts: [] }, notice(5, 'shout-edited', shout(4, 'edited first')), notice(4, 'shout-created', shout(4, 'as created'))), { shouts: [shout(4, 'edited first')] },
+    'a create heard after an edit of its shout shows the edited text')
+  t.same(apply({ shouts: [shout(6, 'gone')] }, notice(7, 'shout-deleted', shout(6, 'gone')), notice(8, 'shout-edited', shout(6, 'edited after all'))), { shouts: [] },
+    'an edit heard after the delete does not bring the shout back')
+  t.same(JSON.stringify(apply({ shouts: [shout(9, 'a'), shout(8, 'b')] }, notice(10, 'shout-edited', shout(8, 'B')))), JSON.stringify({ shouts: [shout(9, 'a'), shout(8, 'B')] }),
+    'the edited shout keeps its place and its fields\' order')
 })

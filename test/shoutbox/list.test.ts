@@ -1,8 +1,9 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { build, setUp } from '../helpers/app.js'
+import type { Shout } from '../helpers/types.js'
 
-/** Seed §4.1 and CONTRACT §6: GET /api/shoutbox/list. */
-t.test('GET /api/shoutbox/list', async t => {
+/** A fresh board, signed in as the admin, with `messages` published in order (ids from 1). */
+async function board (t: Test, messages: readonly string[] = []) {
   const app = await build(t)
   const cookie = await setUp(app)
   const list = () => app.inject({ url: '/api/shoutbox/list' })
@@ -11,6 +12,14 @@ t.test('GET /api/shoutbox/list', async t => {
     const response = await app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie }, payload: { maxShouts } })
     t.equal(response.statusCode, 200)
   }
+  for (const message of messages) await publish(message)
+  return { app, cookie, list, publish, setMaxShouts }
+}
+
+/** Seed §4.1 and CONTRACT §6: GET /api/shoutbox/list. */
+t.test('GET /api/shoutbox/list', async t => {
+  // The shared board stays empty: the subtests that publish or change the settings have their own.
+  const { app, cookie, list } = await board(t)
 
   t.test('rule 1: with no shout, exactly {"result":"ok","shouts":[]}', async t => {
     const response = await list()
@@ -24,6 +33,7 @@ t.test('GET /api/shoutbox/list', async t => {
   })
 
   t.test('rule 2: a published shout appears with exactly id, message, username, date', async t => {
+    const { list, publish } = await board(t)
     const before = Date.now()
     t.equal((await publish('first!')).statusCode, 200)
     const after = Date.now()
@@ -36,16 +46,18 @@ t.test('GET /api/shoutbox/list', async t => {
   })
 
   t.test('the store order, newest first (id descending)', async t => {
+    const { list, publish } = await board(t, ['first!'])
     await publish('second')
     await publish('third')
     const shouts = (await list()).json().shouts
-    t.same(shouts.map((s: { message: string }) => s.message), ['third', 'second', 'first!'])
-    t.same(shouts.map((s: { id: number }) => s.id), [3, 2, 1])
+    t.same(shouts.map((s: Shout) => s.message), ['third', 'second', 'first!'])
+    t.same(shouts.map((s: Shout) => s.id), [3, 2, 1])
   })
 
   t.test('rule 3: maxShouts 2 → the two newest; 0 → none; null → all; read at request time', async t => {
+    const { list, setMaxShouts } = await board(t, ['first!', 'second', 'third'])
     await setMaxShouts(2)
-    t.same((await list()).json().shouts.map((s: { message: string }) => s.message), ['third', 'second'])
+    t.same((await list()).json().shouts.map((s: Shout) => s.message), ['third', 'second'])
     await setMaxShouts(0)
     t.equal((await list()).body, '{"result":"ok","shouts":[]}')
     await setMaxShouts(null)
@@ -55,6 +67,7 @@ t.test('GET /api/shoutbox/list', async t => {
   })
 
   t.test('no parameters: a query string or a body are ignored', async t => {
+    const { app } = await board(t, ['first!', 'second', 'third'])
     const response = await app.inject({ url: '/api/shoutbox/list?limit=1&maxShouts=1' })
     t.equal(response.json().shouts.length, 3)
   })

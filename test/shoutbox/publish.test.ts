@@ -1,8 +1,7 @@
 import t from 'tap'
-import { build, setUp, userWith } from '../helpers/app.js'
+import { build, setUp, userWith, type App } from '../helpers/app.js'
 import { connectSse } from '../helpers/sse.js'
-
-type App = Awaited<ReturnType<typeof build>>
+import type { Shout, Tap } from '../helpers/types.js'
 
 const shouts = async (app: App) => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<Record<string, unknown>>
 const logs = async (app: App) => app.db('activity_logs').where({ type: 'CREATED_SHOUT' }).orderBy('id')
@@ -11,8 +10,8 @@ const ok = { result: 'ok' }
 const label = (value: unknown): string => JSON.stringify(value).replace(/[^\x20-\x7e]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
 const badRequest = (what: string) => ({ result: 'error', error: 'BAD_REQUEST', bodyValidationError: what })
 
-/** Seed §4.2 and §7, CONTRACT §6: POST /api/panel/shoutbox. */
-t.test('POST /api/panel/shoutbox', async t => {
+/** A board with its admin, a moderator (granted MANAGE_SHOUTBOX) and a helper with panel access only. */
+async function board (t: Tap) {
   const app = await build(t)
   const admin = await setUp(app)
   const moderator = await userWith(app, admin, 'moderator', ['panel.access', 'addon.shoutbox.manage.shoutbox'])
@@ -21,8 +20,17 @@ t.test('POST /api/panel/shoutbox', async t => {
     method: 'POST', url, headers: { cookie, 'content-type': contentType },
     ...(payload === undefined ? {} : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) })
   })
+  return { app, admin, moderator, panelOnly, post }
+}
+
+/** Seed §4.2 and §7, CONTRACT §6: POST /api/panel/shoutbox. */
+t.test('POST /api/panel/shoutbox', async t => {
+  // The subtests share this board and count from what they find; each one that checks
+  // something absolute publishes it first, or stages a board of its own.
+  const { app, admin, moderator, panelOnly, post } = await board(t)
 
   t.test('rule 1: the panel path /panel/api/shoutbox is the registered /api/panel/shoutbox', async t => {
+    const { app, admin, post } = await board(t)
     t.same((await post(admin, { message: 'via panel path' })).json(), ok)
     t.same((await post(admin, { message: 'via registered path' }, '/api/panel/shoutbox')).json(), ok)
     t.equal((await shouts(app)).length, 2)
@@ -108,6 +116,7 @@ t.test('POST /api/panel/shoutbox', async t => {
   })
 
   t.test('rule 5: the CREATED_SHOUT entry: user id, username, addon id, message', async t => {
+    await post(moderator, { message: '  <b>bold</b> \'; DROP TABLE shoutbox_shouts; -- \u{1F600} ' })
     const last = (await logs(app)).at(-1)
     t.match(last, { type: 'CREATED_SHOUT', user_id: 2, username: 'moderator', addon_id: 'shoutbox' })
     t.same(last.details, { message: '  <b>bold</b> \'; DROP TABLE shoutbox_shouts; -- \u{1F600} ' })
@@ -118,6 +127,11 @@ t.test('POST /api/panel/shoutbox', async t => {
   })
 
   t.test('every shout has its entry, and every entry its shout', async t => {
+    // Something to compare, published and refused, even when this runs alone.
+    await post(moderator, { message: 'from a moderator' })
+    await post(admin, { message: 'from the admin' })
+    await post(panelOnly, { message: 'not allowed' })
+    await post(moderator, { message: '   ' })
     const all = await shouts(app)
     const entries = await logs(app)
     t.equal(all.length, entries.length)
@@ -154,25 +168,34 @@ t.test('a failure between the shout insert and the log insert leaves neither row
   t.same((await shouts(app)).map(s => s.message), ['fine'])
 })
 
-/** Publishes arriving together share a transaction (src/shoutbox/publisher.ts). */
-t.test('publishes that arrive together', async t => {
+/** A board listening on a port: its admin's publish, and its address. */
+async function listeningBoard (t: Tap) {
   const app = await build(t)
   const cookie = await setUp(app)
   const post = (message: string) => app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message } })
   const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  return { app, post, address }
+}
+
+/** Publishes arriving together share a transaction (src/shoutbox/publisher.ts). */
+t.test('publishes that arrive together', async t => {
+  // The shared board is for 'one that cannot be stored', which counts from what it
+  // finds; the other compares the whole list and log, so it has a board of its own.
+  const { app, post } = await listeningBoard(t)
 
   t.test('each is stored with its own entry and its own stream event, in the same order', async t => {
+    const { app, post, address } = await listeningBoard(t)
     const client = connectSse(`${address}/api/shoutbox/stream`)
     t.teardown(() => client.close())
     await client.next(e => e.event === 'ready')
     const messages = Array.from({ length: 50 }, (_, i) => `together ${i}`)
     t.same((await Promise.all(messages.map(post))).map(a => a.statusCode), Array(50).fill(200))
-    const stored = ((await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<{ id: number, message: string }>).reverse()
+    const stored = ((await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Shout[]).reverse()
     t.same(stored.map(s => s.message).sort(), [...messages].sort(), 'every one stored, once')
     const entries = await logs(app)
     t.same(entries.map((e: { details: { message: string } }) => e.details.message), stored.map(s => s.message), 'an entry each, in the order of the ids')
     await client.next(e => e.event === 'shout-created' && JSON.parse(e.data).message === stored.at(-1)!.message)
-    const streamed = client.events.filter(e => e.event === 'shout-created').map(e => JSON.parse(e.data) as { id: number })
+    const streamed = client.events.filter(e => e.event === 'shout-created').map(e => JSON.parse(e.data) as Shout)
     t.same(streamed.map(s => s.id), stored.map(s => s.id), 'a stream event each, in the order of the ids')
   })
 

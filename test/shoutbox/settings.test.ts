@@ -1,22 +1,36 @@
 import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
+import type { Tap } from '../helpers/types.js'
 
-t.test('GET/PUT /api/panel/shoutbox/config', async t => {
+/** The members' posting and the history settings, at their defaults; members.test.ts and settings-history.test.ts change them. */
+const OTHER_DEFAULTS = { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null }
+
+/** A board with the manifest's default settings, and its admin. */
+async function board (t: Tap) {
   const app = await build(t)
   const admin = await setUp(app)
   const get = (cookie = admin) => app.inject({ url: '/panel/api/shoutbox/config', headers: { cookie } })
   const put = (payload: Record<string, unknown>, cookie = admin) => app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie }, payload })
+  return { app, admin, get, put }
+}
+
+t.test('GET/PUT /api/panel/shoutbox/config', async t => {
+  // The subtests that share this board set what they rely on, or change nothing; the two
+  // that need the defaults stage a board of their own.
+  const { app, admin, get, put } = await board(t)
 
   t.test('defaults from the manifest: no maxShouts, 500 code points, 3 pins, kept forever', async t => {
+    const { get } = await board(t)
     const response = await get()
-    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, maxPinned: 3, keepDays: null }])
+    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, ...OTHER_DEFAULTS }])
   })
 
   t.test('the keys sent are changed, the answer is the whole config', async t => {
-    t.same((await put({ maxShouts: 10 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 500, maxPinned: 3, keepDays: null })
-    t.same((await put({ maxMessageLength: 20 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 20, maxPinned: 3, keepDays: null })
-    t.same((await put({ maxShouts: null, maxMessageLength: 10000 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, maxPinned: 3, keepDays: null })
-    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, maxPinned: 3, keepDays: null })
+    const { get, put } = await board(t)
+    t.same((await put({ maxShouts: 10 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 500, ...OTHER_DEFAULTS })
+    t.same((await put({ maxMessageLength: 20 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 20, ...OTHER_DEFAULTS })
+    t.same((await put({ maxShouts: null, maxMessageLength: 10000 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, ...OTHER_DEFAULTS })
+    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, ...OTHER_DEFAULTS })
   })
 
   t.test('maxMessageLength applies to the next publish', async t => {
@@ -48,6 +62,8 @@ t.test('GET/PUT /api/panel/shoutbox/config', async t => {
   })
 
   t.test('changes are logged', async t => {
+    await put({ maxShouts: 10 })
+    await put({ maxShouts: null })
     const feed = await app.inject({ url: '/api/panel/logs/activity', headers: { cookie: admin } })
     t.equal(feed.json().logs[1].text, 'admin changed the shoutbox settings')
   })

@@ -4,7 +4,7 @@ import t from 'tap'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { buildUi } from '../../scripts/build-ui.js'
 import { SETUP_TOKEN } from '../helpers/app.js'
-import { serverStorage, startServer, type RunningServer } from '../helpers/server.js'
+import { serverStorage, startServer } from '../helpers/server.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const missing = !fs.existsSync(CHROMIUM)
@@ -41,7 +41,16 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
   const admin = await context()
   const panel = await admin.newPage()
 
-  await t.test('the setup wizard, opened from the link the host prints, creates the administrator and signs them in', async t => {
+  // One story, told in order: each step builds on the ones before it (the administrator
+  // the wizard creates, the shouts, roles and users made on the way, the pages left
+  // open), so they are steps of this one test rather than sibling subtests that tap's
+  // --grep or a reordering could run alone. Each step's name is printed before its checks.
+  const step = async (name: string, run: () => Promise<void>): Promise<void> => {
+    t.comment(name)
+    await run()
+  }
+
+  await step('the setup wizard, opened from the link the host prints, creates the administrator and signs them in', async () => {
     await panel.goto(`${server.url}/panel/#/setup?token=${encodeURIComponent(SETUP_TOKEN)}`)
     await panel.getByRole('heading', { name: 'Set up your site' }).waitFor()
     await panel.getByLabel('Username').fill('admin')
@@ -54,7 +63,7 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
     t.notMatch(panel.url(), /token/, 'the spent token is gone from the address bar')
   })
 
-  await t.test('sign out, then sign in with the form', async t => {
+  await step('sign out, then sign in with the form', async () => {
     await panel.getByRole('button', { name: 'Sign out' }).click()
     await panel.getByRole('heading', { name: 'Sign in' }).waitFor()
     await panel.getByLabel('Username or e-mail').fill('admin')
@@ -71,7 +80,7 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
   await theme.goto(`${server.url}/`)
   await theme.getByRole('heading', { name: 'Latest shouts' }).waitFor()
 
-  await t.test('post a shout; the home page shows it without a reload', async t => {
+  await step('post a shout; the home page shows it without a reload', async () => {
     await panel.getByRole('link', { name: 'Shouts', exact: true }).click()
     await panel.getByLabel('Message').fill('Welcome to the new site!')
     await panel.getByRole('button', { name: 'Post shout' }).click()
@@ -81,14 +90,14 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
     t.match(await theme.locator('.shoutbox-widget li').first().innerText(), /Welcome to the new site!\s+admin · (now|\d+ seconds? ago)/)
   })
 
-  await t.test('errors from the API are shown in words', async t => {
+  await step('errors from the API are shown in words', async () => {
     await panel.getByLabel('Message').fill('x'.repeat(501))
     await panel.getByRole('button', { name: 'Post shout' }).click()
     await panel.getByText('The message is too long: at most 500 characters.').waitFor()
     t.pass()
   })
 
-  await t.test('the activity feed in English, then in Turkish', async t => {
+  await step('the activity feed in English, then in Turkish', async () => {
     await panel.getByRole('link', { name: 'Activity' }).click()
     await panel.getByText('admin posted a shout: Welcome to the new site!').waitFor()
     await panel.getByLabel('Language').selectOption('tr')
@@ -99,7 +108,7 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
     t.pass()
   })
 
-  await t.test('create a role granting "Manage shoutbox", and a user with it', async t => {
+  await step('create a role granting "Manage shoutbox", and a user with it', async () => {
     await panel.getByRole('link', { name: 'Roles' }).click()
     const create = panel.getByRole('form', { name: 'Create role' })
     await create.getByLabel('Name').fill('Moderators')
@@ -140,9 +149,9 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
     return page
   }
 
-  await t.test('the moderator signs in (on a phone-sized screen) and posts', async t => {
+  await step('the moderator signs in (on a phone-sized screen) and posts', async () => {
     const mod = await signIn('mod', 'moderator password')
-    t.same(await mod.locator('nav.menu a').allInnerTexts(), ['Shouts', 'Shoutbox settings', 'Activity'], 'only the pages the role allows')
+    t.same(await mod.locator('nav.menu a').allInnerTexts(), ['Shouts', 'Shoutbox settings', 'Activity', 'My password'], 'only the pages the role allows')
     await mod.getByLabel('Message').fill(XSS)
     await mod.getByRole('button', { name: 'Post shout' }).click()
     await mod.getByText('Shout posted.').waitFor()
@@ -151,9 +160,9 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
     t.ok(scrollWidth <= 375, `no sideways scrolling at 375 px (${scrollWidth})`)
   })
 
-  await t.test('a user without the permission sees no Shouts page, and a forced request is refused', async t => {
+  await step('a user without the permission sees no Shouts page, and a forced request is refused', async () => {
     const helper = await signIn('helper', 'helper password')
-    t.same(await helper.locator('nav.menu a').allInnerTexts(), ['Activity'])
+    t.same(await helper.locator('nav.menu a').allInnerTexts(), ['Activity', 'My password'])
     await helper.goto(`${server.url}/panel/#/shoutbox/shouts`)
     await helper.getByRole('heading', { name: 'Activity' }).waitFor()
     t.equal(await helper.getByLabel('Message').count(), 0, 'no shout form, even by address')
@@ -164,7 +173,7 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
     t.same(forced, [403, { result: 'error', error: 'NO_PERMISSION' }])
   })
 
-  await t.test('the XSS payload is inert on every page', async t => {
+  await step('the XSS payload is inert on every page', async () => {
     await theme.locator('.shoutbox-widget').getByText('<img src=x', { exact: false }).waitFor({ timeout: 5000 })
     await panel.getByRole('link', { name: 'Activity' }).click()
     await panel.getByText(`mod posted a shout: ${XSS}`).waitFor()
@@ -181,7 +190,7 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
     t.equal(csp.get('x-frame-options'), 'DENY')
   })
 
-  await t.test('delete with confirmation', async t => {
+  await step('delete with confirmation', async () => {
     const item = panel.locator('ul.items li', { hasText: 'Welcome to the new site!' })
     await item.getByRole('button', { name: /^Delete/ }).click()
     await item.getByText('Delete this shout?').waitFor()
@@ -193,9 +202,74 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
     t.pass('gone from the panel and the home page')
   })
 
-  await t.test('no console errors on any page', async t => {
+  await step('a manager changes a user\'s role, disables them and deletes them; each outcome in words', async () => {
+    const helper = await signIn('helper', 'helper password')
+    await panel.getByRole('link', { name: 'Users' }).click()
+    const item = panel.locator('ul.items li', { hasText: 'helper@example.org' })
+    const role = panel.getByRole('form', { name: 'Role of helper' })
+    await role.getByLabel('Role').selectOption({ label: 'Moderators' })
+    await role.getByRole('button', { name: 'Change role' }).click()
+    await item.getByText('helper now has the role Moderators. Their sessions have ended.').waitFor()
+    await item.getByText('helper@example.org · Moderators').waitFor()
+    t.equal(await panel.evaluate(() => document.activeElement?.textContent), 'Change role', 'the focus stays on the button')
+    await helper.reload()
+    await helper.getByRole('heading', { name: 'Sign in' }).waitFor()
+
+    await panel.getByRole('button', { name: 'Disable helper' }).click()
+    await item.getByText('helper is disabled: they cannot sign in, and their sessions have ended.').waitFor()
+    await item.getByText('Disabled', { exact: true }).waitFor()
+    t.equal(await panel.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Enable helper', 'focus stays on the button, now Enable')
+    await helper.getByLabel('Username or e-mail').fill('helper')
+    await helper.getByLabel('Password').fill('helper password')
+    await helper.getByRole('button', { name: 'Sign in' }).click()
+    await helper.getByText('The username or password is wrong.').waitFor()
+
+    await panel.getByRole('button', { name: 'Delete helper' }).click()
+    await item.getByText('Delete helper? The account and its sessions are removed; the activity log keeps the name.').waitFor()
+    t.equal(await panel.evaluate(() => document.activeElement?.textContent), 'Cancel', 'focus on the safe choice')
+    await item.getByRole('button', { name: 'Cancel' }).click()
+    t.equal(await panel.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Delete helper', 'and back')
+    await panel.getByRole('button', { name: 'Delete helper' }).click()
+    await item.getByRole('button', { name: 'Yes, delete' }).click()
+    await panel.getByText('helper was deleted.').waitFor()
+    await item.waitFor({ state: 'detached' })
+    await panel.getByRole('link', { name: 'Activity' }).click()
+    await panel.getByText('admin deleted the user helper').waitFor()
+    await panel.getByText('admin disabled the user helper').waitFor()
+    await panel.getByText('admin gave helper the role Moderators (was Helpers)').waitFor()
+    t.pass()
+  })
+
+  await step('a user changes their own password; their other sessions end, this one stays', async () => {
+    const elsewhere = await signIn('mod', 'moderator password')
+    const mod = await signIn('mod', 'moderator password')
+    await mod.getByRole('link', { name: 'My password' }).click()
+    const form = mod.getByRole('form', { name: 'My password' })
+    await form.getByLabel('Current password').fill('not my password')
+    await form.getByLabel('New password', { exact: true }).fill('a brand new password')
+    await form.getByLabel('New password again').fill('a brand new password')
+    await form.getByRole('button', { name: 'Change password' }).click()
+    await form.getByText('The current password is wrong.').waitFor()
+    await form.getByLabel('Current password').fill('moderator password')
+    await form.getByLabel('New password again').fill('a different one')
+    await form.getByRole('button', { name: 'Change password' }).click()
+    await form.getByText('The two passwords are not the same.').waitFor()
+    await form.getByLabel('New password again').fill('a brand new password')
+    await form.getByRole('button', { name: 'Change password' }).click()
+    await form.getByText('Password changed. You stay signed in here; your other sessions have ended.').waitFor()
+    t.equal(await form.getByLabel('Current password').inputValue(), '', 'the fields are emptied')
+    await mod.reload()
+    await mod.getByText('Signed in as mod').waitFor()
+    await elsewhere.reload()
+    await elsewhere.getByRole('heading', { name: 'Sign in' }).waitFor()
+    await elsewhere.getByLabel('Username or e-mail').fill('mod')
+    await elsewhere.getByLabel('Password').fill('a brand new password')
+    await elsewhere.getByRole('button', { name: 'Sign in' }).click()
+    await elsewhere.getByText('Signed in as mod').waitFor()
+    t.pass()
+  })
+
+  await step('no console errors on any page', async () => {
     t.same(problems, [])
   })
 })
-
-export type { RunningServer }

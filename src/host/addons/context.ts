@@ -8,6 +8,7 @@ import type { AddonConfigStore } from '../services/addon-config.js'
 import type { Cluster } from '../services/cluster.js'
 import type { EventBus } from '../services/event-bus.js'
 import type { I18n } from '../services/i18n.js'
+import type { Metrics } from '../services/metrics.js'
 import type { AddonRegistry } from './registry.js'
 
 /** The host-wide services an owner's context is made from. */
@@ -19,6 +20,7 @@ export interface ContextServices {
   readonly cluster: Cluster
   readonly events: EventBus
   readonly i18n: I18n
+  readonly metrics: Metrics
 }
 
 export interface Owner {
@@ -75,6 +77,7 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
         return holdsNode(user, node)
       }
     },
+    metrics: { counter: (name, help) => services.metrics.counter(owner.id, name, help) },
     log: services.log.child({ addon: owner.id })
   }
 }

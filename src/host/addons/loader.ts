@@ -131,6 +131,24 @@ async function importAddon (source: AddonSource, manifest: AddonManifest): Promi
 }
 
 /**
+ * Two owners declaring the same route would fail deep inside Fastify: refused here, in
+ * one line naming both. (Within one owner, `discoverCode` already refuses it.)
+ */
+export function checkRoutes (host: DiscoveredCode, addons: readonly LoadedAddon[]): void {
+  const owners = new Map<string, string>()
+  const claim = (owner: string, endpoints: DiscoveredCode['endpoints']): void => {
+    for (const { file, instance } of endpoints) {
+      const route = `${instance.method} ${instance.path}`
+      const other = owners.get(route)
+      if (other !== undefined) throw new AddonLoadError(`${owner} (${file}): ${route} is already declared by ${other}`)
+      owners.set(route, owner)
+    }
+  }
+  claim('the host', host.endpoints)
+  for (const addon of addons) claim(`addon "${addon.manifest.id}"`, addon.endpoints)
+}
+
+/**
  * The host's own endpoints, listeners and migrations, found in its code folder exactly
  * as an addon's are: the host is addon zero.
  */
@@ -170,7 +188,8 @@ function checkEndpoint (endpoint: Endpoint, where: string, fail: Fail, host: boo
     if (endpoint.schema.params !== undefined || endpoint.schema.querystring !== undefined || endpoint.path.includes(':')) {
       fail(where, 'a cached answer must not depend on path or query parameters')
     }
-    if (typeof endpoint.cache.invalidatedBy !== 'string' || endpoint.cache.invalidatedBy === '') fail(where, 'cache.invalidatedBy must name a cluster topic')
+    if (typeof endpoint.cache.topic !== 'string' || endpoint.cache.topic === '') fail(where, 'cache.topic must name a cluster topic')
+    if (endpoint.cache.update !== undefined && typeof endpoint.cache.update !== 'function') fail(where, 'cache.update must be a function')
   }
 }
 

@@ -109,6 +109,7 @@ export class AddonRegistry {
       if (runtime.started) continue
       try {
         await migrate(services.db, runtime.id, runtime.addon.migrations)
+        await this.grantDefaults(runtime)
         for (const { instance } of runtime.addon.listeners) {
           services.events.subscribe(instance.event.name, { owner: runtime.id, ctx: runtime.ctx, handle: (p, c) => instance.handle(p, c) })
         }
@@ -123,6 +124,21 @@ export class AddonRegistry {
     }
     this.isStarted = true
     for (const runtime of started) services.events.emit(AddonStarted.name, { addonId: runtime.id })
+  }
+
+  /**
+   * The addon's permissions marked `default` go to the member role the first time the
+   * host runs it (its first install, or the version that added them); once only, so
+   * one an administrator took away stays away.
+   */
+  private async grantDefaults (runtime: AddonRuntime): Promise<void> {
+    const nodes = runtime.addon.manifest.permissions.filter(p => p.default === true).map(p => p.node)
+    if (nodes.length === 0) return
+    const { db } = this.options.services
+    const { roles, sessions } = this.options.identity
+    await db.transaction(async trx => {
+      if (await roles.grantDefaults(nodes, trx)) await sessions.identityChanged(trx)
+    })
   }
 
   /** Every permission node of the host and of the enabled addons. */

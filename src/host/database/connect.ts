@@ -8,6 +8,7 @@ import knex, { type Knex } from 'knex'
 import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
 import ClientPgLite from 'knex-pglite'
+import { STATEMENT } from '../logging.js'
 import { MIGRATION_LOCK_KEY } from './migrate.js'
 
 // int8 (bigint) columns hold ids and millisecond dates, all far below 2^53.
@@ -58,6 +59,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
       pool: { min: 0, max: options.poolSize ?? 10 },
       acquireConnectionTimeout: 5000
     })
+    keepFailedStatements(db)
     await createSchema(db, schema)
     return { knex: db, kind: 'postgres', url: options.url, schema }
   }
@@ -77,8 +79,20 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
     connection: () => ({ pglite: instance }) as unknown as Knex.StaticConnectionConfig,
     searchPath: [schema]
   })
+  keepFailedStatements(db)
   await createSchema(db, schema)
   return { knex: db, kind: 'embedded', url: undefined, schema }
+}
+
+/**
+ * A failed statement's text, with its `$n` placeholders and never its values, travels
+ * with its error: the log shows it in place of the database's message, which may quote
+ * values (src/host/logging.ts).
+ */
+function keepFailedStatements (db: Knex): void {
+  db.on('query-error', (error: unknown, query: { sql?: unknown }) => {
+    if (error instanceof Error && typeof query?.sql === 'string') Object.defineProperty(error, STATEMENT, { value: query.sql, configurable: true })
+  })
 }
 
 /**

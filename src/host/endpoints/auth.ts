@@ -1,9 +1,9 @@
 import {
-  Api, InvalidCredentials, LoggedInApi, Successful, Type, type PublicCall, type SignedInCall
+  Api, LoggedInApi, Successful, Type, type PublicCall, type SignedInCall
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
-import { SESSION_COOKIE } from '../identity/sessions.js'
-import { signIn } from '../identity/sign-in.js'
+import { clearSessionCookie } from '../identity/sessions.js'
+import { checkedAttempt, signIn } from '../identity/sign-in.js'
 
 const LoginSchema = {
   body: Type.Object({
@@ -20,16 +20,13 @@ export class Login extends Api<typeof LoginSchema, HostContext> {
 
   async handle (call: PublicCall<typeof LoginSchema, HostContext>): Promise<Successful> {
     const { username: login, password } = call.body
-    const { signInThrottle, users, passwords } = call.ctx.identity
-    await signInThrottle.assertAllowed(call.ip, login)
-    const user = await users.findByLogin(login)
-    const valid = user === undefined ? await passwords.verifyNobody(password) : await passwords.verify(password, user.passwordHash)
-    if (user === undefined || !valid) {
-      await signInThrottle.recordFailure(call.ip, login)
-      throw new InvalidCredentials()
-    }
-    await signInThrottle.recordSuccess(login)
-    return new Successful({ user: await signIn(call, user) })
+    const { identity } = call.ctx
+    const user = await identity.users.findByLogin(login)
+    // An unknown login costs the same hash, so its answer comes no sooner.
+    await checkedAttempt(identity, call.ip, login, () => user === undefined
+      ? identity.passwords.verifyNobody(password)
+      : identity.passwords.verify(password, user.passwordHash))
+    return new Successful({ user: await signIn(call, user!) })
   }
 }
 
@@ -39,9 +36,10 @@ export class Logout extends LoggedInApi<object, HostContext> {
   readonly schema = {}
 
   async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
-    const token = call.cookies[SESSION_COOKIE]
-    if (token !== undefined) await call.ctx.identity.sessions.destroy(token)
-    call.reply.clearCookie(SESSION_COOKIE)
+    const { sessions, sessionCookie } = call.ctx.identity
+    const token = call.cookies[sessionCookie.name]
+    if (token !== undefined) await sessions.destroy(token)
+    clearSessionCookie(call.reply, sessionCookie)
     return new Successful()
   }
 }

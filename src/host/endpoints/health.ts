@@ -1,18 +1,26 @@
 import { Api, ServiceUnavailable, Successful, type PublicCall } from '../../sdk/index.js'
+import type { HostContext } from '../addons/context.js'
 
-/** For load balancers and monitors: is this process able to reach its database? */
-export class Health extends Api {
+/**
+ * For load balancers and monitors: is this process able to reach its database, and is
+ * it staying? From the stop signal until it exits it answers 503 with `stopping: true`
+ * (while still serving every request that reaches it), so a balancer sends no more.
+ */
+export class Health extends Api<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/health'
   readonly schema = {}
   override readonly availableBeforeSetup = true
 
-  async handle ({ ctx }: PublicCall): Promise<Successful> {
+  async handle ({ ctx }: PublicCall<object, HostContext>): Promise<Successful> {
+    let database: 'up' | 'down' = 'up'
     try {
       await ctx.db.raw('select 1')
     } catch {
-      throw new ServiceUnavailable({ database: 'down' })
+      database = 'down'
     }
-    return new Successful({ database: 'up' })
+    if (ctx.addons.stopping) throw new ServiceUnavailable({ database, stopping: true })
+    if (database === 'down') throw new ServiceUnavailable({ database })
+    return new Successful({ database })
   }
 }

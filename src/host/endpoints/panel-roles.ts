@@ -1,5 +1,6 @@
 import { BadRequest, IdParamsSchema, PanelApi, Successful, Type, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
+import { assertHoldsAll, assertNotOwnRole } from '../identity/granting.js'
 import { PermissionNodeSchema } from '../schemas.js'
 
 const RoleBodySchema = Type.Object({
@@ -29,6 +30,7 @@ export class CreateRole extends PanelApi<typeof CreateRoleSchema, HostContext> {
     call.requirePermission('MANAGE_ROLES')
     const { ctx } = call
     const input = { name: call.body.name.trim(), permissions: knownNodes(ctx, call.body.permissions) }
+    assertHoldsAll(call.user, input.permissions)
     const role = await ctx.transaction(async trx => {
       const created = await ctx.identity.roles.create(input, trx)
       await ctx.activityLog.write({ type: 'CREATED_ROLE', user: call.user, details: { role: created.name } }, trx)
@@ -40,7 +42,11 @@ export class CreateRole extends PanelApi<typeof CreateRoleSchema, HostContext> {
 
 const UpdateRoleSchema = { params: IdParamsSchema, body: RoleBodySchema }
 
-/** Changes apply to the role's users on their next request, in every process: sessions forget their roles. */
+/**
+ * Changes apply to the role's users on their next request, in every process: sessions
+ * forget their roles. Only a caller holding everything the role holds, before and after,
+ * may change it, and never the caller's own role.
+ */
 export class UpdateRole extends PanelApi<typeof UpdateRoleSchema, HostContext> {
   readonly method = 'PUT'
   readonly path = '/api/panel/roles/:id'
@@ -51,7 +57,10 @@ export class UpdateRole extends PanelApi<typeof UpdateRoleSchema, HostContext> {
     const { ctx } = call
     const input = { name: call.body.name.trim(), permissions: knownNodes(ctx, call.body.permissions) }
     const role = await ctx.transaction(async trx => {
-      const updated = await ctx.identity.roles.update(Number(call.params.id), input, trx)
+      const updated = await ctx.identity.roles.update(Number(call.params.id), input, trx, current => {
+        assertNotOwnRole(call.user, current.id)
+        assertHoldsAll(call.user, [...current.permissions, ...input.permissions])
+      })
       await ctx.identity.sessions.identityChanged(trx)
       await ctx.activityLog.write({ type: 'UPDATED_ROLE', user: call.user, details: { role: updated.name } }, trx)
       return updated

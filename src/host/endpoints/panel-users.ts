@@ -1,6 +1,17 @@
-import { PanelApi, Successful, Type, type SignedInCall } from '../../sdk/index.js'
+import {
+  IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type,
+  type ActivityLogEntryInput, type SessionUser, type SignedInCall, type Transaction
+} from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
+import { LastAdmin, UnknownRole } from '../errors.js'
+import { assertHoldsAll } from '../identity/granting.js'
+import { ADMIN_ROLE_ID, type Role } from '../identity/roles.js'
+import { clearSessionCookie } from '../identity/sessions.js'
+import { withoutHash, type User, type UserChange, type UserWithHash } from '../identity/users.js'
+import type { Identity } from '../plugins/identity.js'
 import { EmailSchema, PasswordSchema, UsernameSchema } from '../schemas.js'
+
+const RoleIdSchema = Type.Integer({ minimum: 1, maximum: 2_147_483_647 })
 
 export class ListUsers extends PanelApi<object, HostContext> {
   readonly method = 'GET'
@@ -18,10 +29,11 @@ const CreateUserSchema = {
     username: UsernameSchema,
     email: EmailSchema,
     password: PasswordSchema,
-    roleId: Type.Integer({ minimum: 1, maximum: 2_147_483_647 })
+    roleId: RoleIdSchema
   })
 }
 
+/** A manager gives a new user only a role whose permissions the manager holds. */
 export class CreateUser extends PanelApi<typeof CreateUserSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/panel/users'
@@ -31,6 +43,7 @@ export class CreateUser extends PanelApi<typeof CreateUserSchema, HostContext> {
     call.requirePermission('MANAGE_USERS')
     const { ctx } = call
     const { password, ...account } = call.body
+    await givableRole(ctx.identity, call.user, account.roleId)
     const passwordHash = await ctx.identity.passwords.hash(password)
     const user = await ctx.transaction(async trx => {
       const created = await ctx.identity.users.create({ ...account, passwordHash }, trx)
@@ -39,4 +52,123 @@ export class CreateUser extends PanelApi<typeof CreateUserSchema, HostContext> {
     })
     return new Successful({ user })
   }
+}
+
+const UpdateUserSchema = {
+  params: IdParamsSchema,
+  body: Type.Object({
+    roleId: Type.Optional(RoleIdSchema),
+    disabled: Type.Optional(Type.Boolean()),
+    password: Type.Optional(PasswordSchema)
+  }, { minProperties: 1 })
+}
+
+/**
+ * Another role, disabled or enabled, a new password. Any of these except enabling ends
+ * the user's sessions on every process. Checked in this order: the user exists (404),
+ * the caller holds everything the user's role holds and the new role holds (403), the
+ * platform keeps an active administrator (409 LAST_ADMIN), the caller is not changing
+ * their own role or setting their own password here (403; `POST /api/auth/password`
+ * asks for the current one).
+ */
+export class UpdateUser extends PanelApi<typeof UpdateUserSchema, HostContext> {
+  readonly method = 'PUT'
+  readonly path = '/api/panel/users/:id'
+  readonly schema = UpdateUserSchema
+
+  async handle (call: SignedInCall<typeof UpdateUserSchema, HostContext>): Promise<Successful> {
+    call.requirePermission('MANAGE_USERS')
+    const { ctx, user: caller } = call
+    const { identity } = ctx
+    const id = Number(call.params.id)
+    const { roleId, disabled, password } = call.body
+    // A password costs a slow hash: refuse what can be refused before paying for it.
+    if (password !== undefined) await managedUser(identity, caller, id)
+    const passwordHash = password === undefined ? undefined : await identity.passwords.hash(password)
+
+    const user = await ctx.transaction(async trx => {
+      await identity.users.lockAccountChanges(trx)
+      const { target, role: currentRole } = await managedUser(identity, caller, id, trx)
+      const newRole = roleId === undefined || roleId === target.roleId ? undefined : await givableRole(identity, caller, roleId, trx)
+      const change: UserChange = {
+        ...(newRole === undefined ? {} : { roleId: newRole.id }),
+        ...(disabled === undefined || disabled === target.disabled ? {} : { disabled }),
+        ...(passwordHash === undefined ? {} : { passwordHash })
+      }
+      const losesAdmin = (change.roleId !== undefined || change.disabled === true) && isActiveAdmin(target)
+      if (losesAdmin) await assertNotLastAdmin(identity, target, trx)
+      if (target.id === caller.id && (change.roleId !== undefined || change.passwordHash !== undefined)) throw new NoPermission()
+      if (Object.keys(change).length === 0) return withoutHash(target)
+
+      const updated = await identity.users.update(id, change, trx)
+      if (updated === undefined) throw new NotFound()
+      if (change.roleId !== undefined || change.disabled === true || change.passwordHash !== undefined) {
+        await identity.sessions.endSessionsOf(id, trx)
+      }
+      await ctx.activityLog.write(changeEntries(caller, target, change, currentRole, newRole), trx)
+      return updated
+    })
+    if (user.id === caller.id && user.disabled) clearSessionCookie(call.reply, call.ctx.identity.sessionCookie)
+    return new Successful({ user })
+  }
+}
+
+const DeleteUserSchema = { params: IdParamsSchema }
+
+/** The account and its sessions go; activity entries keep the username they were written with. */
+export class DeleteUser extends PanelApi<typeof DeleteUserSchema, HostContext> {
+  readonly method = 'DELETE'
+  readonly path = '/api/panel/users/:id'
+  readonly schema = DeleteUserSchema
+
+  async handle (call: SignedInCall<typeof DeleteUserSchema, HostContext>): Promise<Successful> {
+    call.requirePermission('MANAGE_USERS')
+    const { ctx, user: caller } = call
+    const { identity } = ctx
+    const id = Number(call.params.id)
+    await ctx.transaction(async trx => {
+      await identity.users.lockAccountChanges(trx)
+      const { target } = await managedUser(identity, caller, id, trx)
+      if (isActiveAdmin(target)) await assertNotLastAdmin(identity, target, trx)
+      await identity.sessions.endSessionsOf(id, trx)
+      await identity.users.delete(id, trx)
+      await ctx.activityLog.write({ type: 'DELETED_USER', user: caller, details: { user: target.username, targetUserId: target.id } }, trx)
+    })
+    if (id === caller.id) clearSessionCookie(call.reply, call.ctx.identity.sessionCookie)
+    return new Successful()
+  }
+}
+
+/** The user `id` and their role, if the caller holds everything that role holds (only admins manage admins). */
+async function managedUser (identity: Identity, caller: SessionUser, id: number, trx?: Transaction): Promise<{ target: UserWithHash, role: Role | undefined }> {
+  const target = await identity.users.find(id, trx)
+  if (target === undefined) throw new NotFound()
+  const role = await identity.roles.find(target.roleId, trx)
+  assertHoldsAll(caller, role?.permissions ?? [])
+  return { target, role }
+}
+
+/** The role `roleId`, if it exists and the caller holds everything it holds. */
+async function givableRole (identity: Identity, caller: SessionUser, roleId: number, trx?: Transaction): Promise<Role> {
+  const role = await identity.roles.find(roleId, trx)
+  if (role === undefined) throw new UnknownRole()
+  assertHoldsAll(caller, role.permissions)
+  return role
+}
+
+const isActiveAdmin = (user: User): boolean => user.roleId === ADMIN_ROLE_ID && !user.disabled
+
+/** Call with the account changes locked: the count cannot change under us. */
+async function assertNotLastAdmin (identity: Identity, target: User, trx: Transaction): Promise<void> {
+  const admins = await identity.users.activeAdminIds(trx)
+  if (admins.every(id => id === target.id)) throw new LastAdmin()
+}
+
+function changeEntries (caller: SessionUser, target: User, change: UserChange, from: Role | undefined, to: Role | undefined): ActivityLogEntryInput[] {
+  const about = { user: target.username, targetUserId: target.id }
+  const entries: ActivityLogEntryInput[] = []
+  if (to !== undefined) entries.push({ type: 'CHANGED_USER_ROLE', user: caller, details: { ...about, role: to.name, previousRole: from?.name ?? '' } })
+  if (change.disabled !== undefined) entries.push({ type: change.disabled ? 'DISABLED_USER' : 'ENABLED_USER', user: caller, details: about })
+  if (change.passwordHash !== undefined) entries.push({ type: 'SET_USER_PASSWORD', user: caller, details: about })
+  return entries
 }

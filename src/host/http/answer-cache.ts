@@ -4,21 +4,40 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Cluster } from '../services/cluster.js'
 import { EVERY_ANSWER, JSON_TYPE } from './headers.js'
 
-/** A kept answer: its fields, its bytes (encoded once), and its heads for 200 and 304. */
-export interface KeptAnswer {
-  readonly fields: Readonly<Record<string, unknown>>
-  readonly body: Buffer
-  readonly etag: string
-  readonly head: OutgoingHttpHeaders
-  readonly notModifiedHead: OutgoingHttpHeaders
-}
+/**
+ * A kept answer: its fields, and — made on first use, once — its bytes and its heads for
+ * 200 and 304. A change applied in place costs nothing more until someone reads the list.
+ */
+export class KeptAnswer {
+  private encoded: { body: Buffer, etag: string, head: OutgoingHttpHeaders, notModifiedHead: OutgoingHttpHeaders } | undefined
 
-function keep (fields: Readonly<Record<string, unknown>>): KeptAnswer {
-  const body = Buffer.from(JSON.stringify({ result: 'ok', ...fields }))
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
-  // Clients may keep it too, but must ask again (If-None-Match) before using it.
-  const common = { ...EVERY_ANSWER, 'cache-control': 'no-cache', etag }
-  return { fields, body, etag, head: { ...common, 'content-type': JSON_TYPE, 'content-length': body.length }, notModifiedHead: common }
+  /** @param madeAt when `handle` made the answer this one was updated from */
+  constructor (readonly fields: Readonly<Record<string, unknown>>, readonly madeAt = Date.now()) {}
+
+  private get wire () {
+    if (this.encoded === undefined) {
+      const body = Buffer.from(JSON.stringify({ result: 'ok', ...this.fields }))
+      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
+      // Clients may keep it too, but must ask again (If-None-Match) before using it.
+      const common = { ...EVERY_ANSWER, 'cache-control': 'no-cache', etag }
+      this.encoded = { body, etag, head: { ...common, 'content-type': JSON_TYPE, 'content-length': body.length }, notModifiedHead: common }
+    }
+    return this.encoded
+  }
+
+  get body (): Buffer {
+    return this.wire.body
+  }
+
+  get etag (): string {
+    return this.wire.etag
+  }
+
+  /** How it goes out: 304 with no body when the client holds it already. */
+  answerFor (ifNoneMatch: string | undefined): { status: 200 | 304, head: OutgoingHttpHeaders, body: Buffer | undefined } {
+    const { body, etag, head, notModifiedHead } = this.wire
+    return matchesEtag(ifNoneMatch, etag) ? { status: 304, head: notModifiedHead, body: undefined } : { status: 200, head, body }
+  }
 }
 
 /** `If-None-Match` may list several tags, weak or strong, or `*`. */
@@ -32,6 +51,8 @@ function matchesEtag (header: string | undefined, etag: string): boolean {
 
 /** What a cached answer's notices did, for tests and metrics. */
 export interface CacheCounts {
+  /** Answers sent from it, before Fastify or through it. */
+  served: number
   /** Answers made by the endpoint's `handle` (after a start, a drop, or a change it could not apply). */
   made: number
   /** Notices applied to the kept answer in place. */
@@ -42,15 +63,18 @@ export interface CacheCounts {
 
 export type CacheUpdate = (previous: Readonly<Record<string, unknown>>, notice: string) => Record<string, unknown> | undefined
 
+/** An answer updated in place is made anew from the database at least this often, so a row written behind the host's back (by hand, in SQL) shows within a minute. */
+const MAX_AGE_MS = 60_000
+
 /**
  * One cacheable endpoint's answer (CachePolicy in the SDK). A notice on its topic, from any
  * process, is applied to the kept answer by the endpoint's `update` and the new answer
- * swapped in at once; when there is no `update`, or it cannot be sure, or notices may
- * have been missed (the link was down), the answer is dropped and made anew by `handle`.
- * While the link is down nothing is kept: every request is answered afresh.
+ * swapped in at once; when there is no `update`, or it cannot be sure, or the answer was
+ * made over a minute ago, or notices may have been missed (the link was down), the answer
+ * is dropped and made anew by `handle`. While the link is down nothing is kept.
  */
 export class CachedAnswer {
-  readonly counts: CacheCounts = { made: 0, updated: 0, dropped: 0 }
+  readonly counts: CacheCounts = { served: 0, made: 0, updated: 0, dropped: 0 }
   private kept: KeptAnswer | undefined
   private making: Promise<KeptAnswer> | undefined
   private generation = 0
@@ -64,18 +88,18 @@ export class CachedAnswer {
     return this.kept
   }
 
-  /** The kept answer, or one made now by `make` (concurrent misses share one). */
-  get (make: () => Promise<Record<string, unknown>>): Promise<KeptAnswer> {
+  /** The kept answer, or one made now by `handle` (concurrent misses share one). */
+  get (handle: () => Promise<Record<string, unknown>>): Promise<KeptAnswer> {
     if (this.kept !== undefined) return Promise.resolve(this.kept)
-    this.making ??= this.make(make)
+    this.making ??= this.make(handle)
     return this.making
   }
 
-  private async make (make: () => Promise<Record<string, unknown>>): Promise<KeptAnswer> {
+  private async make (handle: () => Promise<Record<string, unknown>>): Promise<KeptAnswer> {
     const generation = this.generation
     const linked = this.cluster.isLinked
     try {
-      const answer = keep(await make())
+      const answer = new KeptAnswer(await handle())
       this.counts.made++
       // A change announced while it was being made may not be in it: keep it only if none was.
       if (linked && this.cluster.isLinked && generation === this.generation) this.kept = answer
@@ -87,7 +111,7 @@ export class CachedAnswer {
 
   private onNotice (notice: string): void {
     const kept = this.kept
-    if (kept === undefined || this.update === undefined || !this.cluster.isLinked) {
+    if (kept === undefined || this.update === undefined || !this.cluster.isLinked || Date.now() - kept.madeAt > MAX_AGE_MS) {
       this.drop()
       return
     }
@@ -101,7 +125,7 @@ export class CachedAnswer {
       this.drop()
       return
     }
-    this.kept = keep(next)
+    this.kept = new KeptAnswer(next, kept.madeAt)
     this.counts.updated++
   }
 
@@ -138,15 +162,22 @@ export class AnswerCache {
     return this.byPath.get(path)
   }
 
+  /** Every cached answer, by path. */
+  entries (): IterableIterator<[string, CachedAnswer]> {
+    return this.byPath.entries()
+  }
+
   /** True when it answered. */
   serve (request: IncomingMessage, response: ServerResponse): boolean {
     if (request.method !== 'GET' || this.byPath.size === 0) return false
     const url = request.url ?? ''
     const query = url.indexOf('?')
-    const kept = this.byPath.get(query === -1 ? url : url.slice(0, query))?.current
+    const cached = this.byPath.get(query === -1 ? url : url.slice(0, query))
+    const kept = cached?.current
     if (kept === undefined || !this.isOpen()) return false
+    cached!.counts.served++
     const started = this.requestLog === undefined ? 0 : performance.now()
-    const { status, head, body } = answerFor(kept, request.headers['if-none-match'])
+    const { status, head, body } = kept.answerFor(request.headers['if-none-match'])
     response.writeHead(status, head)
     response.end(body)
     this.requestLog?.info({ req: { method: 'GET', url, remoteAddress: request.socket.remoteAddress }, res: { statusCode: response.statusCode }, responseTime: performance.now() - started },
@@ -155,9 +186,3 @@ export class AnswerCache {
   }
 }
 
-/** How a kept answer goes out: 304 with no body when the client holds it already. */
-export function answerFor (kept: KeptAnswer, ifNoneMatch: string | undefined): { status: 200 | 304, head: OutgoingHttpHeaders, body: Buffer | undefined } {
-  return matchesEtag(ifNoneMatch, kept.etag)
-    ? { status: 304, head: kept.notModifiedHead, body: undefined }
-    : { status: 200, head: kept.head, body: kept.body }
-}

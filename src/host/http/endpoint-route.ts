@@ -2,12 +2,11 @@ import type {} from '@fastify/cookie'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import {
   NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable,
-  type AddonContext, type Answer, type Call, type CookieOptions, type Endpoint, type SessionUser
+  type AddonContext, type Answer, type Call, type CookieOptions, type Endpoint, type EventStream, type SessionUser
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
-import { SESSION_COOKIE } from '../identity/sessions.js'
-import { answerFor, type CachedAnswer } from './answer-cache.js'
+import type { CachedAnswer } from './answer-cache.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -31,7 +30,7 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
   const update = endpoint.cache?.update
   const cached = endpoint.cache === undefined
     ? undefined
-    : scope.answerCache.declare(endpoint.path, `${owner.ctx.addonId}:${endpoint.cache.invalidatedBy}`,
+    : scope.answerCache.declare(endpoint.path, `${owner.ctx.addonId}:${endpoint.cache.topic}`,
       update === undefined ? undefined : (previous, notice) => update(previous, notice, owner.ctx), scope.log)
 
   scope.route({
@@ -41,7 +40,7 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
     bodyLimit: Math.min(endpoint.bodyLimit ?? BODY_LIMIT, BODY_LIMIT),
     onRequest: accessCheck(scope, endpoint, owner),
     handler: cached === undefined
-      ? async (request, reply) => send(reply, await endpoint.handle(makeCall(scope, request, reply, owner.ctx)))
+      ? async (request, reply) => send(reply, await handle(endpoint, makeCall(scope, request, reply, owner.ctx)))
       : async (request, reply) => sendCached(request, reply, cached, () => endpoint.handle(makeCall(scope, request, reply, owner.ctx)))
   })
 }
@@ -69,7 +68,7 @@ function slowAccessCheck (app: FastifyInstance, endpoint: Endpoint, owner: Endpo
     if (endpoint.availableBeforeSetup !== true) await addons.ensureStarted()
     if (!owner.isStarted()) throw new ServiceUnavailable()
     if (endpoint.access === 'Api') return
-    const token = request.cookies[SESSION_COOKIE]
+    const token = request.cookies[identity.sessionCookie.name]
     const user = token === undefined ? null : await identity.sessions.resolve(token)
     if (user === null) throw new NotLoggedIn()
     if (endpoint.access === 'PanelApi' && !holdsNode(user, 'panel.access')) throw new NoPermission()
@@ -77,8 +76,24 @@ function slowAccessCheck (app: FastifyInstance, endpoint: Endpoint, owner: Endpo
   }
 }
 
-function makeCall (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, ctx: AddonContext): Call<Endpoint['schema'], SessionUser | null> {
+type AnyCall = Call<Endpoint['schema'], SessionUser | null> & { readonly opened?: EventStream }
+
+/**
+ * Runs `handle`. Should it fail after opening an event stream, the reply is already taken
+ * over and no error can be answered: the stream is ended rather than left open for good.
+ */
+async function handle (endpoint: Endpoint, call: AnyCall): Promise<Answer> {
+  try {
+    return await endpoint.handle(call)
+  } catch (error) {
+    call.opened?.end()
+    throw error
+  }
+}
+
+function makeCall (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, ctx: AddonContext): AnyCall {
   const user = request.sessionUser
+  let opened: EventStream | undefined
   const query = (request.query ?? {}) as Record<string, string>
   return {
     body: request.body as undefined,
@@ -106,16 +121,25 @@ function makeCall (app: FastifyInstance, request: FastifyRequest, reply: Fastify
           ...(options.maxAgeSeconds === undefined ? {} : { maxAge: options.maxAgeSeconds })
         })
       },
-      clearCookie (name: string, options?: Pick<CookieOptions, 'path'>) {
-        void reply.clearCookie(name, { path: options?.path ?? '/' })
+      clearCookie (name: string, options?: Pick<CookieOptions, 'path' | 'secure'>) {
+        // Attributes as it was set with: browsers refuse a __Host- cookie without Secure, even to clear it.
+        void reply.clearCookie(name, { path: options?.path ?? '/', secure: options?.secure ?? request.protocol === 'https' })
       }
     },
     requirePermission (key: string) {
       if (user === null || !ctx.permissions.has(user, key)) throw new NoPermission()
     },
     openEventStream () {
-      reply.hijack()
-      return app.eventStreams.start(reply.raw)
+      // Admitted (or refused with TooManyRequests, answered by the error handler) before
+      // the reply is hijacked: a refusal is still an ordinary answer in the envelope.
+      opened = app.eventStreams.start(request.ip, () => {
+        reply.hijack()
+        return reply.raw
+      })
+      return opened
+    },
+    get opened () {
+      return opened
     }
   }
 }
@@ -133,6 +157,7 @@ function send (reply: FastifyReply, answer: Answer): unknown {
 
 async function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedAnswer, handle: () => Promise<Answer>): Promise<FastifyReply> {
   const kept = await cached.get(async () => fieldsOf(await handle()))
-  const { status, head, body } = answerFor(kept, request.headers['if-none-match'])
+  cached.counts.served++
+  const { status, head, body } = kept.answerFor(request.headers['if-none-match'])
   return reply.code(status).headers(head).send(body)
 }

@@ -1,10 +1,13 @@
 import type { ServerResponse } from 'node:http'
-import type { EventStream } from '../../sdk/index.js'
+import { ServiceUnavailable, TooManyRequests, type EventStream } from '../../sdk/index.js'
+import { clientKey } from './client-address.js'
 import { EVERY_ANSWER } from './headers.js'
 
 const HEARTBEAT_MS = 15_000
 /** A client this far behind is cut off rather than buffered without end. */
 const MAX_BUFFERED_BYTES = 1 << 20
+/** What a refused client is told to wait: streams end when their clients leave, at no set time. */
+const RETRY_AFTER_SECONDS = 10
 
 const HEAD = {
   ...EVERY_ANSWER,
@@ -15,16 +18,30 @@ const HEAD = {
   connection: 'keep-alive'
 }
 
+export interface StreamLimits {
+  /** Open streams one client (see `clientKey`) may hold. */
+  readonly perClient: number
+  /** Open streams of the whole process. */
+  readonly total: number
+}
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { perClient: 20, total: 10_000 }
+
 /**
- * Every open event stream of this process: the host writes their head, keeps idle
- * connections (and proxies) from timing out with a comment every 15 s, cuts off clients
- * that stop reading, and ends them all when the host stops.
+ * Every open event stream of this process: the host admits them (at most `perClient`
+ * per client address and `total` in all, so one client cannot hold every socket and
+ * every byte of buffer the process has), writes their head, keeps idle connections (and
+ * proxies) from timing out with a comment every 15 s, cuts off clients that stop
+ * reading, and ends them all when the host stops.
  */
 export class EventStreams {
   private readonly open = new Set<OpenStream>()
+  private readonly perClient = new Map<string, number>()
   private readonly heartbeat: NodeJS.Timeout
+  /** Set when the host stops: a stream opened then would hold the stop up until its deadline. */
+  private ended = false
 
-  constructor () {
+  constructor (private readonly limits: StreamLimits = DEFAULT_STREAM_LIMITS) {
     this.heartbeat = setInterval(() => { for (const stream of this.open) stream.write(': ping\n\n') }, HEARTBEAT_MS).unref()
   }
 
@@ -32,26 +49,52 @@ export class EventStreams {
     return this.open.size
   }
 
-  /** Takes over `response` as an event stream. */
-  start (response: ServerResponse): EventStream {
+  /**
+   * Admits a stream for the client at `address`, then has `takeOver` hand over the raw
+   * answer (a hijacked reply) and writes the stream's head. Beyond a limit it throws
+   * TooManyRequests before `takeOver` runs, so nothing has been written and the caller
+   * answers with the error envelope as for any other error. Once the host is stopping,
+   * every stream is refused with ServiceUnavailable.
+   */
+  start (address: string, takeOver: () => ServerResponse): EventStream {
+    if (this.ended) throw new ServiceUnavailable()
+    const client = clientKey(address)
+    const held = this.perClient.get(client) ?? 0
+    if (held >= this.limits.perClient || this.open.size >= this.limits.total) throw new TooManyRequests(RETRY_AFTER_SECONDS)
+    const response = takeOver()
+    this.perClient.set(client, held + 1)
+    const stream = new OpenStream(response, () => {
+      this.open.delete(stream)
+      const left = (this.perClient.get(client) ?? 1) - 1
+      if (left > 0) this.perClient.set(client, left)
+      else this.perClient.delete(client)
+    })
+    this.open.add(stream)
     response.writeHead(200, HEAD)
     // Browsers reconnect after 3 s, sending Last-Event-ID.
     response.write('retry: 3000\n\n')
-    const stream = new OpenStream(response, () => this.open.delete(stream))
-    this.open.add(stream)
     return stream
   }
 
   endAll (): void {
+    this.ended = true
     clearInterval(this.heartbeat)
     for (const stream of this.open) stream.end()
-    this.open.clear()
   }
 }
 
 class OpenStream implements EventStream {
+  private forgotten = false
+
   constructor (private readonly response: ServerResponse, forget: () => void) {
-    response.on('close', forget)
+    const once = (): void => {
+      if (this.forgotten) return
+      this.forgotten = true
+      forget()
+    }
+    response.on('close', once)
+    // A client gone before its stream started sends no 'close' any more.
+    if (response.destroyed) queueMicrotask(once)
   }
 
   get closed (): boolean {

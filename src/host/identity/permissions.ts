@@ -1,15 +1,19 @@
 import type { PermissionDeclaration, SessionUser } from '../../sdk/index.js'
 
 /** Held by the built-in admin role: passes every permission check. */
-const ALL = '*'
+export const ALL = '*'
 
 /** The host's own permissions. */
 export const HOST_PERMISSIONS: readonly PermissionDeclaration[] = [
   { key: 'PANEL_ACCESS', node: 'panel.access' },
   { key: 'MANAGE_ROLES', node: 'panel.manage.roles' },
   { key: 'MANAGE_USERS', node: 'panel.manage.users' },
-  { key: 'MANAGE_ADDONS', node: 'panel.manage.addons' }
+  { key: 'MANAGE_ADDONS', node: 'panel.manage.addons' },
+  { key: 'MANAGE_SETTINGS', node: 'panel.manage.settings' }
 ]
+
+/** Opens the panel; the built-in member role never holds it. */
+export const PANEL_ACCESS = 'panel.access'
 
 export function holdsNode (user: Pick<SessionUser, 'permissions'>, node: string): boolean {
   return user.permissions.includes(ALL) || user.permissions.includes(node)

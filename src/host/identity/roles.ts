@@ -2,6 +2,7 @@ import type { Knex } from 'knex'
 import { BadRequest, NotFound } from '../../sdk/index.js'
 import { RoleIsBuiltIn, RoleNameTaken } from '../errors.js'
 import { PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION, isPgError } from '../database/errors.js'
+import { ALL, PANEL_ACCESS } from './permissions.js'
 
 export interface Role {
   readonly id: number
@@ -17,6 +18,18 @@ export interface RoleInput {
 
 export const ADMIN_ROLE_ID = 1
 
+/**
+ * Built in: the admin role (every permission, unchangeable) and the member role (the
+ * other built-in one, made by the host's migrations). The member role keeps its name and
+ * never opens the panel; which member permissions a site grants is the site's choice.
+ */
+function assertChangeable (id: number, current: Pick<Role, 'name' | 'builtin'>, role: RoleInput): void {
+  if (!current.builtin) return
+  if (id === ADMIN_ROLE_ID || role.name !== current.name || role.permissions.some(node => node === PANEL_ACCESS || node === ALL)) {
+    throw new RoleIsBuiltIn()
+  }
+}
+
 export function rolesRepository (db: Knex) {
   const translate = (error: unknown): never => {
     if (isPgError(error, PG_UNIQUE_VIOLATION)) throw new RoleNameTaken()
@@ -28,8 +41,32 @@ export function rolesRepository (db: Knex) {
       return db('roles').orderBy('id').select('id', 'name', 'permissions', 'builtin')
     },
 
-    async find (id: number): Promise<Role | undefined> {
-      return db('roles').where({ id }).first('id', 'name', 'permissions', 'builtin')
+    async find (id: number, trx: Knex = db): Promise<Role | undefined> {
+      return trx('roles').where({ id }).first<Role | undefined>('id', 'name', 'permissions', 'builtin').catch(translate)
+    },
+
+    /** The built-in member role. */
+    async member (trx: Knex = db): Promise<Role> {
+      const role = await trx('roles').where({ builtin: true }).whereNot({ id: ADMIN_ROLE_ID }).orderBy('id').first<Role | undefined>('id', 'name', 'permissions', 'builtin')
+      if (role === undefined) throw new Error('the built-in member role is missing')
+      return role
+    },
+
+    /**
+     * Adds `nodes` the member role has never been given by default (see `default_grants`)
+     * to it; true when the role changed.
+     */
+    async grantDefaults (nodes: readonly string[], trx: Knex.Transaction): Promise<boolean> {
+      if (nodes.length === 0) return false
+      const fresh: Array<{ node: string }> = await trx('default_grants')
+        .insert(nodes.map(node => ({ node, granted_at: Date.now() })))
+        .onConflict('node').ignore()
+        .returning('node')
+      if (fresh.length === 0) return false
+      const member = await trx('roles').where({ id: (await this.member(trx)).id }).forUpdate().first<Role>('id', 'permissions')
+      await trx('roles').where({ id: member.id })
+        .update({ permissions: JSON.stringify(unique([...member.permissions, ...fresh.map(row => row.node)])) })
+      return true
     },
 
     async create (role: RoleInput, trx: Knex = db): Promise<Role> {
@@ -40,10 +77,16 @@ export function rolesRepository (db: Knex) {
       return row as Role
     },
 
-    async update (id: number, role: RoleInput, trx: Knex = db): Promise<Role> {
-      const current = await trx('roles').where({ id }).first<Role | undefined>('builtin').catch(translate)
+    /**
+     * `allowed` sees the role as it is (locked until `trx` ends) and may refuse the change
+     * by throwing; a built-in role is refused before it is asked, unless the change keeps
+     * it what it must be (see assertChangeable).
+     */
+    async update (id: number, role: RoleInput, trx: Knex = db, allowed: (current: Role) => void = () => {}): Promise<Role> {
+      const current = await trx('roles').where({ id }).forUpdate().first<Role | undefined>('id', 'name', 'permissions', 'builtin').catch(translate)
       if (current === undefined) throw new NotFound()
-      if (current.builtin) throw new RoleIsBuiltIn()
+      assertChangeable(id, current, role)
+      allowed(current)
       const [row] = await trx('roles')
         .where({ id })
         .update({ name: role.name, permissions: JSON.stringify(unique(role.permissions)) })

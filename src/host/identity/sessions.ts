@@ -1,14 +1,47 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
-import type { SessionUser } from '../../sdk/index.js'
+import type { ReplyControl, SessionUser } from '../../sdk/index.js'
 import type { Cluster } from '../services/cluster.js'
 
-export const SESSION_COOKIE = 'shoutbox_session'
+/** The session cookie's name on a site not known to be served over https. */
+export const SESSION_COOKIE_NAME = 'shoutbox_session'
+
+/** How the session cookie is named and sent; `Identity.sessionCookie` is the one every reader uses. */
+export interface SessionCookie {
+  readonly name: string
+  /** Always `Secure`; otherwise `Secure` only when the request came over https. */
+  readonly alwaysSecure: boolean
+}
+
+/** Tells the browser to forget the session cookie (with `Secure` where the cookie needs it to be replaced). */
+export function clearSessionCookie (reply: ReplyControl, cookie: SessionCookie): void {
+  reply.clearCookie(cookie.name, cookie.alwaysSecure ? { secure: true } : undefined)
+}
+
+/**
+ * The session cookie for a site whose public origin is `publicUrl` (PUBLIC_URL). Over
+ * https it is `__Host-shoutbox_session`: browsers accept that name only with `Secure`,
+ * path `/` and no `Domain`, so neither a plain-http page nor a sibling subdomain can
+ * plant or overwrite it. It is Secure even when the request reached us as plain http
+ * from a TLS proxy we were not told to trust.
+ */
+export function sessionCookieFor (publicUrl: string | undefined): SessionCookie {
+  return publicUrl?.startsWith('https:') === true
+    ? { name: `__Host-${SESSION_COOKIE_NAME}`, alwaysSecure: true }
+    : { name: SESSION_COOKIE_NAME, alwaysSecure: false }
+}
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000
 
 const SIGNED_OUT = 'host:signed-out'
+const USER_SIGNED_OUT = 'host:user-signed-out'
 const IDENTITY_CHANGED = 'host:identity-changed'
 const CACHE_SIZE = 10_000
+
+/** The notice that a user's sessions ended: all of them but the one whose hash is `keep`. */
+interface UserSignedOut {
+  readonly userId: number
+  readonly keep: string | null
+}
 
 /**
  * Sessions live in the database, so every host process shares them. The cookie carries
@@ -16,18 +49,28 @@ const CACHE_SIZE = 10_000
  * backup holds no usable session.
  *
  * Each process remembers the sessions it has seen, so a signed-in request costs no
- * query. A sign-out, or any change to roles, is announced on the cluster and every
- * process forgets at once; while the notification link is down nothing is remembered.
+ * query. A sign-out, the end of a user's sessions, or any change to roles is announced
+ * on the cluster and every process forgets at once; while the notification link is down
+ * nothing is remembered. A disabled account's sessions do not resolve even if a row
+ * were left behind.
  */
 export class Sessions {
   private lastPurge = 0
   private readonly known = new Map<string, { user: SessionUser, expiresAt: number }>()
+  /**
+   * Raised by every forgetting: a resolve that was already reading from the database when
+   * a session ended sees it changed and does not remember what it read.
+   */
   private generation = 0
   private readonly table: SessionsRepository
 
   constructor (db: Knex, private readonly cluster: Cluster, private readonly now: () => number = Date.now) {
     this.table = sessionsRepository(db)
-    cluster.subscribe(SIGNED_OUT, hash => { this.known.delete(hash) })
+    cluster.subscribe(SIGNED_OUT, hash => {
+      this.generation++
+      this.known.delete(hash)
+    })
+    cluster.subscribe(USER_SIGNED_OUT, payload => this.forgetUser(JSON.parse(payload) as UserSignedOut))
     cluster.subscribe(IDENTITY_CHANGED, () => this.forgetAll())
     cluster.onResync(() => this.forgetAll())
   }
@@ -37,9 +80,25 @@ export class Sessions {
     await this.cluster.notify(IDENTITY_CHANGED, '', trx)
   }
 
+  /**
+   * Ends every session of `userId` (inside `trx`), except the one whose token is `keep`:
+   * their rows go now, and on commit every process forgets them. Used when an account is
+   * disabled or deleted, gets a new password or another role.
+   */
+  async endSessionsOf (userId: number, trx: Knex.Transaction, keep?: string): Promise<void> {
+    const notice: UserSignedOut = { userId, keep: keep === undefined ? null : hashToken(keep) }
+    await this.table.deleteOfUser(userId, notice.keep, trx)
+    await this.cluster.notify(USER_SIGNED_OUT, JSON.stringify(notice), trx)
+  }
+
   private forgetAll (): void {
     this.generation++
     this.known.clear()
+  }
+
+  private forgetUser ({ userId, keep }: UserSignedOut): void {
+    this.generation++
+    for (const [hash, entry] of this.known) if (entry.user.id === userId && hash !== keep) this.known.delete(hash)
   }
 
   async create (userId: number): Promise<{ token: string, expiresAt: number }> {
@@ -107,12 +166,19 @@ function sessionsRepository (db: Knex) {
         .join('users', 'users.id', 'sessions.user_id')
         .join('roles', 'roles.id', 'users.role_id')
         .where('sessions.token_hash', tokenHash)
+        .andWhere('users.disabled', false)
         .first<{ id: number, username: string, role_id: number, role_name: string, permissions: string[], expires_at: number } | undefined>(
           'users.id', 'users.username', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions', 'sessions.expires_at')
     },
 
     async delete (tokenHash: string): Promise<void> {
       await db('sessions').where({ token_hash: tokenHash }).delete()
+    },
+
+    async deleteOfUser (userId: number, keepHash: string | null, trx: Knex): Promise<void> {
+      const query = trx('sessions').where({ user_id: userId })
+      if (keepHash !== null) void query.whereNot({ token_hash: keepHash })
+      await query.delete()
     },
 
     async deleteExpired (now: number): Promise<void> {

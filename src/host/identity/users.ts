@@ -1,12 +1,15 @@
 import type { Knex } from 'knex'
+import { BadRequest } from '../../sdk/index.js'
 import { EmailTaken, UnknownRole, UsernameTaken } from '../errors.js'
-import { PG_FOREIGN_KEY_VIOLATION, PG_UNIQUE_VIOLATION, isPgError, violatedConstraint } from '../database/errors.js'
+import { PG_FOREIGN_KEY_VIOLATION, PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION, isPgError, violatedConstraint } from '../database/errors.js'
+import { ADMIN_ROLE_ID } from './roles.js'
 
 export interface User {
   readonly id: number
   readonly username: string
   readonly email: string
   readonly roleId: number
+  readonly disabled: boolean
   readonly createdAt: number
 }
 
@@ -21,13 +24,35 @@ export interface NewUser {
   readonly roleId: number
 }
 
-interface Row { id: number, username: string, email: string, role_id: number, created_at: number, password_hash: string }
+/** What an administrator may change about an account. */
+export interface UserChange {
+  readonly roleId?: number
+  readonly disabled?: boolean
+  readonly passwordHash?: string
+}
+
+/** Any constant other than the migrations' (`MIGRATION_LOCK_KEY`). */
+const ACCOUNT_CHANGES_LOCK_KEY = 7_310_101
+
+interface Row { id: number, username: string, email: string, role_id: number, disabled: boolean, created_at: number, password_hash: string }
 
 const toUser = (row: Row): UserWithHash => ({
-  id: row.id, username: row.username, email: row.email, roleId: row.role_id, createdAt: row.created_at, passwordHash: row.password_hash
+  id: row.id,
+  username: row.username,
+  email: row.email,
+  roleId: row.role_id,
+  disabled: row.disabled,
+  createdAt: row.created_at,
+  passwordHash: row.password_hash
 })
 
-const withoutHash = ({ passwordHash: _, ...user }: UserWithHash): User => user
+export const withoutHash = ({ passwordHash: _, ...user }: UserWithHash): User => user
+
+/** A path id past int4 reaches the query as a number PostgreSQL cannot compare: a bad request, not a 500. */
+const outOfRange = (error: unknown): never => {
+  if (isPgError(error, PG_NUMERIC_OUT_OF_RANGE)) throw new BadRequest({ bodyValidationError: 'params/id is out of range' })
+  throw error
+}
 
 export function usersRepository (db: Knex) {
   return {
@@ -50,18 +75,73 @@ export function usersRepository (db: Knex) {
       }
     },
 
-    /** By username or e-mail address, case-insensitively. */
+    /**
+     * The account a sign-in with this login may open: by username or e-mail address,
+     * case-insensitively. A disabled account is not found, so signing in to it is
+     * answered exactly like an unknown user (and costs the same hash).
+     */
     async findByLogin (login: string): Promise<UserWithHash | undefined> {
       const row = await db('users')
-        .whereRaw('lower(username) = lower(?)', [login])
-        .orWhereRaw('lower(email) = lower(?)', [login])
+        .where(q => q.whereRaw('lower(username) = lower(?)', [login]).orWhereRaw('lower(email) = lower(?)', [login]))
+        .andWhere('disabled', false)
         .first<Row | undefined>()
       return row === undefined ? undefined : toUser(row)
+    },
+
+    async find (id: number, trx: Knex = db): Promise<UserWithHash | undefined> {
+      const row = await trx('users').where({ id }).first<Row | undefined>().catch(outOfRange)
+      return row === undefined ? undefined : toUser(row)
+    },
+
+    /** Those of `names` that are usernames (compared case-insensitively), as spelled in the database. */
+    async existing (names: readonly string[]): Promise<string[]> {
+      if (names.length === 0) return []
+      const rows: Array<{ username: string }> = await db('users')
+        .whereRaw('lower(username) = any(?)', [names.map(name => name.toLowerCase())])
+        .orderBy('username')
+        .select('username')
+      return rows.map(row => row.username)
     },
 
     async list (): Promise<User[]> {
       const rows: Row[] = await db('users').orderBy('id')
       return rows.map(row => withoutHash(toUser(row)))
+    },
+
+    /** The user as changed; undefined when there is no such user. */
+    async update (id: number, change: UserChange, trx: Knex = db): Promise<User | undefined> {
+      const columns = {
+        ...(change.roleId === undefined ? {} : { role_id: change.roleId }),
+        ...(change.disabled === undefined ? {} : { disabled: change.disabled }),
+        ...(change.passwordHash === undefined ? {} : { password_hash: change.passwordHash })
+      }
+      try {
+        const [row] = await trx('users').where({ id }).update(columns).returning<Row[]>('*')
+        return row === undefined ? undefined : withoutHash(toUser(row))
+      } catch (error) {
+        if (isPgError(error, PG_FOREIGN_KEY_VIOLATION)) throw new UnknownRole()
+        throw error
+      }
+    },
+
+    /** Their sessions go with them (the foreign key cascades); activity entries keep their username. */
+    async delete (id: number, trx: Knex = db): Promise<void> {
+      await trx('users').where({ id }).delete()
+    },
+
+    /**
+     * Holds every other account change (on any process) until `trx` ends. Without it two
+     * administrators disabling each other at once would each still see the other as
+     * active, and the platform would be left with none. One lock, always taken first,
+     * cannot deadlock.
+     */
+    async lockAccountChanges (trx: Knex.Transaction): Promise<void> {
+      await trx.raw('select pg_advisory_xact_lock(?)', [ACCOUNT_CHANGES_LOCK_KEY])
+    },
+
+    async activeAdminIds (trx: Knex = db): Promise<number[]> {
+      const rows: Array<{ id: number }> = await trx('users').where({ role_id: ADMIN_ROLE_ID, disabled: false }).orderBy('id').select('id')
+      return rows.map(row => row.id)
     }
   }
 }

@@ -22,26 +22,22 @@ export interface AddonsOptions {
  */
 export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
   const services = {
-    db: app.db, log: app.log, activity: app.activity, config: new AddonConfigStore(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n
+    db: app.db, log: app.log, activity: app.activity, config: new AddonConfigStore(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n, metrics: app.metrics
   }
   const registry = new AddonRegistry({ found, host, services, identity: app.identity })
   app.decorate('addons', registry)
   await registry.init()
 
-  // While stopping, a keep-alive connection is closed as soon as its last answer is sent
-  // (Node closes the idle ones only once, when the stop begins).
-  let sweep: NodeJS.Timeout | undefined
+  // The server's connections are drained by DrainingServer (src/host/http/draining-server.ts).
   app.addHook('preClose', async () => {
-    sweep = setInterval(() => app.server.closeIdleConnections(), 100).unref()
     await registry.stop()
   })
   app.addHook('onClose', async () => {
-    clearInterval(sweep)
     await app.events.drain()
     await app.cluster.stop()
     await app.db.destroy()
   })
 }, {
   name: 'shoutbox-addons',
-  dependencies: ['shoutbox-database', 'shoutbox-cluster', 'shoutbox-events', 'shoutbox-i18n', 'shoutbox-activity', 'shoutbox-identity']
+  dependencies: ['shoutbox-database', 'shoutbox-cluster', 'shoutbox-events', 'shoutbox-i18n', 'shoutbox-activity', 'shoutbox-identity', 'shoutbox-metrics']
 })

@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { EventStreams } from '../http/event-streams.js'
+import { EventStreams, type StreamLimits } from '../http/event-streams.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -8,8 +8,8 @@ declare module 'fastify' {
   }
 }
 
-export const eventStreamsPlugin = fp(async app => {
-  const streams = new EventStreams()
+export const eventStreamsPlugin = fp<{ limits?: StreamLimits }>(async (app, { limits }) => {
+  const streams = new EventStreams(limits)
   app.decorate('eventStreams', streams)
   // Open streams would keep the server from closing.
   app.addHook('preClose', async () => streams.endAll())

@@ -1,17 +1,23 @@
 import fp from 'fastify-plugin'
 import type { SessionUser } from '../../sdk/index.js'
-import { LoginThrottle, type ThrottlePolicy } from '../identity/login-throttle.js'
-import { PasswordHasher } from '../identity/passwords.js'
+import { AddressQuota } from '../identity/address-quota.js'
+import { LoginThrottle, type ThrottleOptions } from '../identity/login-throttle.js'
+import { BoundedPasswords, PasswordHasher, defaultHashingLimits, type HashingLimits } from '../identity/passwords.js'
 import { rolesRepository, type RolesRepository } from '../identity/roles.js'
-import { Sessions } from '../identity/sessions.js'
+import { Sessions, sessionCookieFor, type SessionCookie } from '../identity/sessions.js'
+import { SiteSettingsStore } from '../identity/site-settings.js'
 import { usersRepository, type UsersRepository } from '../identity/users.js'
 import { SetupState } from '../services/setup-state.js'
 
 export interface IdentityOptions {
+  /** scrypt and its parameters (tests use cheap ones). */
   readonly passwords?: PasswordHasher
-  readonly throttle?: ThrottlePolicy
+  /** How many hashes at once and waiting (`defaultHashingLimits()` for what is not given). */
+  readonly hashing?: Partial<HashingLimits>
+  readonly throttle?: ThrottleOptions
   /** `SETUP_TOKEN`: the setup token the operator chose; otherwise one is made. */
   readonly setupToken?: string | undefined
+  readonly sessionCookie?: SessionCookie
 }
 
 /** Who people are: accounts, roles, sessions, passwords, the sign-in throttle and the setup state. */
@@ -19,10 +25,20 @@ export interface Identity {
   readonly users: UsersRepository
   readonly roles: RolesRepository
   readonly sessions: Sessions
-  readonly passwords: PasswordHasher
+  /** The session cookie's name and flags (from PUBLIC_URL): read and set only through this. */
+  readonly sessionCookie: SessionCookie
+  /** Every password hash of the process goes through here (bounded; see `BoundedPasswords`). */
+  readonly passwords: BoundedPasswords
   readonly signInThrottle: LoginThrottle
   readonly setup: SetupState
+  /** Whether visitors may sign up, and the role they get. */
+  readonly siteSettings: SiteSettingsStore
+  /** Sign-up attempts per client address. */
+  readonly signUpQuota: AddressQuota
 }
+
+/** A few sign-ups per address an hour: enough for a family behind one router, too few for a farm of accounts. */
+const SIGN_UPS_PER_ADDRESS = { limit: 5, windowMs: 3_600_000 }
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,13 +51,21 @@ declare module 'fastify' {
 }
 
 export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
+  const roles = rolesRepository(app.db)
   app.decorate('identity', {
     users: usersRepository(app.db),
-    roles: rolesRepository(app.db),
+    roles,
     sessions: new Sessions(app.db, app.cluster),
-    passwords: options.passwords ?? new PasswordHasher(),
+    sessionCookie: options.sessionCookie ?? sessionCookieFor(undefined),
+    passwords: new BoundedPasswords(
+      options.passwords ?? new PasswordHasher(),
+      { ...defaultHashingLimits(), ...options.hashing },
+      kind => app.log.debug({ kind }, 'password hash')
+    ),
     signInThrottle: new LoginThrottle(app.db, options.throttle),
-    setup: new SetupState(app.db, options.setupToken)
+    setup: new SetupState(app.db, options.setupToken),
+    siteSettings: new SiteSettingsStore(app.db, roles),
+    signUpQuota: new AddressQuota(app.db, 'sign-up', SIGN_UPS_PER_ADDRESS)
   })
   app.decorateRequest('sessionUser', null)
 }, { name: 'shoutbox-identity', dependencies: ['shoutbox-database', 'shoutbox-cluster'] })

@@ -27,7 +27,10 @@ export class SetupState {
   async token (): Promise<string | undefined> {
     if (await this.isSetupDone()) return undefined
     if (this.configuredToken !== undefined) return this.configuredToken
-    await this.db('settings').insert({ key: SETUP_TOKEN, value: JSON.stringify(randomBytes(24).toString('base64url')) }).onConflict('key').ignore()
+    // Made only while setup is not done, in one statement: a token made as setup finishes would outlive it.
+    await this.db.raw(`insert into settings (key, value) select ?, ?::jsonb
+      where not exists (select 1 from settings where key = ?) on conflict (key) do nothing`,
+    [SETUP_TOKEN, JSON.stringify(randomBytes(24).toString('base64url')), SETUP])
     const row = await this.db('settings').where({ key: SETUP_TOKEN }).first<{ value: string } | undefined>('value')
     return row?.value
   }

@@ -21,7 +21,7 @@ export class DeleteShout extends PanelApi<typeof ShoutIdParams> {
       await ctx.activityLog.write({
         type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message }
       }, trx)
-      await announceChange(ctx, trx, { kind: 'shout-deleted', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-deleted', shout }] })
+      await announceChange(ctx, trx, { kind: 'shout-deleted', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id } }] })
       ctx.events.emit(ShoutDeleted, shout, trx)
     })
     return new Successful()

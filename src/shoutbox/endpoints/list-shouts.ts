@@ -14,7 +14,7 @@ export class ListShouts extends Api {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/list'
   readonly schema = {}
-  override readonly cache = { invalidatedBy: CHANGED, update: nextList }
+  override readonly cache = { topic: CHANGED, update: nextList }
 
   async handle ({ ctx }: PublicCall): Promise<Successful> {
     const { maxShouts } = await ShoutboxSettings.of(ctx).current()

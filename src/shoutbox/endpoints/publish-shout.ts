@@ -19,7 +19,7 @@ export class PublishShout extends PanelApi<typeof PublishShoutSchema> {
     const { ctx, user } = call
     const { message } = call.body
     assertPublishable(message, (await ShoutboxSettings.of(ctx).current()).maxMessageLength)
-    await Publisher.of(ctx).publish(user, message)
+    await Publisher.of(ctx).publish(user, message, { logged: true })
     return new Successful()
   }
 }

@@ -1,6 +1,6 @@
 import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
 import { announceChange } from '../change-notices.js'
-import { SettingsSchema, UpdateSettingsSchema } from '../schemas.js'
+import { SETTINGS_KEYS, UpdateSettingsSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 
 /** GET /api/panel/shoutbox/config */
@@ -24,7 +24,7 @@ export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
   async handle (call: SignedInCall<typeof UpdateSettingsSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user, body } = call
-    const changes = Object.fromEntries(Object.entries(body).filter(([key]) => Object.hasOwn(SettingsSchema.properties, key)))
+    const changes = Object.fromEntries(Object.entries(body).filter(([key]) => (SETTINGS_KEYS as readonly string[]).includes(key)))
     await ctx.transaction(async trx => {
       await ctx.config.set(changes, trx)
       await ctx.activityLog.write({ type: 'UPDATED_SHOUTBOX_SETTINGS', user, details: changes }, trx)

@@ -7,9 +7,9 @@ const StreamSchema = {
 }
 
 /**
- * GET /api/shoutbox/stream — public Server-Sent Events: `shout-created` and
- * `shout-deleted`, each with the shout as the list shows it; `Last-Event-ID` resumes
- * after a reconnect, on any host process.
+ * GET /api/shoutbox/stream — public Server-Sent Events: `shout-created` with the shout
+ * as the list shows it, `shout-deleted` with its id alone; `Last-Event-ID` resumes after
+ * a reconnect, on any host process.
  */
 export class StreamShouts extends Api<typeof StreamSchema> {
   readonly method = 'GET'

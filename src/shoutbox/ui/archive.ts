@@ -1,3 +1,4 @@
+import { KnownUsers } from '../../sdk/rich-text.js'
 import { h } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
 import { ownTag, pageLocale, shoutItem, useStylesheet } from './shared/shout-view.js'
@@ -67,7 +68,9 @@ async function load (): Promise<void> {
     return
   }
   if (body.shouts.length === 0) status.replaceChildren(h('p', { class: 'empty' }, q === '' ? t('history.empty') : t('history.noResults')))
-  list.replaceChildren(...body.shouts.map(shout => shoutItem(shout, locale)))
+  const known = new KnownUsers()
+  const draw = (): void => list.replaceChildren(...body.shouts.map(shout => shoutItem(shout, locale, known.isUser)))
+  draw()
   const newerLink = before === undefined
     ? null
     : h('a', { class: 'newer', rel: 'prev', href: pageUrl(trail.at(-1), trail.slice(0, -1)) }, t('history.newer'))
@@ -75,6 +78,8 @@ async function load (): Promise<void> {
     ? null
     : h('a', { class: 'older', rel: 'next', href: pageUrl(String(body.next), before === undefined ? [] : [...trail, before]) }, t('history.older'))
   pager.replaceChildren(...[newerLink, olderLink].filter(link => link !== null))
+  // Mentions of real accounts are highlighted once the host has said which names are accounts.
+  if (await known.learn(body.shouts.map(shout => shout.message))) draw()
 }
 
 void load()

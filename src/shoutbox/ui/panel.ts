@@ -1,3 +1,4 @@
+import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
 import { shoutboxStrings } from './strings.js'
@@ -27,6 +28,7 @@ export default function register (panel: PanelHost): void {
       result,
       h('div', {}, post)) as HTMLFormElement
     const list = h('ul', { class: 'items' })
+    const known = new KnownUsers()
 
     const load = async (): Promise<void> => {
       const answer = await panel.api('GET', '/api/shoutbox/list')
@@ -37,7 +39,9 @@ export default function register (panel: PanelHost): void {
       const shouts = answer.body!.shouts as Shout[]
       const pins = await panel.api('GET', '/api/shoutbox/pinned')
       pinned = new Set(pins.ok ? (pins.body!.shouts as Shout[]).map(shout => shout.id) : [])
-      list.replaceChildren(...(shouts.length === 0 ? [h('li', {}, t('ui.shouts.empty'))] : shouts.map(item)))
+      const draw = (): void => list.replaceChildren(...(shouts.length === 0 ? [h('li', {}, t('ui.shouts.empty'))] : shouts.map(item)))
+      draw()
+      if (await known.learn(shouts.map(shout => shout.message))) draw()
     }
     let pinned = new Set<number>()
     const togglePin = async (shout: Shout): Promise<void> => {
@@ -71,7 +75,7 @@ export default function register (panel: PanelHost): void {
       }
       reset()
       return h('li', {},
-        h('span', { class: 'text' }, shout.message),
+        h('span', { class: 'text' }, richText(shout.message, known.isUser)),
         h('span', { class: 'meta' }, isPinned ? h('strong', {}, t('ui.shouts.pinned')) : null, isPinned ? ' · ' : null, t('ui.shouts.by', { username: shout.username }), ' · ',
           h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(panel.locale) }, relativeTime(shout.date, panel.locale))),
         actions)
@@ -99,9 +103,7 @@ export default function register (panel: PanelHost): void {
     // Shouts posted or deleted elsewhere (another admin, another process) appear by themselves.
     const stream = new EventSource('/api/shoutbox/stream')
     const refresh = (): void => { void load() }
-    stream.addEventListener('shout-created', refresh)
-    stream.addEventListener('shout-deleted', refresh)
-    for (const event of ['shout-pinned', 'shout-unpinned']) stream.addEventListener(event, refresh)
+    for (const event of ['shout-created', 'shout-edited', 'shout-deleted', 'shout-pinned', 'shout-unpinned']) stream.addEventListener(event, refresh)
     return () => stream.close()
   }
 
@@ -109,18 +111,26 @@ export default function register (panel: PanelHost): void {
     const result = outcome()
     const maxShouts = h('input', { type: 'number', id: 'max-shouts', min: 0, step: 1 }) as HTMLInputElement
     const maxMessageLength = h('input', { type: 'number', id: 'max-length', min: 1, max: 10000, step: 1, required: true }) as HTMLInputElement
+    const members = {
+      minSecondsBetweenShouts: h('input', { type: 'number', id: 'min-seconds', min: 0, max: 3600, step: 1, required: true }) as HTMLInputElement,
+      maxShoutsPerMinute: h('input', { type: 'number', id: 'per-minute', min: 1, max: 600, step: 1, required: true }) as HTMLInputElement,
+      editWindowSeconds: h('input', { type: 'number', id: 'edit-window', min: 0, max: 86400, step: 1, required: true }) as HTMLInputElement
+    }
     const maxPinned = h('input', { type: 'number', id: 'max-pinned', min: 0, max: 20, step: 1, required: true }) as HTMLInputElement
     const keepDays = h('input', { type: 'number', id: 'keep-days', min: 1, max: 3650, step: 1 }) as HTMLInputElement
     const form = h('form', { class: 'stack card' },
       field(t('ui.settings.maxShouts'), maxShouts, t('ui.settings.maxShoutsHint')),
       field(t('ui.settings.maxMessageLength'), maxMessageLength),
-      field(t('ui.settings.maxPinned'), maxPinned, t('ui.settings.maxPinnedHint')),
-      field(t('ui.settings.keepDays'), keepDays, t('ui.settings.keepDaysHint')),
+      h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.members')),
+        ...Object.entries(members).map(([key, input]) => field(t(`ui.settings.${key}`), input, t(`ui.settings.${key}Hint`)))),
+      h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.history')),
+        field(t('ui.settings.maxPinned'), maxPinned, t('ui.settings.maxPinnedHint')),
+        field(t('ui.settings.keepDays'), keepDays, t('ui.settings.keepDaysHint'))),
       result,
       h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
     onSubmit(form, result, say, () => panel.api('PUT', '/panel/api/shoutbox/config', {
-      maxShouts: maxShouts.value === '' ? null : Number(maxShouts.value),
-      maxMessageLength: Number(maxMessageLength.value),
+      maxShouts: maxShouts.value === '' ? null : Number(maxShouts.value), maxMessageLength: Number(maxMessageLength.value),
+      ...Object.fromEntries(Object.entries(members).map(([key, input]) => [key, Number(input.value)])),
       maxPinned: Number(maxPinned.value),
       keepDays: keepDays.value === '' ? null : Number(keepDays.value)
     }), () => result.ok(t('ui.settings.saved')))
@@ -132,6 +142,7 @@ export default function register (panel: PanelHost): void {
       }
       maxShouts.value = answer.body!.maxShouts === null ? '' : String(answer.body!.maxShouts)
       maxMessageLength.value = String(answer.body!.maxMessageLength)
+      for (const [key, input] of Object.entries(members)) input.value = String(answer.body![key])
       maxPinned.value = String(answer.body!.maxPinned)
       keepDays.value = answer.body!.keepDays === null ? '' : String(answer.body!.keepDays)
     })

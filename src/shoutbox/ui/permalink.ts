@@ -1,3 +1,4 @@
+import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { h } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
 import { ownTag, pageLocale, useStylesheet } from './shared/shout-view.js'
@@ -21,13 +22,13 @@ const tag = ownTag('data-shoutbox-permalink', here)
 if (tag !== undefined) tag.after(page)
 else document.body.append(page)
 
-function show (shout: Shout): void {
+function show (shout: Shout, isUser?: (name: string) => boolean): void {
   const date = new Date(shout.date)
   const title = t('history.shoutBy', { username: shout.username })
   document.title = `${title} · ${document.title}`
   body.replaceChildren(h('article', { class: 'shoutbox-permalink', 'aria-labelledby': 'shoutbox-permalink-title' },
     h('h1', { id: 'shoutbox-permalink-title' }, title),
-    h('p', { class: 'text' }, shout.message),
+    h('p', { class: 'text' }, richText(shout.message, isUser)),
     h('p', { class: 'meta' },
       h('time', { datetime: date.toISOString() }, date.toLocaleString(locale, { dateStyle: 'full', timeStyle: 'short' })))))
 }
@@ -44,7 +45,10 @@ async function load (): Promise<void> {
       return
     }
     if (!response.ok) throw new Error(String(response.status))
-    show((await response.json() as { shout: Shout }).shout)
+    const { shout } = await response.json() as { shout: Shout }
+    show(shout)
+    const known = new KnownUsers()
+    if (await known.learn([shout.message])) show(shout, known.isUser)
   } catch {
     body.replaceChildren(h('p', { class: 'message error' }, t('history.failed')))
   }

@@ -1,4 +1,6 @@
-import { h } from '../../sdk/ui.js'
+import { KnownUsers, richText } from '../../sdk/rich-text.js'
+import { h, relativeTime } from '../../sdk/ui.js'
+import { permalinkOf, shoutItem } from './shared/shout-view.js'
 import type { Shout } from '../schemas.js'
 import { ownTag, pageLocale, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
@@ -9,60 +11,425 @@ import { shoutboxStrings } from './strings.js'
  * It shows the pinned shouts, then the latest, where the tag is and keeps them current:
  * live through the event stream, or by revalidating (ETag) every 15 s when the stream is
  * down. Each shout links to its permalink page, and the widget to the archive.
+ * Members who may post get a composer, and edit and delete buttons on their own shouts;
+ * visitors get a way to sign in (and to sign up, when the site allows it). A page that
+ * signs people in or out tells it with a `site:session` event on `document`.
  */
 
-const here = import.meta.url
-const tag = ownTag('data-shoutbox', here)
-const locale = pageLocale()
+const POST_NODE = 'addon.shoutbox.post'
+
+const here = new URL(import.meta.url)
+const tag = [...document.querySelectorAll<HTMLScriptElement>('script[data-shoutbox]')].find(s => new URL(s.src, location.href).href === here.href)
+const locale = (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
 const t = shoutboxStrings(locale)
 
-useStylesheet('widget.css', here)
+interface Me { readonly username: string, readonly permissions: readonly string[] }
+interface Rules { maxMessageLength: number, editWindowSeconds: number }
+interface Answer { readonly ok: boolean, readonly status: number, readonly body: Record<string, unknown> | undefined, readonly retryAfter: string | null }
+
+/** JSON over fetch with the session cookie; never throws (`body` undefined: the server could not be reached). */
+async function call (method: string, path: string, body?: unknown): Promise<Answer> {
+  try {
+    const response = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) })
+    })
+    return { ok: response.ok, status: response.status, body: await response.json() as Record<string, unknown>, retryAfter: response.headers.get('retry-after') }
+  } catch {
+    return { ok: false, status: 0, body: undefined, retryAfter: null }
+  }
+}
+
+/** A refusal in words, in the reader's language. */
+function errorText (answer: Answer): string {
+  if (answer.body === undefined) return t('errors.NETWORK')
+  const code = typeof answer.body.error === 'string' ? answer.body.error : 'UNKNOWN'
+  const values = { ...answer.body, code, seconds: answer.retryAfter ?? '60' }
+  return t.has(`errors.${code}`) ? t(`errors.${code}`, values) : t('errors.UNKNOWN', values)
+}
+
+const codePoints = (text: string): number => [...text].length
+const isBlank = (text: string): boolean => /^[\s\p{White_Space}]*$/u.test(text)
+
+document.head.append(h('link', { rel: 'stylesheet', href: new URL('./widget.css', here).href }))
+const you = h('div', { class: 'shoutbox-you' })
+// What became of one's own post, edit or deletion, read out by screen readers.
+const announcer = h('div', { class: 'shoutbox-sr', role: 'status', 'aria-live': 'polite' })
 const list = h('ol', { class: 'shoutbox-list' })
+// A chat's log: screen readers read out the shouts that arrive (not the first list, while it is busy).
+const log = h('div', { role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-labelledby': 'shoutbox-title', 'aria-busy': 'true' }, list)
 const pinnedList = h('ol', { class: 'shoutbox-list' })
 // A region of its own, named "Pinned", so a screen reader announces it as such.
 const pinnedBox = h('section', { class: 'shoutbox-pinned', 'aria-labelledby': 'shoutbox-pinned-title', hidden: true },
   h('p', { class: 'label', id: 'shoutbox-pinned-title' }, h('span', { class: 'pin', 'aria-hidden': 'true' }), t('widget.pinned')), pinnedList)
 const widget = h('section', { class: 'shoutbox-widget', 'aria-labelledby': 'shoutbox-title' },
-  h('h2', { id: 'shoutbox-title' }, t('widget.title')), pinnedBox, list,
+  h('h2', { id: 'shoutbox-title' }, t('widget.title')), you, announcer, pinnedBox, log,
   h('p', { class: 'shoutbox-more' }, h('a', { href: '/shouts' }, t('widget.all'))))
 if (tag !== undefined) tag.after(widget)
 else document.body.append(widget)
 
-let shouts: Shout[] = []
-let pinned: Shout[] = []
-const render = (): void => {
-  pinnedBox.hidden = pinned.length === 0
-  pinnedList.replaceChildren(...pinned.map(shout => shoutItem(shout, locale)))
-  // A pinned shout is shown once, among the pinned.
-  const latest = shouts.filter(shout => !pinned.some(p => p.id === shout.id))
-  list.replaceChildren(...(latest.length === 0 && pinned.length === 0
-    ? [h('li', { class: 'empty' }, t('widget.empty'))]
-    : latest.map(shout => shoutItem(shout, locale))))
+const announce = (...texts: string[]): void => {
+  announcer.replaceChildren(...texts.map(text => h('p', {}, text)))
 }
 
-/** Reads `url` (revalidating: an unchanged answer costs a 304) and keeps its shouts; a second call while one runs is folded into it. */
-function loader (url: string, keep: (shouts: Shout[]) => void): () => Promise<void> {
-  let loading = false
-  return async () => {
-    if (loading) return
-    loading = true
-    try {
-      const response = await fetch(url, { cache: 'no-cache' })
-      if (response.ok) {
-        keep((await response.json() as { shouts: Shout[] }).shouts)
-        render()
-      }
-    } catch {
-      // Offline for a moment: the next refresh tries again.
-    } finally {
-      loading = false
+let me: Me | null = null
+let signUpOpen = false
+let rules: Rules = { maxMessageLength: 500, editWindowSeconds: 300 }
+const mayPost = (): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(POST_NODE))
+const isOwn = (shout: Shout): boolean => me !== null && shout.username === me.username
+const editable = (shout: Shout): boolean => isOwn(shout) && mayPost() && Date.now() - shout.date < rules.editWindowSeconds * 1000
+
+// ---------------------------------------------------------------------------------------------
+// Writing: the composer, or a way in
+
+/** A textarea where Enter sends (its form) and Shift+Enter starts a new line; Escape runs `onEscape`. */
+function sendOnEnter (area: HTMLTextAreaElement, form: HTMLFormElement, onEscape?: () => void): void {
+  area.addEventListener('keydown', event => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault()
+      form.requestSubmit()
+    } else if (event.key === 'Escape' && onEscape !== undefined) {
+      event.preventDefault()
+      onEscape()
     }
+  })
+}
+
+/** The characters left for `area`, kept current; `over` when the text is too long. */
+function counter (area: HTMLTextAreaElement, id: string): { element: HTMLElement, update (): void } {
+  const element = h('span', { class: 'shoutbox-left', id })
+  const update = (): void => {
+    const left = rules.maxMessageLength - codePoints(area.value)
+    element.textContent = left >= 0 ? t('widget.left', { count: left }) : t('widget.over', { count: -left })
+    element.classList.toggle('over', left < 0)
+  }
+  area.addEventListener('input', update)
+  update()
+  return { element, update }
+}
+
+/** What is wrong with `message` before it is sent, in words; undefined when nothing is. */
+function problemWith (message: string): string | undefined {
+  if (isBlank(message)) return t('errors.BLANK_MESSAGE')
+  if (codePoints(message) > rules.maxMessageLength) return t('errors.MESSAGE_TOO_LONG', { maxMessageLength: rules.maxMessageLength })
+  return undefined
+}
+
+let composerArea: HTMLTextAreaElement | undefined
+
+function composer (): HTMLElement {
+  const area = h('textarea', { id: 'shoutbox-message', name: 'message', rows: 2, 'aria-describedby': 'shoutbox-hint shoutbox-left' }) as HTMLTextAreaElement
+  const left = counter(area, 'shoutbox-left')
+  const problem = h('p', { class: 'shoutbox-error', id: 'shoutbox-error', role: 'alert' })
+  const send = h('button', { type: 'submit' }, t('widget.send')) as HTMLButtonElement
+  const form = h('form', { class: 'shoutbox-composer' },
+    h('label', { for: 'shoutbox-message' }, t('widget.composer')),
+    area,
+    h('div', { class: 'shoutbox-row' }, h('span', { class: 'shoutbox-hint', id: 'shoutbox-hint' }, t('widget.hint')), left.element, send),
+    problem) as HTMLFormElement
+  const fail = (text: string): void => {
+    problem.textContent = text
+    area.setAttribute('aria-invalid', 'true')
+    area.focus()
+  }
+  let sending = false
+  form.addEventListener('submit', event => {
+    event.preventDefault()
+    if (sending) return
+    problem.textContent = ''
+    area.removeAttribute('aria-invalid')
+    const message = area.value
+    const wrong = problemWith(message)
+    if (wrong !== undefined) {
+      fail(wrong)
+      return
+    }
+    sending = true
+    send.disabled = true
+    form.setAttribute('aria-busy', 'true')
+    void call('POST', '/api/shoutbox', { message }).then(answer => {
+      if (answer.ok) {
+        area.value = ''
+        left.update()
+        const shout = answer.body!.shout as Shout
+        if (!shouts.some(s => s.id === shout.id)) shouts = [shout, ...shouts]
+        render()
+        announce(t('widget.posted'))
+        void load()
+      } else {
+        fail(errorText(answer))
+        if (answer.status === 401 || answer.status === 403) void refreshSession()
+      }
+    }).finally(() => {
+      sending = false
+      send.disabled = false
+      form.removeAttribute('aria-busy')
+    })
+  })
+  sendOnEnter(area, form)
+  composerArea = area
+  return form
+}
+
+function drawYou (): void {
+  composerArea = undefined
+  if (me === null) {
+    you.replaceChildren(h('p', { class: 'shoutbox-prompt' },
+      signUpOpen ? t('widget.signInOrUpPrompt') : t('widget.signInPrompt'), ' ',
+      h('a', { href: '/#sign-in' }, t('widget.signIn')),
+      signUpOpen ? ' · ' : null,
+      signUpOpen ? h('a', { href: '/#sign-up' }, t('widget.signUp')) : null))
+  } else if (!mayPost()) {
+    you.replaceChildren(h('p', { class: 'shoutbox-prompt' }, t('widget.cannotPost')))
+  } else {
+    you.replaceChildren(composer())
   }
 }
-const loadList = loader('/api/shoutbox/list', loaded => { shouts = loaded })
-const loadPinned = loader('/api/shoutbox/pinned', loaded => { pinned = loaded })
+
+async function refreshSession (): Promise<void> {
+  const [who, signUp, limits] = await Promise.all([call('GET', '/api/auth/me'), call('GET', '/api/auth/signup'), call('GET', '/api/shoutbox/rules')])
+  const wasSignedIn = me !== null
+  me = who.ok ? who.body!.user as Me : null
+  signUpOpen = signUp.ok && signUp.body!.signUp === true
+  if (limits.ok) rules = limits.body as unknown as Rules
+  drawYou()
+  render()
+  // Just signed in here: straight to writing.
+  if (!wasSignedIn && me !== null && sessionAsked) composerArea?.focus()
+  sessionAsked = false
+}
+
+let sessionAsked = false
+document.addEventListener('site:session', () => {
+  sessionAsked = true
+  void refreshSession()
+})
+
+// ---------------------------------------------------------------------------------------------
+// Reading: the list, kept in place so focus and an edit in progress survive updates
+
+interface Item {
+  shout: Shout
+  readonly li: HTMLElement
+  readonly text: HTMLElement
+  readonly time: HTMLElement
+  readonly actions: HTMLElement
+  /** The text was drawn knowing this many account names. */
+  drawnWith: number
+  /** What the actions show now, so they are redrawn only when that changes. */
+  mode: 'none' | 'own' | 'editable' | 'editing' | 'confirming'
+}
+
+let shouts: Shout[] = []
+let pinned: Shout[] = []
+const items = new Map<number, Item>()
+const known = new KnownUsers()
+let namesKnown = 0
+const empty = h('li', { class: 'empty' }, t('widget.empty'))
+
+function drawText (item: Item): void {
+  item.text.replaceChildren(richText(item.shout.message, known.isUser))
+  item.drawnWith = namesKnown
+}
+
+function drawActions (item: Item): void {
+  const mode = !isOwn(item.shout) ? 'none' : editable(item.shout) ? 'editable' : 'own'
+  if (item.mode === 'editing' || item.mode === 'confirming' || item.mode === mode) return
+  item.mode = mode
+  const about = t('widget.actionsFor', { message: item.shout.message.slice(0, 60) })
+  const buttons: HTMLElement[] = []
+  if (mode === 'editable') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.edit')} — ${about}`, onclick: () => startEdit(item) }, t('widget.edit')))
+  if (mode !== 'none') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.delete')} — ${about}`, onclick: () => confirmDelete(item) }, t('widget.delete')))
+  item.actions.replaceChildren(...buttons)
+}
+
+function newItem (shout: Shout): Item {
+  const text = h('p', { class: 'text' })
+  const time = h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(locale) })
+  const actions = h('div', { class: 'shoutbox-actions' })
+  const li = h('li', { 'data-id': shout.id }, text,
+    h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), ' · ',
+      h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') }, time)),
+    actions)
+  const item: Item = { shout, li, text, time, actions, drawnWith: -1, mode: 'none' }
+  drawText(item)
+  return item
+}
+
+function render (): void {
+  pinnedBox.hidden = pinned.length === 0
+  pinnedList.replaceChildren(...pinned.map(shout => shoutItem(shout, locale, known.isUser)))
+  const wanted: HTMLElement[] = []
+  const ids = new Set<number>()
+  // A pinned shout is shown once, among the pinned.
+  const pinnedIds = new Set(pinned.map(shout => shout.id))
+  for (const shout of shouts.filter(shout => !pinnedIds.has(shout.id))) {
+    ids.add(shout.id)
+    let item = items.get(shout.id)
+    if (item === undefined) {
+      item = newItem(shout)
+      items.set(shout.id, item)
+    } else if (item.shout.message !== shout.message || item.drawnWith !== namesKnown) {
+      item.shout = shout
+      if (item.mode !== 'editing') drawText(item)
+    }
+    item.shout = shout
+    item.time.textContent = relativeTime(shout.date, locale)
+    drawActions(item)
+    wanted.push(item.li)
+  }
+  for (const [id, item] of items) {
+    if (!ids.has(id)) {
+      item.li.remove()
+      items.delete(id)
+    }
+  }
+  if (wanted.length === 0 && pinned.length === 0) wanted.push(empty)
+  else empty.remove()
+  // Only what moved is moved: a focused button or an open edit stays where it is.
+  wanted.forEach((li, index) => {
+    if (list.children[index] !== li) list.insertBefore(li, list.children[index] ?? null)
+  })
+  while (list.children.length > wanted.length) list.lastElementChild!.remove()
+}
+
+function startEdit (item: Item): void {
+  item.mode = 'editing'
+  const id = `shoutbox-edit-${item.shout.id}`
+  const area = h('textarea', { id, rows: 2, 'aria-describedby': `${id}-left` }) as HTMLTextAreaElement
+  area.value = item.shout.message
+  const left = counter(area, `${id}-left`)
+  const problem = h('p', { class: 'shoutbox-error', role: 'alert' })
+  const save = h('button', { type: 'submit' }, t('widget.save')) as HTMLButtonElement
+  const form = h('form', { class: 'shoutbox-edit' },
+    h('label', { for: id, class: 'shoutbox-sr' }, t('widget.editLabel')), area,
+    h('div', { class: 'shoutbox-row' }, left.element, save, h('button', { type: 'button', class: 'secondary', onclick: () => finish() }, t('widget.cancel'))),
+    problem) as HTMLFormElement
+  const finish = (): void => {
+    form.remove()
+    item.text.hidden = false
+    item.mode = 'none'
+    drawText(item)
+    render()
+    const again = item.actions.querySelector<HTMLButtonElement>('button')
+    if (again !== null) again.focus()
+    else composerArea?.focus()
+  }
+  form.addEventListener('submit', event => {
+    event.preventDefault()
+    const message = area.value
+    const wrong = problemWith(message)
+    if (wrong !== undefined) {
+      problem.textContent = wrong
+      return
+    }
+    save.disabled = true
+    void call('PUT', `/api/shoutbox/${item.shout.id}`, { message }).then(answer => {
+      save.disabled = false
+      if (answer.ok) {
+        const shout = answer.body!.shout as Shout
+        shouts = shouts.map(s => s.id === shout.id ? shout : s)
+        item.shout = shout
+        announce(t('widget.edited'))
+        finish()
+      } else {
+        problem.textContent = errorText(answer)
+        area.focus()
+      }
+    })
+  })
+  sendOnEnter(area, form, finish)
+  item.text.hidden = true
+  item.actions.replaceChildren()
+  item.text.after(form)
+  area.focus()
+  area.setSelectionRange(area.value.length, area.value.length)
+}
+
+function confirmDelete (item: Item): void {
+  item.mode = 'confirming'
+  const problem = h('p', { class: 'shoutbox-error', role: 'alert' })
+  const cancel = (): void => {
+    item.mode = 'none'
+    drawActions(item)
+    item.actions.querySelector<HTMLButtonElement>('button:last-of-type')?.focus()
+  }
+  const remove = async (): Promise<void> => {
+    const answer = await call('DELETE', `/api/shoutbox/${item.shout.id}`)
+    if (answer.ok || answer.status === 404) {
+      shouts = shouts.filter(s => s.id !== item.shout.id)
+      render()
+      announce(t('widget.deleted'))
+      composerArea?.focus()
+      void load()
+    } else {
+      problem.textContent = errorText(answer)
+    }
+  }
+  item.actions.replaceChildren(
+    h('span', {}, t('widget.confirm')),
+    h('button', { type: 'button', class: 'shoutbox-action danger', onclick: () => void remove() }, t('widget.confirmDelete')),
+    h('button', { type: 'button', class: 'shoutbox-action', onclick: cancel }, t('widget.cancel')),
+    problem)
+  item.actions.querySelector<HTMLButtonElement>('button.danger + button')?.focus()
+}
+
+let loading: Promise<void> | undefined
+let again = false
+/** Reads the list; a change heard while reading reads it once more afterwards. */
+function load (): Promise<void> {
+  if (loading !== undefined) {
+    again = true
+    return loading
+  }
+  loading = (async () => {
+    do {
+      again = false
+      try {
+        // `no-cache`: the browser revalidates with If-None-Match; an unchanged list costs a 304.
+        const response = await fetch('/api/shoutbox/list', { cache: 'no-cache' })
+        if (response.ok) {
+          shouts = (await response.json() as { shouts: Shout[] }).shouts
+          render()
+          log.removeAttribute('aria-busy')
+          if (await known.learn(shouts.map(s => s.message))) {
+            namesKnown++
+            render()
+          }
+        }
+      } catch {
+        // Offline for a moment: the next refresh tries again.
+      }
+    } while (again)
+  })().finally(() => { loading = undefined })
+  return loading
+}
+let loadingPinned = false
+/** Reads the pinned shouts (revalidating: unchanged, they cost a 304); a call while one runs is dropped. */
+async function loadPinned (): Promise<void> {
+  if (loadingPinned) return
+  loadingPinned = true
+  try {
+    const response = await fetch('/api/shoutbox/pinned', { cache: 'no-cache' })
+    if (response.ok) {
+      pinned = (await response.json() as { shouts: Shout[] }).shouts
+      render()
+      if (await known.learn(pinned.map(s => s.message))) {
+        namesKnown++
+        render()
+      }
+    }
+  } catch {
+    // Offline for a moment: the next refresh tries again.
+  } finally {
+    loadingPinned = false
+  }
+}
+
 const loadAll = (): void => {
-  void loadList()
+  void load()
   void loadPinned()
 }
 
@@ -70,9 +437,9 @@ let polling: ReturnType<typeof setInterval> | undefined
 const poll = (): void => { polling ??= setInterval(loadAll, 15_000) }
 if ('EventSource' in window) {
   const stream = new EventSource('/api/shoutbox/stream')
-  stream.addEventListener('shout-created', () => void loadList())
+  stream.addEventListener('shout-created', () => void load())
   // A deleted or edited shout may be a pinned one.
-  for (const event of ['shout-deleted', 'shout-edited']) stream.addEventListener(event, loadAll)
+  for (const event of ['shout-edited', 'shout-deleted']) stream.addEventListener(event, loadAll)
   for (const event of ['shout-pinned', 'shout-unpinned']) stream.addEventListener(event, () => void loadPinned())
   stream.addEventListener('open', () => {
     if (polling !== undefined) clearInterval(polling)
@@ -83,5 +450,7 @@ if ('EventSource' in window) {
 } else {
   poll()
 }
-setInterval(render, 30_000) // keeps "2 minutes ago" true
+setInterval(render, 15_000) // keeps "2 minutes ago" true, and takes Edit away when the window closes
+drawYou()
+void refreshSession()
 loadAll()

@@ -1,6 +1,7 @@
 import t from 'tap'
 import { build, setUp } from '../../helpers/app.js'
 import { greeterAddonsDir } from '../../helpers/fixtures.js'
+import type { RecordedEvent } from '../../helpers/types.js'
 
 t.test('listeners are discovered and receive host events and other addons\' events', async t => {
   const addonsDir = await greeterAddonsDir(t)
@@ -12,7 +13,7 @@ t.test('listeners are discovered and receive host events and other addons\' even
   t.equal(publish.statusCode, 200)
   await app.events.drain()
 
-  const events = (await app.inject({ url: '/api/greeter/events' })).json().events as Array<{ event: string, payload: unknown, committed: boolean | null }>
+  const events = (await app.inject({ url: '/api/greeter/events' })).json().events as RecordedEvent[]
   const byName = (name: string) => events.filter(e => e.event === name)
   t.same(byName('host.addon-started').map(e => e.payload).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
     [{ addonId: 'greeter' }, { addonId: 'shoutbox' }], 'addon started, for each addon')

@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url'
 import t from 'tap'
 import { HOST_DIR } from '../../../src/host/app.js'
 import { AddonLoadError, loadHostCode } from '../../../src/host/addons/loader.js'
-import { ADMIN, build, setUp, type Tap } from '../../helpers/app.js'
+import { ADMIN, build, setUp } from '../../helpers/app.js'
+import type { Tap } from '../../helpers/types.js'
 
 const SDK = pathToFileURL(path.join(HOST_DIR, '../sdk/index.ts')).href
 
@@ -58,10 +59,11 @@ t.test('an endpoint class dropped into the host\'s endpoints folder answers: no 
 t.test('the host\'s endpoints are found by the same discovery as an addon\'s', async t => {
   const code = await loadHostCode(HOST_DIR)
   t.same(code.endpoints.map(e => e.exportName).sort(), [
-    'ActivityFeed', 'CreateRole', 'CreateUser', 'FinishSetup', 'Health', 'ListAddons', 'ListPermissions', 'ListRoles',
-    'ListUsers', 'Login', 'Logout', 'Me', 'PanelModules', 'SetAddonEnabled', 'SetupStatus', 'UpdateRole'
+    'ActivityFeed', 'ChangePassword', 'CreateRole', 'CreateUser', 'DeleteUser', 'FinishSetup', 'GetSiteSettings', 'Health', 'KnownUsers',
+    'ListAddons', 'ListPermissions', 'ListRoles', 'ListUsers', 'Login', 'Logout', 'Me', 'PanelModules', 'SetAddonEnabled', 'SetupStatus',
+    'SignUp', 'SignUpStatus', 'UpdateRole', 'UpdateSiteSettings', 'UpdateUser'
   ])
-  t.same(code.migrations.map(m => m.name), ['001-platform'], 'host migrations are discovered too')
+  t.same(code.migrations.map(m => m.name), ['001-platform', '002-sign-in-attempts', '003-user-disabled', '004-members'], 'host migrations are discovered too')
   const sources = await Promise.all((await fs.readdir(path.join(HOST_DIR, 'endpoints'))).map(f => fs.readFile(path.join(HOST_DIR, 'endpoints', f), 'utf8')))
   t.notOk(sources.some(s => /constructor\s*\(/.test(s)), 'no endpoint takes anything in its constructor')
 })

@@ -5,12 +5,13 @@ import { BUILTIN_ADDONS } from '../../../src/host/app.js'
 import { AddonLoadError, loadAddons } from '../../../src/host/addons/loader.js'
 import { SETUP_TOKEN, build } from '../../helpers/app.js'
 import { installFixture, tempAddonsDir } from '../../helpers/fixtures.js'
+import type { Tap } from '../../helpers/types.js'
 
 const manifest = (overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
   id: 'broken', name: 'Broken', version: '1.0.0', entry: 'index.js', ...overrides
 })
 
-async function addonWith (t: Parameters<typeof tempAddonsDir>[0], files: Record<string, string>): Promise<string> {
+async function addonWith (t: Tap, files: Record<string, string>): Promise<string> {
   const addonsDir = await tempAddonsDir(t)
   for (const [file, text] of Object.entries(files)) {
     const full = path.join(addonsDir, 'broken', file)
@@ -31,6 +32,10 @@ t.test('a bad manifest stops start-up with one line naming the addon, its path a
     ['a bad permission node', { 'addon.json': JSON.stringify(manifest({ permissions: [{ key: 'X', node: 'panel.access' }] })) },
       /^addon "broken" \(.*addon\.json\): field permissions\.0\.node expected string to match/],
     ['not JSON', { 'addon.json': '{ id: broken' }, /^addon at .*broken: .*addon\.json is not readable JSON/],
+    ['an id naming the host', { 'addon.json': JSON.stringify(manifest({ id: 'host' })) },
+      /^addon "host" \(.*addon\.json\): field id "host" names the host; choose another id$/],
+    ['an entry outside its folder', { 'addon.json': JSON.stringify(manifest({ entry: '../elsewhere/index.js' })), 'index.js': VALID_ENTRY },
+      /^addon "broken" \(.*addon\.json\): field entry must name a module inside the addon's folder$/],
     ['a missing entry module', { 'addon.json': JSON.stringify(manifest()) },
       /^addon "broken" \(.*broken\/index\.js\): cannot be imported: Cannot find module/],
     ['an entry without defineAddon', { 'addon.json': JSON.stringify(manifest()), 'index.js': 'export const x = 1\n' },
@@ -104,4 +109,16 @@ t.test('each addon runs in its own encapsulated context', async t => {
   t.equal((await app.inject({ url: '/api/greeter/hello' })).headers['x-greeter'], 'yes', 'the addon\'s hook runs on its routes')
   t.equal((await app.inject({ url: '/api/shoutbox/list' })).headers['x-greeter'], undefined, 'and on no other addon\'s')
   t.equal((await app.inject({ url: '/api/setup/status' })).headers['x-greeter'], undefined, 'nor on the host\'s')
+})
+
+t.test('an addon declaring a route the host (or another addon) has fails in one line naming both', async t => {
+  const addonsDir = await addonWith(t, {
+    'addon.json': JSON.stringify(manifest()),
+    'index.js': VALID_ENTRY,
+    'endpoints/health.js': `export class MyHealth { static [Symbol.for('shoutbox.sdk.endpoint')] = true
+      access = 'Api'; method = 'GET'; path = '/api/health'; schema = {}; async handle () {} }\n`
+  })
+  const error = await build(t, { config: { addonsDir } }).then(() => undefined, (e: unknown) => e)
+  t.ok(error instanceof AddonLoadError)
+  t.match((error as Error).message, /^addon "broken" \(.*endpoints\/health\.js\): GET \/api\/health is already declared by the host$/)
 })

@@ -6,6 +6,7 @@ t.test('checks run in the documented order', async t => {
   const app = await build(t)
   const badJson = { 'content-type': 'application/json' }
 
+  // These two are awaited: they check the host before the setUp below; the rest after it.
   await t.test('before setup, an Api endpoint answers INSTALLATION_REQUIRED whatever the body', async t => {
     const response = await app.inject({ method: 'POST', url: '/api/auth/login', headers: badJson, payload: '{oops' })
     t.same([response.statusCode, response.json()], [503, { result: 'error', error: 'INSTALLATION_REQUIRED' }])

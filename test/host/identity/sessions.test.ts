@@ -1,8 +1,8 @@
 import t from 'tap'
 import { hashToken } from '../../../src/host/identity/sessions.js'
-import { ADMIN, build, setUp, sessionCookie } from '../../helpers/app.js'
+import { ADMIN, build, setUp, sessionCookie, type App } from '../../helpers/app.js'
 
-const login = (app: Awaited<ReturnType<typeof build>>, username: string, password: string, headers: Record<string, string> = {}) =>
+const login = (app: App, username: string, password: string, headers: Record<string, string> = {}) =>
   app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password }, headers })
 
 t.test('sign-in and sessions', async t => {

@@ -3,7 +3,9 @@ import { api } from './api.js'
 import { activityPage } from './pages/activity.js'
 import { addonsPage } from './pages/addons.js'
 import { loginPage } from './pages/login.js'
+import { passwordPage } from './pages/password.js'
 import { rolesPage } from './pages/roles.js'
+import { settingsPage } from './pages/settings.js'
 import { setupPage } from './pages/setup.js'
 import { usersPage } from './pages/users.js'
 import { LOCALES, chooseLocale, chosenLocale, errorText, hostStrings, type T } from './strings.js'
@@ -35,14 +37,21 @@ async function start (): Promise<void> {
   if (!me.ok) return fail(t, errorText(t, me))
   const user = me.body!.user as PanelUser
   const can = (node: string): boolean => user.permissions.includes('*') || user.permissions.includes(node)
-  if (!can('panel.access')) return show(t, locale, user, h('main', {}, h('p', { class: 'card' }, t('ui.noAccess'))))
+  if (!can('panel.access')) {
+    // No panel, but their own password is theirs to change.
+    const own = h('div', {})
+    passwordPage(t)(own)
+    return show(t, locale, user, h('main', {}, h('p', { class: 'card' }, t('ui.noAccess'), ' ', h('a', { href: '/' }, t('ui.home'))), own))
+  }
 
   const pages: Page[] = await addonPages(user, locale, can, t)
   pages.push(
     { key: 'activity', id: 'activity', title: t('ui.activity.title'), permission: 'panel.access', render: activityPage(t, locale) },
     { key: 'roles', id: 'roles', title: t('ui.roles.title'), permission: 'panel.manage.roles', render: rolesPage(t, locale) },
-    { key: 'users', id: 'users', title: t('ui.users.title'), permission: 'panel.manage.users', render: usersPage(t) },
-    { key: 'addons', id: 'addons', title: t('ui.addons.title'), permission: 'panel.manage.addons', render: addonsPage(t) })
+    { key: 'users', id: 'users', title: t('ui.users.title'), permission: 'panel.manage.users', render: usersPage(t, user) },
+    { key: 'addons', id: 'addons', title: t('ui.addons.title'), permission: 'panel.manage.addons', render: addonsPage(t) },
+    { key: 'settings', id: 'settings', title: t('ui.settings.title'), permission: 'panel.manage.settings', render: settingsPage(t) },
+    { key: 'password', id: 'password', title: t('ui.password.title'), permission: 'panel.access', render: passwordPage(t) })
   // Only what this user may use is shown at all.
   const visible = pages.filter(page => can(page.permission))
   const main = h('main', {})

@@ -1,3 +1,4 @@
+import { richText } from '../../../sdk/rich-text.js'
 import { h, relativeTime } from '../../../sdk/ui.js'
 import type { Shout } from '../../schemas.js'
 import { shoutboxStrings } from '../strings.js'
@@ -22,14 +23,15 @@ export function useStylesheet (name: string, moduleUrl: string): void {
 }
 
 /**
- * One shout: its text (always as text), its author, and when it was posted, which links
- * to its permalink page ("3 minutes ago", the full date on hover).
+ * One shout: its text (as text, with its links and the mentions `isUser` knows), its
+ * author, and when it was posted, which links to its permalink page ("3 minutes ago",
+ * the full date on hover).
  */
-export function shoutItem (shout: Shout, locale: string, tag = 'li'): HTMLElement {
+export function shoutItem (shout: Shout, locale: string, isUser?: (name: string) => boolean, tag = 'li'): HTMLElement {
   const date = new Date(shout.date)
   const t = shoutboxStrings(locale)
   return h(tag, { class: 'shout' },
-    h('p', { class: 'text' }, shout.message),
+    h('p', { class: 'text' }, richText(shout.message, isUser)),
     h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), ' · ',
       h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') },
         h('time', { datetime: date.toISOString(), title: date.toLocaleString(locale) }, relativeTime(shout.date, locale)))))

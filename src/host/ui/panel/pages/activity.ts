@@ -1,3 +1,4 @@
+import { richText } from '../../../../sdk/rich-text.js'
 import { h, relativeTime } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
 import { errorText, type T } from '../strings.js'
@@ -21,7 +22,8 @@ export function activityPage (t: T, locale: string) {
       list.replaceChildren(...(logs.length === 0
         ? [h('li', {}, t('ui.activity.empty'))]
         : logs.map(entry => h('li', {},
-          h('span', { class: 'text' }, entry.text),
+          // Entries quote shouts: their addresses are links here too.
+          h('span', { class: 'text' }, richText(entry.text)),
           h('time', { class: 'meta', datetime: new Date(entry.createdAt).toISOString(), title: new Date(entry.createdAt).toLocaleString(locale) },
             relativeTime(entry.createdAt, locale))))))
       pager.replaceChildren(

@@ -12,9 +12,9 @@ export function rolesPage (t: T, locale: string) {
     const list = h('div', {})
     let catalogue: Permission[] = []
 
-    const checkboxes = (chosen: readonly string[], prefix: string): HTMLElement => h('fieldset', {},
+    const checkboxes = (chosen: readonly string[], prefix: string, without: readonly string[] = []): HTMLElement => h('fieldset', {},
       h('legend', {}, t('ui.roles.permissions')),
-      ...catalogue.map(p => {
+      ...catalogue.filter(p => !without.includes(p.node)).map(p => {
         const id = `${prefix}-${p.node.replaceAll('.', '-')}`
         return h('div', { class: 'check' },
           h('input', { type: 'checkbox', id, name: 'permission', value: p.node, checked: chosen.includes(p.node) }),
@@ -24,8 +24,18 @@ export function rolesPage (t: T, locale: string) {
       [...form.querySelectorAll<HTMLInputElement>('input[name=permission]:checked')].map(input => input.value)
 
     const roleCard = (role: Role): HTMLElement => {
-      if (role.builtin) {
+      if (role.builtin && role.permissions.includes('*')) {
         return h('div', { class: 'card' }, h('h2', {}, role.name), h('p', { class: 'hint' }, t('ui.roles.builtin')))
+      }
+      if (role.builtin) {
+        // The member role: its permissions only, and none of the panel's (it never opens it).
+        const form = h('form', { class: 'stack', 'aria-label': role.name },
+          h('p', { class: 'hint' }, t('ui.roles.member')),
+          checkboxes(role.permissions, `role${role.id}`, catalogue.map(p => p.node).filter(node => node.startsWith('panel.'))),
+          h('div', {}, h('button', { type: 'submit' }, t('ui.roles.save')))) as HTMLFormElement
+        onSubmit(form, result, answer => errorText(t, answer), () => api('PUT', `/panel/api/roles/${role.id}`, { name: role.name, permissions: ticked(form) }),
+          () => result.ok(t('ui.roles.saved')))
+        return h('div', { class: 'card' }, h('h2', {}, role.name), form)
       }
       const name = h('input', { type: 'text', required: true, maxlength: 64, value: role.name }) as HTMLInputElement
       const form = h('form', { class: 'stack', 'aria-label': role.name },

@@ -10,18 +10,18 @@ function tokenFromLink (): string | undefined {
 
 /**
  * The first-run wizard: creates the first administrator, who is signed in at once. It
- * asks for the setup token (printed in the host's log) unless the link carried it.
+ * asks for the setup token (printed in the host's log), filled in when the link carried it.
  */
 export function setupPage (t: T, done: () => void): HTMLElement {
   const linked = tokenFromLink()
-  const token = h('input', { type: 'text', name: 'setupToken', required: true, autocomplete: 'off', spellcheck: 'false' }) as HTMLInputElement
+  const token = h('input', { type: 'text', name: 'setupToken', required: true, autocomplete: 'off', spellcheck: 'false', value: linked }) as HTMLInputElement
   const username = h('input', { type: 'text', name: 'username', required: true, minlength: 3, maxlength: 32, pattern: '[A-Za-z0-9_\\-]+', autocomplete: 'username' }) as HTMLInputElement
   const email = h('input', { type: 'email', name: 'email', required: true, autocomplete: 'email' }) as HTMLInputElement
   const password = h('input', { type: 'password', name: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'new-password' }) as HTMLInputElement
   const again = h('input', { type: 'password', name: 'passwordAgain', required: true, autocomplete: 'new-password' }) as HTMLInputElement
   const result = outcome()
   const form = h('form', { class: 'stack' },
-    linked === undefined ? field(t('ui.setup.token'), token, t('ui.setup.tokenHint')) : null,
+    field(t('ui.setup.token'), token, t('ui.setup.tokenHint')),
     field(t('ui.field.username'), username),
     field(t('ui.field.email'), email),
     field(t('ui.field.password'), password),
@@ -34,7 +34,7 @@ export function setupPage (t: T, done: () => void): HTMLElement {
       return undefined
     }
     return api('POST', '/api/setup/finish', {
-      username: username.value, email: email.value, password: password.value, setupToken: linked ?? token.value.trim()
+      username: username.value, email: email.value, password: password.value, setupToken: token.value.trim()
     })
   }, () => {
     // The token is spent: keep it out of the address bar and the history.

@@ -1,18 +1,25 @@
-import { field, h, onSubmit, outcome } from '../../../../sdk/ui.js'
+import { field, h, onSubmit, outcome, type ApiAnswer, type Outcome, type PanelUser } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
 import { errorText, type T } from '../strings.js'
 
-interface User { id: number, username: string, email: string, roleId: number }
+interface User { id: number, username: string, email: string, roleId: number, disabled: boolean }
 interface Role { id: number, name: string }
 
-export function usersPage (t: T) {
+/**
+ * Users: create one; for each other user change the role, disable or enable, set a
+ * password, delete (after a confirmation). Each action says what happened next to the
+ * user it touched. Your own account is changed on the "My password" page instead.
+ */
+export function usersPage (t: T, me: PanelUser) {
   return (root: HTMLElement): void => {
     const result = outcome()
     const body = h('div', {})
+    const say = (answer: ApiAnswer): string => errorText(t, answer)
+
     const load = async (): Promise<void> => {
       const [users, roles] = await Promise.all([api('GET', '/panel/api/users'), api('GET', '/panel/api/roles')])
       if (!users.ok) {
-        result.error(errorText(t, users))
+        result.error(say(users))
         return
       }
       // Without panel.manage.roles the role list is refused; users can still be listed.
@@ -26,18 +33,115 @@ export function usersPage (t: T) {
         field(t('ui.field.username'), username), field(t('ui.field.email'), email),
         field(t('ui.field.password'), password), field(t('ui.field.role'), role),
         h('div', {}, h('button', { type: 'submit' }, t('ui.users.create')))) as HTMLFormElement
-      onSubmit(form, result, answer => errorText(t, answer), () => api('POST', '/panel/api/users', {
+      onSubmit(form, result, say, () => api('POST', '/panel/api/users', {
         username: username.value, email: email.value, password: password.value, roleId: Number(role.value)
       }), async () => {
         await load()
         result.ok(t('ui.users.created'))
       })
+      const heading = h('h2', { tabindex: -1 }, t('ui.users.all'))
+      const list = h('ul', { class: 'items' })
+      const removed = (user: User): void => {
+        result.ok(t('ui.users.deleted', { username: user.username }))
+        heading.focus()
+      }
+      list.replaceChildren(...(users.body!.users as User[]).map(user =>
+        user.id === me.id ? ownItem(t, user, roleName) : userItem(t, user, roleList, roleName, say, removed)))
       body.replaceChildren(
         h('div', { class: 'card' }, h('h2', {}, t('ui.users.create')), form),
-        h('div', { class: 'card' }, h('ul', { class: 'items' }, ...(users.body!.users as User[]).map(u =>
-          h('li', {}, h('strong', {}, u.username), h('span', { class: 'meta' }, `${u.email} · ${roleName(u.roleId)}`))))))
+        h('div', { class: 'card' }, heading, list))
     }
     root.replaceChildren(h('h1', {}, t('ui.users.title')), result, body)
     void load()
   }
+}
+
+function ownItem (t: T, user: User, roleName: (id: number) => string): HTMLElement {
+  return h('li', {},
+    h('div', { class: 'row' }, h('strong', {}, user.username), h('span', { class: 'tag' }, t('ui.users.you'))),
+    h('span', { class: 'meta' }, `${user.email} · ${roleName(user.roleId)}`),
+    h('p', { class: 'hint' }, h('a', { href: '#/password' }, t('ui.users.self'))))
+}
+
+/** One user and what can be done to them; the controls stay in place, so focus does too. */
+function userItem (t: T, user: User, roles: readonly Role[], roleName: (id: number) => string,
+  say: (answer: ApiAnswer) => string, removed: (user: User) => void): HTMLElement {
+  const said: Outcome = outcome()
+  const status = h('span', { class: 'tag warn' })
+  const meta = h('span', { class: 'meta' })
+  const show = (): void => {
+    meta.textContent = `${user.email} · ${roleName(user.roleId)}`
+    status.textContent = user.disabled ? t('ui.users.disabled') : ''
+    status.hidden = !user.disabled
+    toggle.textContent = t(user.disabled ? 'ui.users.enable' : 'ui.users.disable')
+    toggle.setAttribute('aria-label', t(user.disabled ? 'ui.users.enableNamed' : 'ui.users.disableNamed', { username: user.username }))
+  }
+  const change = (payload: Record<string, unknown>) => api('PUT', `/panel/api/users/${user.id}`, payload)
+
+  const roleSelect = h('select', { required: true }, ...roles.map(r => h('option', { value: r.id, selected: r.id === user.roleId }, r.name))) as HTMLSelectElement
+  const roleForm = h('form', { class: 'inline', 'aria-label': t('ui.users.roleOf', { username: user.username }) },
+    field(t('ui.field.role'), roleSelect),
+    h('button', { type: 'submit', class: 'secondary' }, t('ui.users.changeRole'))) as HTMLFormElement
+  onSubmit(roleForm, said, say, () => change({ roleId: Number(roleSelect.value) }), () => {
+    user.roleId = Number(roleSelect.value)
+    show()
+    said.ok(t('ui.users.roleChanged', { username: user.username, role: roleName(user.roleId) }))
+  })
+
+  const newPassword = h('input', { type: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'new-password' }) as HTMLInputElement
+  const passwordForm = h('form', { class: 'inline', 'aria-label': t('ui.users.passwordFor', { username: user.username }) },
+    field(t('ui.users.newPassword'), newPassword),
+    h('button', { type: 'submit', class: 'secondary' }, t('ui.users.setPassword'))) as HTMLFormElement
+  onSubmit(passwordForm, said, say, () => change({ password: newPassword.value }), () => {
+    newPassword.value = ''
+    said.ok(t('ui.users.passwordSet', { username: user.username }))
+  })
+
+  const toggle = h('button', { type: 'button', class: 'secondary' }) as HTMLButtonElement
+  toggle.addEventListener('click', () => void act(toggle, () => change({ disabled: !user.disabled }), () => {
+    user.disabled = !user.disabled
+    show()
+    said.ok(t(user.disabled ? 'ui.users.disabledDone' : 'ui.users.enabledDone', { username: user.username }))
+  }))
+
+  const actions = h('div', { class: 'row' })
+  const item = h('li', {})
+  const remove = h('button', { type: 'button', class: 'secondary danger-text', 'aria-label': t('ui.users.deleteNamed', { username: user.username }) }, t('ui.users.delete')) as HTMLButtonElement
+  const ask = (): void => {
+    const yes = h('button', { type: 'button', class: 'danger' }, t('ui.users.yesDelete')) as HTMLButtonElement
+    const cancel = h('button', { type: 'button', class: 'secondary' }, t('ui.users.cancel')) as HTMLButtonElement
+    cancel.addEventListener('click', () => {
+      actions.replaceChildren(toggle, remove)
+      remove.focus()
+    })
+    yes.addEventListener('click', () => void act(yes, () => api('DELETE', `/panel/api/users/${user.id}`), () => {
+      item.remove()
+      removed(user)
+    }))
+    actions.replaceChildren(h('span', { class: 'confirm' }, t('ui.users.confirmDelete', { username: user.username })), yes, cancel)
+    cancel.focus()
+  }
+  remove.addEventListener('click', ask)
+  actions.replaceChildren(toggle, remove)
+
+  /**
+   * Runs one button's request: the button is off meanwhile (marked, not disabled, so it
+   * keeps the focus); a refusal is said in words.
+   */
+  async function act (button: HTMLButtonElement, send: () => Promise<ApiAnswer>, done: () => void): Promise<void> {
+    if (button.getAttribute('aria-disabled') === 'true') return
+    button.setAttribute('aria-disabled', 'true')
+    const answer = await send()
+    button.removeAttribute('aria-disabled')
+    if (answer.ok) done()
+    else said.error(say(answer))
+  }
+
+  show()
+  item.append(
+    h('div', { class: 'row' }, h('strong', {}, user.username), status),
+    meta,
+    h('div', { class: 'user-actions' }, roles.length === 0 ? null : roleForm, passwordForm, actions),
+    said)
+  return item
 }

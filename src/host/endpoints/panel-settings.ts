@@ -1,0 +1,44 @@
+import { PanelApi, Successful, Type, type SignedInCall } from '../../sdk/index.js'
+import type { HostContext } from '../addons/context.js'
+
+/** GET /api/panel/settings — the site's settings, and the roles new accounts may get. */
+export class GetSiteSettings extends PanelApi<object, HostContext> {
+  readonly method = 'GET'
+  readonly path = '/api/panel/settings'
+  readonly schema = {}
+
+  async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
+    call.requirePermission('MANAGE_SETTINGS')
+    const { siteSettings } = call.ctx.identity
+    return new Successful({ ...await siteSettings.read(), roles: await siteSettings.eligibleRoles() })
+  }
+}
+
+const UpdateSiteSettingsSchema = {
+  body: Type.Object({
+    signUp: Type.Optional(Type.Boolean()),
+    defaultRoleId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }))
+  }, { minProperties: 1 })
+}
+
+/** PUT /api/panel/settings — changes the keys sent, logged UPDATED_SETTINGS; answers the settings. */
+export class UpdateSiteSettings extends PanelApi<typeof UpdateSiteSettingsSchema, HostContext> {
+  readonly method = 'PUT'
+  readonly path = '/api/panel/settings'
+  readonly schema = UpdateSiteSettingsSchema
+
+  async handle (call: SignedInCall<typeof UpdateSiteSettingsSchema, HostContext>): Promise<Successful> {
+    call.requirePermission('MANAGE_SETTINGS')
+    const { ctx, user, body } = call
+    const changes = {
+      ...(body.signUp === undefined ? {} : { signUp: body.signUp }),
+      ...(body.defaultRoleId === undefined ? {} : { defaultRoleId: body.defaultRoleId })
+    }
+    const settings = await ctx.transaction(async trx => {
+      const stored = await ctx.identity.siteSettings.write(changes, user, trx)
+      await ctx.activityLog.write({ type: 'UPDATED_SETTINGS', user, details: changes }, trx)
+      return stored
+    })
+    return new Successful(settings)
+  }
+}

@@ -1,0 +1,46 @@
+import { Api, Successful, type PublicCall } from '../../sdk/index.js'
+import type { HostContext } from '../addons/context.js'
+import { SignUpClosed } from '../errors.js'
+import { signIn } from '../identity/sign-in.js'
+import { NewAccountSchema } from '../schemas.js'
+
+/** GET /api/auth/signup — public: whether visitors may sign up now (the home page and the widget ask). */
+export class SignUpStatus extends Api<object, HostContext> {
+  readonly method = 'GET'
+  readonly path = '/api/auth/signup'
+  readonly schema = {}
+
+  async handle ({ ctx }: PublicCall<object, HostContext>): Promise<Successful> {
+    return new Successful({ signUp: (await ctx.identity.siteSettings.read()).signUp })
+  }
+}
+
+const SignUpSchema = { body: NewAccountSchema }
+
+/**
+ * POST /api/auth/signup — a visitor makes their own account, with the site's default
+ * role (the member role unless chosen otherwise), and is signed in. Only while the site
+ * allows it; each attempt counts against the client address before any password is
+ * hashed, so a script can neither farm accounts nor keep the hashing busy.
+ */
+export class SignUp extends Api<typeof SignUpSchema, HostContext> {
+  readonly method = 'POST'
+  readonly path = '/api/auth/signup'
+  readonly schema = SignUpSchema
+
+  async handle (call: PublicCall<typeof SignUpSchema, HostContext>): Promise<Successful> {
+    const { ctx } = call
+    const { identity } = ctx
+    if (!(await identity.siteSettings.read()).signUp) throw new SignUpClosed()
+    await identity.signUpQuota.take(call.ip)
+    const { password, ...account } = call.body
+    const passwordHash = await identity.passwords.hash(password)
+    const roleId = await identity.siteSettings.signUpRoleId()
+    const user = await ctx.transaction(async trx => {
+      const created = await identity.users.create({ ...account, passwordHash, roleId }, trx)
+      await ctx.activityLog.write({ type: 'SIGNED_UP', user: created }, trx)
+      return created
+    })
+    return new Successful({ user: await signIn(call, user) })
+  }
+}

@@ -1,0 +1,122 @@
+import http from 'node:http'
+import net from 'node:net'
+
+/** One accepted connection: its answers in progress, and how much it had read when the last one ended. */
+interface Connection {
+  readonly responses: Set<http.ServerResponse>
+  bytesAtRest: number
+}
+
+/** What a stop did, emitted as `drained` once every connection has closed. */
+export interface DrainReport {
+  /** Connections the process accepted, since it started. */
+  readonly accepted: number
+  /** Requests received on them, and of those, answered in full. */
+  readonly requests: number
+  readonly answered: number
+  /** Connections open when the stop began. */
+  readonly openAtStop: number
+  /** Requests answered after the stop began. */
+  readonly answeredWhileStopping: number
+  /** Idle connections closed by the stop (no request in progress or arriving). */
+  readonly closedIdle: number
+}
+
+/**
+ * An HTTP server whose `close()` answers every request that reached the process.
+ *
+ * Node's `close()` (and Fastify's, which calls `closeIdleConnections()` too, as did the
+ * host's sweep every 100 ms) destroys every keep-alive connection between two requests,
+ * including those whose next request is already on its way: those clients, having sent
+ * a request, get a reset and no answer. Here `close()` stops listening and then:
+ *
+ * - answers in progress finish, and carry `Connection: close` if their head is not yet
+ *   sent, so their connection closes once they are done;
+ * - every request that arrives on an open connection is served the same way;
+ * - an idle connection (none in progress, not one byte of a next request read) is
+ *   closed once `graceMs` have passed since the stop began, long enough for a request
+ *   sent before the stop to arrive; a connection in the middle of receiving a request
+ *   is left to finish it (the server's request timeouts still bound it).
+ *
+ * The callback of `close()` runs, as Node's does, once every connection has closed.
+ */
+export class DrainingServer extends http.Server {
+  private readonly open = new Map<net.Socket, Connection>()
+  private draining = false
+  private graceOver = false
+  private closing: Promise<Error | undefined> | undefined
+  private readonly counts = { accepted: 0, requests: 0, answered: 0, openAtStop: 0, answeredWhileStopping: 0, closedIdle: 0 }
+
+  constructor (options: http.ServerOptions, listener: http.RequestListener, private readonly graceMs: number) {
+    super(options, (request, response) => {
+      this.track(request.socket, response)
+      listener(request, response)
+    })
+    this.on('connection', (socket: net.Socket) => {
+      this.counts.accepted++
+      this.open.set(socket, { responses: new Set(), bytesAtRest: 0 })
+      socket.once('close', () => this.open.delete(socket))
+    })
+  }
+
+  private track (socket: net.Socket, response: http.ServerResponse): void {
+    const connection = this.open.get(socket)
+    if (connection === undefined) return
+    connection.responses.add(response)
+    this.counts.requests++
+    if (this.draining) response.shouldKeepAlive = false
+    response.once('finish', () => {
+      this.counts.answered++
+      if (this.draining) this.counts.answeredWhileStopping++
+    })
+    response.once('close', () => {
+      connection.responses.delete(response)
+      connection.bytesAtRest = socket.bytesRead
+      if (this.graceOver) this.closeIfIdle(socket, connection)
+    })
+  }
+
+  private closeIfIdle (socket: net.Socket, connection: Connection): void {
+    // Bytes read since the last answer ended are the start of a request: let it come.
+    if (connection.responses.size === 0 && socket.bytesRead === connection.bytesAtRest) {
+      this.counts.closedIdle++
+      socket.destroy()
+    }
+  }
+
+  /**
+   * Stops listening and drains the open connections (see the class). `callback` runs once
+   * they are all closed — on every call: the host calls it at the signal, so that no
+   * more connections queue up, and Fastify again when it closes — and `drained` is
+   * emitted then with a DrainReport.
+   */
+  override close (callback?: (error?: Error) => void): this {
+    this.closing ??= this.drain()
+    void this.closing.then(error => callback?.(error))
+    return this
+  }
+
+  private drain (): Promise<Error | undefined> {
+    this.draining = true
+    this.counts.openAtStop = this.open.size
+    for (const { responses } of this.open.values()) {
+      for (const response of responses) if (!response.headersSent) response.shouldKeepAlive = false
+    }
+    setTimeout(() => {
+      this.graceOver = true
+      for (const [socket, connection] of this.open) this.closeIfIdle(socket, connection)
+    }, this.graceMs).unref()
+    return new Promise(resolve => {
+      // Not http.Server's close: it would destroy the idle connections at once.
+      net.Server.prototype.close.call(this, (error?: Error) => {
+        this.emit('drained', { ...this.counts } satisfies DrainReport)
+        resolve(error)
+      })
+    })
+  }
+
+  /** Fastify calls this on close unless told not to; idle connections are this class's to close. */
+  override closeIdleConnections (): void {
+    if (!this.draining) super.closeIdleConnections()
+  }
+}

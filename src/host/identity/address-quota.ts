@@ -1,0 +1,33 @@
+import type { Knex } from 'knex'
+import { TooManyRequests } from '../../sdk/index.js'
+
+export interface QuotaPolicy {
+  /** Attempts allowed per client address within a window. */
+  readonly limit: number
+  readonly windowMs: number
+}
+
+/**
+ * Counts attempts per client address in the database, so every host process shares the
+ * count: each `take` counts one, and past the limit it refuses until the window (which
+ * starts at the first attempt) ends. One statement counts and reads, so attempts sent
+ * at once to several processes cannot all slip under the limit.
+ */
+export class AddressQuota {
+  constructor (private readonly db: Knex, private readonly name: string, private readonly policy: QuotaPolicy) {}
+
+  async take (address: string): Promise<void> {
+    const now = Date.now()
+    const expired = now - this.policy.windowMs
+    const result = await this.db.raw<{ rows: Array<{ count: number, window_started_at: number }> }>(`
+      insert into address_quotas (key, count, window_started_at) values (?, 1, ?)
+      on conflict (key) do update set
+        count = case when address_quotas.window_started_at <= ? then 1 else address_quotas.count + 1 end,
+        window_started_at = case when address_quotas.window_started_at <= ? then excluded.window_started_at else address_quotas.window_started_at end
+      returning count, window_started_at`, [`${this.name}:${address}`, now, expired, expired])
+    const row = result.rows[0]
+    if (row !== undefined && row.count > this.policy.limit) {
+      throw new TooManyRequests((Number(row.window_started_at) + this.policy.windowMs - now) / 1000)
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import type { Knex } from 'knex'
+import { BadRequest, NoPermission, type SessionUser } from '../../sdk/index.js'
+import { UnknownRole } from '../errors.js'
+import { ALL, PANEL_ACCESS, holdsNode } from './permissions.js'
+import type { RolesRepository } from './roles.js'
+
+/** `GET/PUT /api/panel/settings`: who may join the site, and as what. */
+export interface SiteSettings {
+  /** Visitors may create their own account (`POST /api/auth/signup`). */
+  readonly signUp: boolean
+  /** The role a new account gets; the built-in member role unless the site chose another. */
+  readonly defaultRoleId: number
+}
+
+/** The settings table's row; `defaultRoleId` null means the member role. */
+interface Stored {
+  readonly signUp: boolean
+  readonly defaultRoleId: number | null
+}
+
+const KEY = 'site'
+const DEFAULTS: Stored = { signUp: false, defaultRoleId: null }
+
+/** A role that would give a stranger the panel cannot be the role sign-ups get. */
+export class DefaultRoleNotAllowed extends BadRequest {}
+
+/** The site's settings, in the host's `settings` table (shared by every process, read on each use). */
+export class SiteSettingsStore {
+  constructor (private readonly db: Knex, private readonly roles: RolesRepository) {}
+
+  async read (db: Knex = this.db): Promise<SiteSettings> {
+    const stored = await this.stored(db)
+    return { signUp: stored.signUp, defaultRoleId: stored.defaultRoleId ?? (await this.roles.member(db)).id }
+  }
+
+  /**
+   * Checks and stores the values given by `actor`; the caller logs and commits. Choosing
+   * the role of new accounts gives its permissions to whoever signs up (the actor too,
+   * with a second account), so the actor must hold every one of them.
+   */
+  async write (values: Partial<SiteSettings>, actor: Pick<SessionUser, 'permissions'>, trx: Knex.Transaction): Promise<SiteSettings> {
+    if (values.defaultRoleId !== undefined) await this.assertEligible(values.defaultRoleId, actor, trx)
+    const next = { ...await this.stored(trx), ...values }
+    await trx('settings').insert({ key: KEY, value: JSON.stringify(next) }).onConflict('key').merge(['value'])
+    return this.read(trx)
+  }
+
+  /** The roles `defaultRoleId` may name: none that opens the panel. */
+  async eligibleRoles (): Promise<Array<{ id: number, name: string }>> {
+    return (await this.roles.list()).filter(eligible).map(({ id, name }) => ({ id, name }))
+  }
+
+  /**
+   * The role a sign-up gets now: the chosen one, unless it has since been given the panel
+   * (or removed), in which case the member role — signing up never opens the panel.
+   */
+  async signUpRoleId (): Promise<number> {
+    const { defaultRoleId } = await this.stored(this.db)
+    const chosen = defaultRoleId === null ? undefined : await this.roles.find(defaultRoleId)
+    return chosen !== undefined && eligible(chosen) ? chosen.id : (await this.roles.member()).id
+  }
+
+  private async assertEligible (roleId: number, actor: Pick<SessionUser, 'permissions'>, trx: Knex): Promise<void> {
+    const role = await this.roles.find(roleId, trx)
+    if (role === undefined) throw new UnknownRole()
+    if (!eligible(role)) throw new DefaultRoleNotAllowed()
+    if (!role.permissions.every(node => holdsNode(actor, node))) throw new NoPermission()
+  }
+
+  private async stored (db: Knex): Promise<Stored> {
+    const row = await db('settings').where({ key: KEY }).first<{ value: Partial<Stored> } | undefined>('value')
+    return { ...DEFAULTS, ...row?.value }
+  }
+}
+
+function eligible (role: { permissions: readonly string[] }): boolean {
+  return !role.permissions.includes(PANEL_ACCESS) && !role.permissions.includes(ALL)
+}

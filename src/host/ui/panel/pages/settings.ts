@@ -1,0 +1,33 @@
+import { field, h, onSubmit, outcome } from '../../../../sdk/ui.js'
+import { api } from '../api.js'
+import { errorText, type T } from '../strings.js'
+
+interface Role { id: number, name: string }
+
+/** The site's settings: whether visitors may sign up, and the role their accounts get. */
+export function settingsPage (t: T) {
+  return (root: HTMLElement): void => {
+    const result = outcome()
+    const signUp = h('input', { type: 'checkbox', id: 'site-sign-up', 'aria-describedby': 'site-sign-up-hint' }) as HTMLInputElement
+    const role = h('select', { id: 'site-default-role' }) as HTMLSelectElement
+    const form = h('form', { class: 'stack card' },
+      h('div', { class: 'check' }, signUp,
+        h('label', { for: 'site-sign-up' }, h('span', {}, t('ui.settings.signUp')), h('br'), h('span', { class: 'hint', id: 'site-sign-up-hint' }, t('ui.settings.signUpHint')))),
+      field(t('ui.settings.defaultRole'), role, t('ui.settings.defaultRoleHint')),
+      result,
+      h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
+    onSubmit(form, result, answer => errorText(t, answer),
+      () => api('PUT', '/panel/api/settings', { signUp: signUp.checked, defaultRoleId: Number(role.value) }),
+      () => result.ok(t('ui.settings.saved')))
+    root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
+    void api('GET', '/panel/api/settings').then(answer => {
+      if (!answer.ok) {
+        result.error(errorText(t, answer))
+        return
+      }
+      const chosen = answer.body!.defaultRoleId as number
+      role.replaceChildren(...(answer.body!.roles as Role[]).map(r => h('option', { value: r.id, selected: r.id === chosen }, r.name)))
+      signUp.checked = answer.body!.signUp === true
+    })
+  }
+}

@@ -1,0 +1,103 @@
+import {
+  LoggedInApi, NoPermission, NotFound, Successful, type AddonContext, type SessionUser, type SignedInCall, type Transaction
+} from '../../sdk/index.js'
+import { announceChange } from '../change-notices.js'
+import { EditWindowClosed } from '../errors.js'
+import { ShoutDeleted, ShoutEdited } from '../events.js'
+import { admitPost } from '../flood-control.js'
+import { assertPublishable } from '../message.js'
+import { Publisher } from '../publisher.js'
+import { EditShoutSchema, PublishShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
+import { ShoutboxSettings } from '../settings.js'
+import { shoutsRepository } from '../shouts-repository.js'
+
+/**
+ * A shout's own path. Digits only, so `/api/shoutbox/list` and `/api/shoutbox/stream`
+ * keep answering 404 to a PUT or DELETE (no such route) instead of "sign in first".
+ */
+const OWN_SHOUT = '/api/shoutbox/:id(^\\d+$)'
+
+/**
+ * POST /api/shoutbox — a member with POST_SHOUTS talks on the board: the same message
+ * rules as the panel's publish, then the flood rules (staff with MANAGE_SHOUTBOX are
+ * exempt); no activity-log entry. Answers the shout as stored.
+ */
+export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
+  readonly method = 'POST'
+  readonly path = '/api/shoutbox'
+  readonly schema = PublishShoutSchema
+
+  async handle (call: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
+    call.requirePermission('POST_SHOUTS')
+    const { ctx, user } = call
+    const { message } = call.body
+    const settings = await ShoutboxSettings.of(ctx).current()
+    assertPublishable(message, settings.maxMessageLength)
+    if (!ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) await admitPost(ctx, user.id, message, settings)
+    const shout = await Publisher.of(ctx).publish(user, message, { logged: false })
+    return new Successful({ shout })
+  }
+}
+
+/**
+ * PUT /api/shoutbox/:id — the author changes the text of their own shout, within
+ * `editWindowSeconds` of posting; the same message rules. Its date stays the posting
+ * date. Posting rights are needed still: an edit is a way to say something.
+ */
+export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
+  readonly method = 'PUT'
+  readonly path = OWN_SHOUT
+  readonly schema = EditShoutSchema
+
+  async handle (call: SignedInCall<typeof EditShoutSchema>): Promise<Successful> {
+    call.requirePermission('POST_SHOUTS')
+    const { ctx, user } = call
+    const { message } = call.body
+    const id = Number(call.params.id)
+    const settings = await ShoutboxSettings.of(ctx).current()
+    const shout = await ctx.transaction(async trx => {
+      const { date } = await ownShout(ctx, trx, id, user)
+      if (Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
+      assertPublishable(message, settings.maxMessageLength)
+      const edited = await shoutsRepository(ctx.db).edit(id, message, trx)
+      if (edited === undefined) throw new NotFound()
+      const { shout, eventId } = edited
+      await announceChange(ctx, trx, { kind: 'shout-edited', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-edited', shout }] })
+      ctx.events.emit(ShoutEdited, shout, trx)
+      return shout
+    })
+    return new Successful({ shout })
+  }
+}
+
+/**
+ * DELETE /api/shoutbox/:id — the author takes their own shout back, at any time (even
+ * without posting rights any more). Through the same repository delete as the panel's.
+ */
+export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
+  readonly method = 'DELETE'
+  readonly path = OWN_SHOUT
+  readonly schema = ShoutIdParamsSchema
+
+  async handle (call: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
+    const { ctx, user } = call
+    const id = Number(call.params.id)
+    await ctx.transaction(async trx => {
+      await ownShout(ctx, trx, id, user)
+      const deleted = await shoutsRepository(ctx.db).delete(id, trx)
+      if (deleted === undefined) throw new NotFound()
+      const { shout, eventId } = deleted
+      await announceChange(ctx, trx, { kind: 'shout-deleted', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id } }] })
+      ctx.events.emit(ShoutDeleted, shout, trx)
+    })
+    return new Successful()
+  }
+}
+
+/** The shout `id`, locked for `trx`, if `user` wrote it: NOT_FOUND when there is none, NO_PERMISSION when it is someone else's. */
+async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser): Promise<{ date: number }> {
+  const found = await shoutsRepository(ctx.db).authorOf(id, trx)
+  if (found === undefined) throw new NotFound()
+  if (found.authorId !== user.id) throw new NoPermission()
+  return { date: found.date }
+}

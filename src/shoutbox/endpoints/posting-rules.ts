@@ -1,0 +1,18 @@
+import { Api, Successful, type PublicCall } from '../../sdk/index.js'
+import { ShoutboxSettings } from '../settings.js'
+
+/**
+ * GET /api/shoutbox/rules — public: what a composer needs to help before it sends (the
+ * longest message, how long a shout stays editable, the flood limits). The server
+ * checks every one of them again; these are for saying so in time.
+ */
+export class PostingRules extends Api {
+  readonly method = 'GET'
+  readonly path = '/api/shoutbox/rules'
+  readonly schema = {}
+
+  async handle ({ ctx }: PublicCall): Promise<Successful> {
+    const { maxMessageLength, editWindowSeconds, minSecondsBetweenShouts, maxShoutsPerMinute } = await ShoutboxSettings.of(ctx).current()
+    return new Successful({ maxMessageLength, editWindowSeconds, minSecondsBetweenShouts, maxShoutsPerMinute })
+  }
+}

@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto'
+import { TooManyRequests, type AddonContext } from '../sdk/index.js'
+import { DuplicateShout } from './errors.js'
+import type { Settings } from './schemas.js'
+
+const TABLE = 'shoutbox_flood_control'
+const MINUTE_MS = 60_000
+/** The same text again within this long is a duplicate. */
+const DUPLICATE_WITHIN_MS = 60_000
+
+interface Row {
+  readonly recent: number[]
+  readonly last_posted_at: number | null
+  readonly last_digest: string | null
+}
+
+export type FloodRules = Pick<Settings, 'minSecondsBetweenShouts' | 'maxShoutsPerMinute'>
+
+/**
+ * Admits a member's post under the flood rules, or refuses it: the same text as their
+ * previous post within a minute → DUPLICATE_SHOUT; sooner than `minSecondsBetweenShouts`
+ * after it, or more than `maxShoutsPerMinute` in the last minute → TOO_MANY_REQUESTS
+ * with the seconds to wait. An admitted post is counted at once.
+ *
+ * The state is the member's row in the database, locked while it is read and counted,
+ * so posts sent at the same moment to any number of host processes are admitted one
+ * after the other; deleting one's shouts does not give the allowance back.
+ */
+export async function admitPost (ctx: AddonContext, authorId: number, message: string, rules: FloodRules): Promise<void> {
+  const digest = createHash('sha256').update(message).digest('base64url')
+  await ctx.transaction(async trx => {
+    await trx(TABLE).insert({ author_id: authorId }).onConflict('author_id').ignore()
+    const row = await trx(TABLE).where({ author_id: authorId }).forUpdate().first<Row>('recent', 'last_posted_at', 'last_digest')
+    const now = Date.now()
+    const last = row.last_posted_at === null ? null : Number(row.last_posted_at)
+    if (last !== null && row.last_digest === digest && now - last < DUPLICATE_WITHIN_MS) throw new DuplicateShout()
+    const gapMs = rules.minSecondsBetweenShouts * 1000
+    if (last !== null && now - last < gapMs) throw new TooManyRequests((last + gapMs - now) / 1000)
+    const recent = row.recent.filter(at => at > now - MINUTE_MS)
+    if (recent.length >= rules.maxShoutsPerMinute) {
+      // Waits until enough of them are more than a minute old.
+      throw new TooManyRequests((recent[recent.length - rules.maxShoutsPerMinute]! + MINUTE_MS - now) / 1000)
+    }
+    await trx(TABLE).where({ author_id: authorId }).update({ recent: JSON.stringify([...recent, now]), last_posted_at: now, last_digest: digest })
+  })
+}

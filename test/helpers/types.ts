@@ -1,0 +1,22 @@
+/**
+ * Types the tests and their helpers share, each declared once. (`App`, what `build()`
+ * returns, is in ./app.js; the stream's `SseEvent` in ./sse.js.)
+ */
+
+/** The part of tap's test object the helpers use: somewhere to hang a clean-up. */
+export interface Tap {
+  teardown (fn: () => unknown): void
+}
+
+/** A shout as GET /api/shoutbox/list and the stream show it. */
+export type { Shout } from '../../src/shoutbox/schemas.js'
+
+/** One entry of GET /api/panel/logs/activity. */
+export type { RenderedEntry as FeedEntry } from '../../src/host/services/activity-log.js'
+
+/** One event the greeter fixture's listeners recorded (GET /api/greeter/events), oldest first. */
+export interface RecordedEvent {
+  readonly event: string
+  readonly payload: unknown
+  readonly committed: boolean | null
+}

@@ -1,0 +1,93 @@
+import type { FastifyInstance } from 'fastify'
+import t from 'tap'
+import { ADMIN, build, login, setUp } from '../../helpers/app.js'
+import { DB_KIND, testDatabase } from '../../helpers/database.js'
+
+const me = async (app: FastifyInstance, cookie: string) => {
+  const response = await app.inject({ url: '/api/auth/me', headers: { cookie } })
+  return [response.statusCode, response.json()] as [number, Record<string, unknown>]
+}
+
+/** Polls `me` on `app` until it answers 401; how long that took (Infinity past 1 s). */
+async function endedWithin1s (app: FastifyInstance, cookie: string): Promise<number> {
+  const start = Date.now()
+  for (;;) {
+    const [status] = await me(app, cookie)
+    if (status === 401) return Date.now() - start
+    if (Date.now() - start > 1000) return Infinity
+    await new Promise(resolve => setTimeout(resolve, 10))
+  }
+}
+
+const PASSWORD = 'a long password'
+const NOT_LOGGED_IN = { result: 'error', error: 'NOT_LOGGED_IN' }
+
+/**
+ * Two host processes (two apps, each with its own session memory and notification link)
+ * on one PostgreSQL: a change made through one ends the user's sessions on the other,
+ * even those the other remembers.
+ */
+t.test('ending a user\'s sessions reaches every process', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
+  const db = await testDatabase()
+  t.teardown(() => db.drop())
+  const a = await build(t, { db })
+  const b = await build(t, { db })
+  const admin = await setUp(a)
+  const put = async (id: number, payload: Record<string, unknown>) => {
+    const response = await a.inject({ method: 'PUT', url: `/api/panel/users/${id}`, headers: { cookie: admin }, payload })
+    return response.statusCode
+  }
+  const role = await a.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name: 'Helpers', permissions: ['panel.access'] } })
+  t.equal(role.statusCode, 200)
+  const created = await a.inject({
+    method: 'POST', url: '/api/panel/users', headers: { cookie: admin }, payload: { username: 'alice', email: 'alice@example.org', password: PASSWORD, roleId: 2 }
+  })
+  t.equal(created.statusCode, 200)
+  const alice = { id: 2, username: 'alice', role: { id: 2, name: 'Helpers' }, permissions: ['panel.access'] }
+  /** Alice signs in through `b`, and `b` remembers her session. */
+  const remembered = async (): Promise<string> => {
+    const cookie = await login(b, 'alice', PASSWORD)
+    t.same(await me(b, cookie), [200, { result: 'ok', user: alice }])
+    t.same(await me(b, cookie), [200, { result: 'ok', user: alice }], 'from b\'s memory')
+    return cookie
+  }
+
+  t.test('disabled on a: refused on b at once', async t => {
+    const cookie = await remembered()
+    t.equal(await put(2, { disabled: true }), 200)
+    const ms = await endedWithin1s(b, cookie)
+    t.ok(ms <= 1000, `refused on b after ${ms} ms`)
+    t.same(await me(b, cookie), [401, NOT_LOGGED_IN])
+    t.equal(await put(2, { disabled: false }), 200)
+  })
+
+  t.test('a new password, another role, deletion on a: each ends the session on b', async t => {
+    for (const change of [{ password: 'another long password' }, { roleId: 1 }]) {
+      const cookie = await login(b, 'alice', 'password' in change ? PASSWORD : 'another long password')
+      t.equal((await me(b, cookie))[0], 200)
+      t.equal(await put(2, change), 200)
+      const ms = await endedWithin1s(b, cookie)
+      t.ok(ms <= 1000, `${JSON.stringify(change)}: refused on b after ${ms} ms`)
+    }
+    const cookie = await login(b, 'alice', 'another long password')
+    t.equal((await me(b, cookie))[0], 200)
+    t.equal((await a.inject({ method: 'DELETE', url: '/api/panel/users/2', headers: { cookie: admin } })).statusCode, 200)
+    const ms = await endedWithin1s(b, cookie)
+    t.ok(ms <= 1000, `deleted: refused on b after ${ms} ms`)
+  })
+
+  t.test('a password change on a ends the other sessions on b, and keeps its own on both', async t => {
+    const current = await login(a, 'admin', ADMIN.password)
+    const other = await login(b, 'admin', ADMIN.password)
+    for (const [app, cookie] of [[a, current], [b, current], [b, other]] as const) t.equal((await me(app, cookie))[0], 200, 'remembered')
+    const response = await a.inject({
+      method: 'POST', url: '/api/auth/password', headers: { cookie: current }, payload: { currentPassword: ADMIN.password, newPassword: 'a new admin password' }
+    })
+    t.same([response.statusCode, response.json()], [200, { result: 'ok' }])
+    const ms = await endedWithin1s(b, other)
+    t.ok(ms <= 1000, `the other session refused on b after ${ms} ms`)
+    const user = { id: 1, username: 'admin', role: { id: 1, name: 'admin' }, permissions: ['*'] }
+    t.same(await me(b, current), [200, { result: 'ok', user }], 'this one still works on b')
+    t.same(await me(a, current), [200, { result: 'ok', user }], 'and on a')
+  })
+})

@@ -1,0 +1,144 @@
+import t from 'tap'
+import { BoundedPasswords, PasswordHasher } from '../../../src/host/identity/passwords.js'
+import { isPlatformError } from '../../../src/sdk/index.js'
+import { ADMIN, build, setUp } from '../../helpers/app.js'
+
+const BUSY = { result: 'error', error: 'SERVICE_UNAVAILABLE' }
+
+/**
+ * Cheap scrypt that, while held, waits before each hash until released: the test, not
+ * the machine's speed, decides when a hash ends. Counts the hashes inside scrypt at once.
+ */
+class HeldHasher extends PasswordHasher {
+  private holding = false
+  private readonly held: Array<() => void> = []
+  private readonly watchers: Array<{ count: number, resolve: () => void }> = []
+  inside = 0
+  mostInside = 0
+
+  constructor () {
+    super({ logN: 10, r: 8, p: 1 })
+  }
+
+  hold (): void {
+    this.holding = true
+  }
+
+  release (): void {
+    this.holding = false
+    for (const go of this.held.splice(0)) go()
+  }
+
+  /** Resolves once `count` hashes are held. */
+  holdingAtLeast (count: number): Promise<void> {
+    return new Promise(resolve => {
+      this.watchers.push({ count, resolve })
+      this.notify()
+    })
+  }
+
+  override hash (password: string): Promise<string> {
+    return this.inScrypt(() => super.hash(password))
+  }
+
+  override verify (password: string, stored: string): Promise<boolean> {
+    return this.inScrypt(() => super.verify(password, stored))
+  }
+
+  override verifyNobody (password: string): Promise<false> {
+    return this.inScrypt(() => super.verifyNobody(password))
+  }
+
+  private async inScrypt<T> (work: () => Promise<T>): Promise<T> {
+    this.mostInside = Math.max(this.mostInside, ++this.inside)
+    try {
+      if (this.holding) {
+        await new Promise<void>(resolve => {
+          this.held.push(resolve)
+          this.notify()
+        })
+      }
+      return await work()
+    } finally {
+      this.inside--
+    }
+  }
+
+  private notify (): void {
+    for (const watcher of [...this.watchers]) {
+      if (this.held.length >= watcher.count) {
+        this.watchers.splice(this.watchers.indexOf(watcher), 1)
+        watcher.resolve()
+      }
+    }
+  }
+}
+
+t.test('BoundedPasswords: at most `concurrency` hashes at once, at most `queue` waiting, the rest refused at once', async t => {
+  const hasher = new HeldHasher()
+  const stored = await hasher.hash('correct horse battery')
+  const kinds: string[] = []
+  const passwords = new BoundedPasswords(hasher, { concurrency: 2, queue: 3 }, kind => kinds.push(kind))
+  hasher.hold()
+  const accepted = [
+    passwords.verify('correct horse battery', stored),
+    passwords.verifyNobody('anything at all'),
+    passwords.hash('a new password'),
+    passwords.verify('wrong password', stored),
+    passwords.verify('correct horse battery', stored)
+  ]
+  await hasher.holdingAtLeast(2)
+  t.strictSame(passwords.load, { running: 2, queued: 3 })
+  t.equal(passwords.hashesRun, 2, 'only the running ones have started')
+
+  const refused = await passwords.verify('correct horse battery', stored).then(() => undefined, (error: unknown) => error)
+  t.ok(isPlatformError(refused))
+  if (isPlatformError(refused)) {
+    t.strictSame([refused.status, refused.code, refused.headers], [503, 'SERVICE_UNAVAILABLE', { 'retry-after': '1' }])
+  }
+  t.equal(passwords.hashesRun, 2, 'a refused hash is never started')
+
+  hasher.release()
+  const [right, nobody, hash, wrong, again] = await Promise.all(accepted)
+  t.strictSame([right, nobody, typeof hash, wrong, again], [true, false, 'string', false, true])
+  t.equal(passwords.hashesRun, 5)
+  t.strictSame(kinds, ['verify', 'verify-nobody', 'hash', 'verify', 'verify'], 'each hash announced as it starts')
+  t.equal(hasher.mostInside, 2, 'never more than two in scrypt at once')
+  t.strictSame(passwords.load, { running: 0, queued: 0 })
+})
+
+t.test('over HTTP: a full hashing queue answers 503 with Retry-After, for sign-in and for creating a user alike', async t => {
+  const hasher = new HeldHasher()
+  const app = await build(t, { hasher, hashing: { concurrency: 1, queue: 0 }, throttle: { freeAttempts: 2, firstDelayMs: 60_000 } })
+  const hashesBefore = app.identity.passwords.hashesRun
+  const admin = await setUp(app)
+  t.equal(app.identity.passwords.hashesRun - hashesBefore, 1, 'setup hashed through the same bound')
+
+  hasher.hold()
+  // An unknown login: its stand-in hash takes the only turn.
+  const first = app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'nobody', password: 'a guess' }, remoteAddress: '10.0.0.1' })
+  await hasher.holdingAtLeast(1)
+
+  const signIn = await app.inject({
+    method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: ADMIN.password }, remoteAddress: '10.0.0.2'
+  })
+  t.strictSame([signIn.statusCode, signIn.json(), signIn.headers['retry-after']], [503, BUSY, '1'])
+  const createUser = await app.inject({
+    method: 'POST',
+    url: '/api/panel/users',
+    headers: { cookie: admin },
+    payload: { username: 'second', email: 'second@example.org', password: 'a long password', roleId: 1 }
+  })
+  t.strictSame([createUser.statusCode, createUser.json(), createUser.headers['retry-after']], [503, BUSY, '1'])
+  t.equal(app.identity.passwords.hashesRun - hashesBefore, 2, 'neither refused request started a hash')
+
+  hasher.release()
+  const held = await first
+  t.strictSame([held.statusCode, held.json()], [401, { result: 'error', error: 'INVALID_CREDENTIALS' }])
+
+  // Two free attempts: had the refused one counted, the right password would now wait.
+  const wrong = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: 'wrong password' }, remoteAddress: '10.0.0.2' })
+  t.equal(wrong.statusCode, 401)
+  const right = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: ADMIN.password }, remoteAddress: '10.0.0.2' })
+  t.equal(right.statusCode, 200, 'the attempt refused for a full queue was not counted')
+})

@@ -1,0 +1,87 @@
+import { Writable } from 'node:stream'
+import t from 'tap'
+import { safeUrl } from '../../src/host/logging.js'
+import { ADMIN, build, login, setUp } from '../helpers/app.js'
+
+/** Every line the app logs, at every level. */
+function captureLog () {
+  const lines: string[] = []
+  const stream = new Writable({
+    write (chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean))
+      done()
+    }
+  })
+  return { lines, text: () => lines.join('\n'), logger: { level: 'trace', stream } }
+}
+
+const VICTIM = { username: 'victim', email: 'victim.secret@example.org', password: 'victim password 1234' }
+
+t.test('logs hold no password, hash, session token, e-mail address or SQL parameter value', async t => {
+  const log = captureLog()
+  const app = await build(t, { logger: log.logger, config: { logRequests: true } })
+  const admin = await setUp(app)
+  const adminToken = admin.split('=')[1]!
+
+  // A database error that quotes an e-mail address and a password hash: a trigger that
+  // refuses every new user, naming both, in its message, its detail and its hint.
+  await app.db.raw(`
+    create function refuse_user() returns trigger language plpgsql as $$
+    begin
+      raise exception 'refusing % with %', new.email, new.password_hash
+        using detail = 'Key (lower(email))=(' || new.email || ') hash ' || new.password_hash, hint = new.password_hash;
+    end $$`)
+  await app.db.raw('create trigger refuse_user before insert on users for each row execute function refuse_user()')
+  const created = await app.inject({ method: 'POST', url: '/api/panel/users', headers: { cookie: admin }, payload: { ...VICTIM, roleId: 1 } })
+  t.same([created.statusCode, created.json()], [500, { result: 'error', error: 'INTERNAL_SERVER_ERROR' }], 'an unexpected error, logged')
+  await app.db.raw('drop trigger refuse_user on users')
+
+  // The same error reached through the bare database, logged by hand under another key.
+  const hash = await app.identity.passwords.hash(VICTIM.password)
+  await app.db.raw('create trigger refuse_user before insert on users for each row execute function refuse_user()')
+  const direct = await app.db('users').insert({ username: 'v2', email: VICTIM.email, password_hash: hash, role_id: 1, created_at: 1 }).catch((error: unknown) => error)
+  await app.db.raw('drop trigger refuse_user on users')
+  t.ok(direct instanceof Error, 'the insert failed')
+  t.match(String((direct as Error).message), VICTIM.email, 'the database\'s own message quotes the address')
+  app.log.error({ error: direct, cause: direct }, 'logged by an addon under other keys')
+  app.log.warn({ err: new Error('wrapped', { cause: direct }) }, 'a wrapped database error')
+
+  // Sign-ins with a session cookie and an Authorization header.
+  const session = await login(app, ADMIN.username, ADMIN.password)
+  const sessionToken = session.split('=')[1]!
+  await app.inject({ method: 'POST', url: '/api/auth/login', headers: { cookie: session, authorization: `Bearer ${sessionToken}` }, payload: { username: VICTIM.email, password: VICTIM.password } })
+  await app.inject({ url: '/api/auth/me', headers: { cookie: session } })
+  // A body, a user row or a header object logged as they are by careless code.
+  app.log.info({ body: { username: VICTIM.username, password: VICTIM.password }, user: { email: VICTIM.email, passwordHash: hash }, headers: { cookie: session } }, 'careless')
+  // A secret in a URL's query string.
+  await app.inject({ url: `/api/setup/status?setupToken=${sessionToken}&locale=tr` })
+
+  const text = log.text()
+  t.ok(log.lines.length > 10, `${log.lines.length} lines captured`)
+  for (const [what, secret] of [
+    ['the e-mail address', VICTIM.email], ['the admin\'s address', ADMIN.email],
+    ['the password', VICTIM.password], ['the admin\'s password', ADMIN.password],
+    ['the password hash', hash], ['any scrypt hash', 'scrypt$'],
+    ['the admin\'s session token', adminToken], ['the session token', sessionToken]
+  ] as const) {
+    t.notOk(text.includes(secret), `${what} is not in the log`)
+  }
+
+  t.test('what is logged instead still says what failed', async t => {
+    const unexpected = log.lines.map(line => JSON.parse(line)).find(line => line.msg === 'unexpected error')
+    t.match(unexpected.err, { type: String, message: 'database error P0001', code: 'P0001', statement: /insert into "users"/ })
+    t.match(unexpected.err.stack, /^\s+at /, 'the stack, without the message line')
+    t.notOk('detail' in unexpected.err || 'hint' in unexpected.err || 'where' in unexpected.err || 'params' in unexpected.err || 'query' in unexpected.err)
+    const addon = log.lines.map(line => JSON.parse(line)).find(line => line.msg === 'logged by an addon under other keys')
+    t.match(addon.error, { message: 'database error P0001', code: 'P0001', routine: 'exec_stmt_raise' })
+    t.match(addon.cause, addon.error)
+    t.match(text, /setupToken=\[redacted\]&locale=tr/, 'the URL is logged with the secret blanked')
+    t.match(text, /"body":"\[redacted\]","user":\{"email":"\[redacted\]","passwordHash":"\[redacted\]"\},"headers":\{"cookie":"\[redacted\]"\}/)
+  })
+})
+
+t.test('secret query parameters are blanked in logged URLs', async t => {
+  t.equal(safeUrl('/api/x'), '/api/x')
+  t.equal(safeUrl('/panel/?setupToken=abc&x=1'), '/panel/?setupToken=[redacted]&x=1')
+  t.equal(safeUrl('/a?password=p&api_key=k&session=s&page=2'), '/a?password=[redacted]&api_key=[redacted]&session=[redacted]&page=2')
+})

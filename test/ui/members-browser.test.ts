@@ -1,0 +1,218 @@
+import fs from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { buildUi } from '../../scripts/build-ui.js'
+import { ADMIN } from '../helpers/app.js'
+import { http, serverStorage, startServer } from '../helpers/server.js'
+
+/** CONTRACT §12 in a real browser: a visitor signs up on the home page and talks in the widget. */
+
+const CHROMIUM = '/usr/bin/chromium'
+const missing = !fs.existsSync(CHROMIUM)
+if (missing && process.env.CI === 'true') throw new Error(`CI needs ${CHROMIUM} for the browser tests: apt-get install -y chromium`)
+
+const XSS = '<img src=x onerror=alert(1)>'
+
+t.test('members on the home page, in a real browser', { skip: missing && `Chromium is not installed (${CHROMIUM}): apt-get install -y chromium` }, async t => {
+  if (!fs.existsSync(fileURLToPath(new URL('../../dist/ui/theme/account.js', import.meta.url)))) await buildUi()
+  const { chromium } = await import('playwright-core')
+  const storage = await serverStorage(t)
+  const server = await startServer(t, { env: storage.env })
+  const admin = (await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).cookie!
+  const settings = (body: Record<string, unknown>) => http(server, 'PUT', '/api/panel/shoutbox/config', { body, cookie: admin })
+
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
+  })
+  t.teardown(() => browser.close())
+  const problems: string[] = []
+  // Answers this test asks for: "who am I?" signed out (401), a duplicate (409), flood control (429).
+  const expected = /^Failed to load resource: the server responded with a status of (401|409|429) /
+  const context = async (width: number, height: number): Promise<BrowserContext> => {
+    const created = await browser.newContext({ viewport: { width, height }, locale: 'en-US' })
+    created.on('page', page => {
+      page.on('console', message => {
+        if (message.type() === 'error' && !expected.test(message.text())) problems.push(`console: ${message.text()}`)
+      })
+      page.on('pageerror', error => problems.push(`page error: ${error.message}`))
+      page.on('dialog', dialog => {
+        problems.push(`a dialog opened: ${dialog.message()}`)
+        void dialog.dismiss()
+      })
+    })
+    // Links leave for example.org: answered here, so a click can be followed offline.
+    await created.route('https://example.org/**', route => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Example</title><p>elsewhere' }))
+    return created
+  }
+
+  const member = await (await context(1280, 800)).newPage()
+  const visitor = await (await context(375, 740)).newPage()
+  const widgetOf = (page: Page) => page.locator('.shoutbox-widget')
+  const shoutIn = (page: Page, text: string | RegExp) => widgetOf(page).locator('li', { hasText: text })
+
+  await t.test('sign-up closed: visitors are asked to sign in only', async t => {
+    await visitor.goto(`${server.url}/`)
+    await widgetOf(visitor).getByText('Sign in to join the conversation.').waitFor()
+    t.equal(await widgetOf(visitor).getByRole('link', { name: 'Create an account' }).count(), 0)
+    t.equal(await visitor.getByRole('group', { name: 'Account' }).getByRole('button', { name: 'Sign up' }).count(), 0)
+    t.equal(await visitor.getByLabel('Your shout').count(), 0, 'no composer for visitors')
+  })
+
+  await http(server, 'PUT', '/api/panel/settings', { body: { signUp: true }, cookie: admin })
+  await settings({ minSecondsBetweenShouts: 0 })
+
+  await t.test('a visitor signs up from the widget\'s prompt and lands in the composer', async t => {
+    await member.goto(`${server.url}/`)
+    await widgetOf(member).getByText('Sign in or create an account to join the conversation.').waitFor()
+    await widgetOf(member).getByRole('link', { name: 'Create an account' }).click()
+    const form = member.getByRole('region', { name: 'Create an account' })
+    await form.getByLabel('Username').fill('ayse')
+    await form.getByLabel('E-mail address').fill('ayse@example.org')
+    await form.getByLabel('Password').fill('a long password')
+    await form.getByRole('button', { name: 'Create account' }).click()
+    await member.getByText('Signed in as ayse').waitFor()
+    const composer = member.getByRole('textbox', { name: 'Your shout' })
+    await composer.waitFor()
+    await member.waitForFunction(() => document.activeElement?.id === 'shoutbox-message')
+    t.pass('signed in, the composer has the focus')
+    t.notMatch(member.url(), /#sign-up/, 'the address is clean again')
+    t.match(await composer.getAttribute('aria-describedby'), /shoutbox-left/, 'the characters left are read with it')
+    t.equal(await widgetOf(member).getByText('500 characters left').count(), 1)
+  })
+
+  await t.test('Enter sends, Shift+Enter makes a new line; the shout appears in another browser without a reload', async t => {
+    const composer = member.getByRole('textbox', { name: 'Your shout' })
+    await composer.pressSequentially('Hello from a member!')
+    await composer.press('Shift+Enter')
+    await composer.pressSequentially('Second line.')
+    t.equal(await widgetOf(member).getByText('467 characters left').count(), 1, 'counts as you type')
+    await composer.press('Enter')
+    await shoutIn(member, 'Hello from a member!').waitFor()
+    t.equal(await composer.inputValue(), '', 'the composer is emptied')
+    t.equal(await member.evaluate(() => document.activeElement?.id), 'shoutbox-message', 'and keeps the focus')
+    await shoutIn(visitor, 'Hello from a member!').waitFor({ timeout: 5000 })
+    t.equal(await shoutIn(visitor, 'Hello from a member!').locator('.text').innerText(), 'Hello from a member!\nSecond line.')
+    const log = widgetOf(visitor).getByRole('log', { name: 'Latest shouts' })
+    t.same([await log.getAttribute('aria-live'), await log.getAttribute('aria-busy'), await log.locator('li', { hasText: 'Hello from a member!' }).count()], ['polite', null, 1],
+      'it arrives in a live log, read out to screen readers')
+    t.equal(await shoutIn(visitor, 'Hello from a member!').getByRole('button').count(), 0, 'no buttons on someone else\'s shout')
+  })
+
+  await t.test('edit it within the window: the other browser sees the new text', async t => {
+    const item = shoutIn(member, 'Hello from a member!')
+    await item.getByRole('button', { name: /^Edit/ }).click()
+    const editor = item.getByRole('textbox', { name: 'Edit your shout' })
+    t.equal(await member.evaluate(() => document.activeElement?.tagName), 'TEXTAREA', 'the editor has the focus')
+    await editor.fill('Hello from a member, edited.')
+    await editor.press('Enter')
+    await shoutIn(member, 'Hello from a member, edited.').waitFor()
+    t.match(await member.evaluate(() => document.activeElement?.textContent), /^Edit/, 'focus back on the Edit button')
+    await shoutIn(visitor, 'Hello from a member, edited.').waitFor({ timeout: 5000 })
+    t.equal(await shoutIn(visitor, 'Second line.').count(), 0, 'the old text is gone')
+
+    await shoutIn(member, 'edited').getByRole('button', { name: /^Edit/ }).click()
+    await member.keyboard.type(' and more')
+    await member.keyboard.press('Escape')
+    t.equal(await shoutIn(member, 'and more').count(), 0, 'Escape cancels')
+  })
+
+  await t.test('a link is a link with the right rel, and can be followed; @mentions of accounts are highlighted', async t => {
+    await member.getByRole('textbox', { name: 'Your shout' }).fill('Rules at https://example.org/rules. Ask @admin or @nobody')
+    await member.getByRole('button', { name: 'Shout', exact: true }).click()
+    const item = shoutIn(visitor, 'Rules at')
+    await item.waitFor({ timeout: 5000 })
+    const link = item.getByRole('link', { name: 'https://example.org/rules' })
+    t.equal(await link.getAttribute('href'), 'https://example.org/rules')
+    t.equal(await link.getAttribute('rel'), 'nofollow ugc noopener noreferrer')
+    await item.locator('.mention', { hasText: '@admin' }).waitFor({ timeout: 5000 })
+    t.equal(await item.locator('.mention').count(), 1, '@nobody is not an account')
+    const linkPage = await (await context(1280, 800)).newPage()
+    await linkPage.goto(`${server.url}/`)
+    await shoutIn(linkPage, 'Rules at').getByRole('link', { name: 'https://example.org/rules' }).click()
+    await linkPage.waitForURL('https://example.org/rules')
+    t.pass('clicking it goes there')
+    await linkPage.close()
+  })
+
+  await t.test('an XSS payload and a javascript: address stay text', async t => {
+    const composer = member.getByRole('textbox', { name: 'Your shout' })
+    await composer.fill(`${XSS} javascript:alert(document.cookie) <a href="javascript:alert(1)">x</a>`)
+    await composer.press('Enter')
+    const item = shoutIn(visitor, '<img src=x')
+    await item.waitFor({ timeout: 5000 })
+    t.equal(await item.locator('.text').innerText(), `${XSS} javascript:alert(document.cookie) <a href="javascript:alert(1)">x</a>`, 'shown exactly as typed')
+    for (const page of [member, visitor]) {
+      t.equal(await page.locator('img[src="x"]').count(), 0, 'no image element')
+      t.equal(await page.locator('a[href^="javascript" i]').count(), 0, 'no javascript: link')
+      t.equal(await shoutIn(page, '<img src=x').getByRole('link').count(), 0, 'no link at all in it')
+    }
+  })
+
+  await t.test('errors in words: flood control says how long to wait', async t => {
+    await settings({ minSecondsBetweenShouts: 30 })
+    const composer = member.getByRole('textbox', { name: 'Your shout' })
+    await composer.fill('Too fast?')
+    await composer.press('Enter')
+    const alert = widgetOf(member).locator('.shoutbox-composer [role=alert]')
+    await alert.getByText(/^You are posting too fast\. Wait (2\d|30) seconds\.$/).waitFor()
+    t.equal(await composer.inputValue(), 'Too fast?', 'the text is kept to send later')
+    t.equal(await composer.getAttribute('aria-invalid'), 'true')
+    await settings({ minSecondsBetweenShouts: 0 })
+    await composer.fill('x'.repeat(501))
+    await composer.press('Enter')
+    await alert.getByText('The message is too long: at most 500 characters.').waitFor()
+    await widgetOf(member).getByText('1 characters too many').waitFor()
+    t.pass()
+  })
+
+  await t.test('delete it, with a confirmation; it leaves the other browser', async t => {
+    const item = shoutIn(member, 'Hello from a member, edited.')
+    await item.getByRole('button', { name: /^Delete/ }).click()
+    await item.getByText('Delete this shout?').waitFor()
+    t.equal(await member.evaluate(() => document.activeElement?.textContent), 'Cancel', 'the safe choice has the focus')
+    await item.getByRole('button', { name: 'Yes, delete' }).click()
+    await shoutIn(member, 'Hello from a member, edited.').waitFor({ state: 'detached' })
+    await shoutIn(visitor, 'Hello from a member, edited.').waitFor({ state: 'detached', timeout: 5000 })
+    t.equal(await member.evaluate(() => document.activeElement?.id), 'shoutbox-message', 'focus back in the composer')
+  })
+
+  await t.test('sign out on the home page: the widget asks to sign in again; sign in with the form', async t => {
+    await member.getByRole('button', { name: 'Sign out' }).click()
+    await widgetOf(member).getByText('Sign in or create an account to join the conversation.').waitFor()
+    await member.getByRole('group', { name: 'Account' }).getByRole('button', { name: 'Sign in' }).click()
+    const form = member.getByRole('region', { name: 'Sign in' })
+    await form.getByLabel('Username or e-mail').fill('ayse')
+    await form.getByLabel('Password').fill('wrong password')
+    await form.getByRole('button', { name: 'Sign in' }).click()
+    await form.getByText('The username or password is wrong.').waitFor()
+    await form.getByLabel('Password').fill('a long password')
+    await form.getByRole('button', { name: 'Sign in' }).click()
+    await member.getByText('Signed in as ayse').waitFor()
+    await member.getByRole('textbox', { name: 'Your shout' }).waitFor()
+    t.pass()
+  })
+
+  await t.test('a member has no panel access, and the panel says so', async t => {
+    await member.goto(`${server.url}/panel/`)
+    await member.getByText('Your account has no access to the panel').waitFor()
+    t.equal(await member.getByRole('navigation').count(), 0, 'no menu')
+  })
+
+  await t.test('on a 375-px phone: no sideways scrolling, the composer fits', async t => {
+    const phone = await (await context(375, 740)).newPage()
+    await phone.goto(`${server.url}/#sign-in`)
+    const form = phone.getByRole('region', { name: 'Sign in' })
+    await form.getByLabel('Username or e-mail').fill('ayse')
+    await form.getByLabel('Password').fill('a long password')
+    await form.getByRole('button', { name: 'Sign in' }).click()
+    await phone.getByRole('textbox', { name: 'Your shout' }).waitFor()
+    t.ok(await phone.evaluate(() => document.documentElement.scrollWidth) <= 375, 'no sideways scrolling')
+    const box = await phone.getByRole('button', { name: 'Shout', exact: true }).boundingBox()
+    t.ok(box !== null && box.x + box.width <= 375, 'the send button is on the screen')
+  })
+
+  await t.test('no console errors, no dialogs, on any page', async t => {
+    t.same(problems, [])
+  })
+})
