@@ -62,8 +62,8 @@ t.test('retention', async t => {
     }
     // Recorded in id order: the older of the two first.
     await stream.next(e => e.event === 'shout-deleted' && JSON.parse(e.data).id === oldOnes[1]!.id)
-    t.same(stream.events.filter(e => e.event === 'shout-deleted').map(e => JSON.parse(e.data)), [oldOnes[2], oldOnes[1]],
-      'each pruned shout is a shout-deleted event on the live stream')
+    t.same(stream.events.filter(e => e.event === 'shout-deleted').map(e => e.data), [`{"id":${oldOnes[2]!.id}}`, `{"id":${oldOnes[1]!.id}}`],
+      'each pruned shout is a shout-deleted event on the live stream, by its id alone')
 
     const entries = await prunedEntries(app)
     t.same(entries.map(e => [e.user_id, e.username, e.addon_id, e.details]), [[null, null, 'shoutbox', { count: 2 }]])
@@ -73,9 +73,25 @@ t.test('retention', async t => {
     t.equal(tr.json().logs[0].text, 'Saklama süresini aşan duyurular silindi: 2')
   })
 
+  t.test('a pruned shout\'s text leaves the stream\'s history, as a deleted one\'s does', async t => {
+    const secret = 'pruned, and never to be replayed'
+    await app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie: admin }, payload: { message: secret } })
+    const [{ id }] = await app.db('shoutbox_shouts').where({ message: secret }).select('id')
+    await app.db('shoutbox_shouts').where({ id }).update({ date: Date.now() - 31 * DAY })
+    t.same(await retention(app).run(), { ran: true, pruned: 1 })
+    const rows: Array<{ kind: string, shout: Record<string, unknown> }> = await app.db('shoutbox_events').orderBy('id').select('kind', 'shout')
+    t.notOk(JSON.stringify(rows).includes(secret), 'no event holds its text')
+    t.same(rows.filter(row => Number(row.shout.id) === Number(id)).map(row => [row.kind, row.shout]), [['shout-deleted', { id: Number(id) }]])
+    const replayed = connectSse(`${address}/api/shoutbox/stream`, { 'last-event-id': '0' })
+    t.teardown(() => replayed.close())
+    const deleted = await replayed.next(e => e.event === 'shout-deleted' && JSON.parse(e.data).id === Number(id))
+    t.equal(deleted.data, `{"id":${Number(id)}}`)
+    t.notOk(JSON.stringify(replayed.events).includes(secret), 'a replay from the start never sends it')
+  })
+
   t.test('a run with nothing to prune writes no entry', async t => {
     t.same(await retention(app).run(), { ran: true, pruned: 0 })
-    t.equal((await prunedEntries(app)).length, 1)
+    t.equal((await prunedEntries(app)).length, 2)
   })
 
   t.test(`a run prunes at most ${MAX_PRUNED_PER_RUN} shouts, oldest first; each run that deleted something writes exactly one entry`, async t => {
@@ -86,7 +102,7 @@ t.test('retention', async t => {
     t.same((await stored(app)).filter(s => s.message.startsWith('older') || s.message.startsWith('less old')).map(s => s.message.split(' ')[0]), Array(5).fill('less'))
     t.same(await retention(app).run(), { ran: true, pruned: 5 })
     t.same(await retention(app).run(), { ran: true, pruned: 0 })
-    t.same((await prunedEntries(app)).map(e => e.details), [{ count: 2 }, { count: MAX_PRUNED_PER_RUN }, { count: 5 }])
+    t.same((await prunedEntries(app)).map(e => e.details), [{ count: 2 }, { count: 1 }, { count: MAX_PRUNED_PER_RUN }, { count: 5 }])
     t.equal(await listed(app), await rebuilt(app), 'the list follows')
   })
 })
