@@ -12,7 +12,7 @@ export class PinnedShouts extends Api {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/pinned'
   readonly schema = {}
-  override readonly cache = { invalidatedBy: CHANGED, update: nextPinned }
+  override readonly cache = { topic: CHANGED, update: nextPinned }
 
   async handle ({ ctx }: PublicCall): Promise<Successful> {
     return new Successful({ shouts: await pinsRepository(ctx.db).list() })

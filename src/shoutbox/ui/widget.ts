@@ -1,8 +1,7 @@
 import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { h, relativeTime } from '../../sdk/ui.js'
-import { permalinkOf, shoutItem } from './shared/shout-view.js'
 import type { Shout } from '../schemas.js'
-import { ownTag, pageLocale, shoutItem, useStylesheet } from './shared/shout-view.js'
+import { ownTag, pageLocale, permalinkOf, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
@@ -18,9 +17,9 @@ import { shoutboxStrings } from './strings.js'
 
 const POST_NODE = 'addon.shoutbox.post'
 
-const here = new URL(import.meta.url)
-const tag = [...document.querySelectorAll<HTMLScriptElement>('script[data-shoutbox]')].find(s => new URL(s.src, location.href).href === here.href)
-const locale = (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
+const here = import.meta.url
+const tag = ownTag('data-shoutbox', here)
+const locale = pageLocale()
 const t = shoutboxStrings(locale)
 
 interface Me { readonly username: string, readonly permissions: readonly string[] }
@@ -53,7 +52,7 @@ function errorText (answer: Answer): string {
 const codePoints = (text: string): number => [...text].length
 const isBlank = (text: string): boolean => /^[\s\p{White_Space}]*$/u.test(text)
 
-document.head.append(h('link', { rel: 'stylesheet', href: new URL('./widget.css', here).href }))
+useStylesheet('widget.css', here)
 const you = h('div', { class: 'shoutbox-you' })
 // What became of one's own post, edit or deletion, read out by screen readers.
 const announcer = h('div', { class: 'shoutbox-sr', role: 'status', 'aria-live': 'polite' })
