@@ -405,26 +405,33 @@ function load (): Promise<void> {
   })().finally(() => { loading = undefined })
   return loading
 }
-let loadingPinned = false
-/** Reads the pinned shouts (revalidating: unchanged, they cost a 304); a call while one runs is dropped. */
-async function loadPinned (): Promise<void> {
-  if (loadingPinned) return
-  loadingPinned = true
-  try {
-    const response = await fetch('/api/shoutbox/pinned', { cache: 'no-cache' })
-    if (response.ok) {
-      pinned = (await response.json() as { shouts: Shout[] }).shouts
-      render()
-      if (await known.learn(pinned.map(s => s.message))) {
-        namesKnown++
-        render()
-      }
-    }
-  } catch {
-    // Offline for a moment: the next refresh tries again.
-  } finally {
-    loadingPinned = false
+let loadingPinned: Promise<void> | undefined
+let pinnedAgain = false
+/** Reads the pinned shouts (an unchanged answer costs a 304); a change heard while reading reads them once more afterwards. */
+function loadPinned (): Promise<void> {
+  if (loadingPinned !== undefined) {
+    pinnedAgain = true
+    return loadingPinned
   }
+  loadingPinned = (async () => {
+    do {
+      pinnedAgain = false
+      try {
+        const response = await fetch('/api/shoutbox/pinned', { cache: 'no-cache' })
+        if (response.ok) {
+          pinned = (await response.json() as { shouts: Shout[] }).shouts
+          render()
+          if (await known.learn(pinned.map(s => s.message))) {
+            namesKnown++
+            render()
+          }
+        }
+      } catch {
+        // Offline for a moment: the next refresh tries again.
+      }
+    } while (pinnedAgain)
+  })().finally(() => { loadingPinned = undefined })
+  return loadingPinned
 }
 
 const loadAll = (): void => {
