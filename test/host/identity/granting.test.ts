@@ -16,13 +16,13 @@ t.test('granting: nobody gives more than they hold', async t => {
   const app = await build(t)
   const admin = await setUp(app)
   const asAdmin = client(app, admin)
-  // Role 2 and user 2: manages users only. Role 3 and user 3: manages roles only.
+  // Role 2 is the built-in member role. Role 3 and user 2: manages users only. Role 4 and user 3: manages roles only.
   const usersManager = client(app, await userWith(app, admin, 'usermgr', ['panel.access', 'panel.manage.users']))
   const rolesManager = client(app, await userWith(app, admin, 'rolemgr', ['panel.access', 'panel.manage.roles']))
-  // Role 4 holds a node neither manager holds; role 5 holds only what both hold.
+  // Role 5 holds a node neither manager holds; role 6 holds only what both hold.
   t.same((await asAdmin('POST', '/api/panel/roles', { name: 'Mods', permissions: ['panel.access', SHOUTBOX] }))[0], 200)
   t.same((await asAdmin('POST', '/api/panel/roles', { name: 'Helpers', permissions: ['panel.access'] }))[0], 200)
-  t.same((await asAdmin('POST', '/api/panel/users', { username: 'mod', email: 'mod@example.org', password: 'a long password', roleId: 4 }))[0], 200)
+  t.same((await asAdmin('POST', '/api/panel/users', { username: 'mod', email: 'mod@example.org', password: 'a long password', roleId: 5 }))[0], 200)
   const newUser = (username: string, roleId: number) => ({ username, email: `${username}@example.org`, password: 'a long password', roleId })
 
   t.test('a users manager gives nobody the admin role: 403, no user created', async t => {
@@ -38,7 +38,7 @@ t.test('granting: nobody gives more than they hold', async t => {
   })
 
   t.test('a users manager gives a role within their own permissions, their own role too', async t => {
-    for (const [username, roleId] of [['helper', 5], ['usermgr2', 2]] as const) {
+    for (const [username, roleId] of [['helper', 6], ['usermgr2', 3]] as const) {
       const [status, body] = await usersManager('POST', '/api/panel/users', newUser(username, roleId))
       const user = body.user as { id: number, createdAt: number }
       t.same([status, body], [200, {
@@ -50,8 +50,8 @@ t.test('granting: nobody gives more than they hold', async t => {
 
   t.test('a roles manager cannot add a permission to their own role: 403, the role unchanged', async t => {
     const before = await table(app, 'roles')
-    t.same(await rolesManager('PUT', '/api/panel/roles/3', { name: 'rolemgr-role', permissions: ['panel.access', 'panel.manage.roles', 'panel.manage.users'] }), [403, NO_PERMISSION])
-    t.same(await rolesManager('PUT', '/api/panel/roles/3', { name: 'renamed', permissions: ['panel.access', 'panel.manage.roles'] }), [403, NO_PERMISSION], 'nor change it at all')
+    t.same(await rolesManager('PUT', '/api/panel/roles/4', { name: 'rolemgr-role', permissions: ['panel.access', 'panel.manage.roles', 'panel.manage.users'] }), [403, NO_PERMISSION])
+    t.same(await rolesManager('PUT', '/api/panel/roles/4', { name: 'renamed', permissions: ['panel.access', 'panel.manage.roles'] }), [403, NO_PERMISSION], 'nor change it at all')
     t.same(await table(app, 'roles'), before)
     t.same(await rolesManager('GET', '/api/panel/users'), [403, NO_PERMISSION], 'still no users permission')
   })
@@ -65,24 +65,24 @@ t.test('granting: nobody gives more than they hold', async t => {
 
   t.test('a roles manager cannot change a role holding a node they lack, not even to take it away', async t => {
     const before = await table(app, 'roles')
-    t.same(await rolesManager('PUT', '/api/panel/roles/4', { name: 'Mods', permissions: ['panel.access'] }), [403, NO_PERMISSION])
-    t.same(await rolesManager('PUT', '/api/panel/roles/5', { name: 'Helpers', permissions: ['panel.access', SHOUTBOX] }), [403, NO_PERMISSION], 'nor add one')
+    t.same(await rolesManager('PUT', '/api/panel/roles/5', { name: 'Mods', permissions: ['panel.access'] }), [403, NO_PERMISSION])
+    t.same(await rolesManager('PUT', '/api/panel/roles/6', { name: 'Helpers', permissions: ['panel.access', SHOUTBOX] }), [403, NO_PERMISSION], 'nor add one')
     t.same(await table(app, 'roles'), before)
   })
 
   t.test('a roles manager creates and changes roles within their own permissions', async t => {
     t.same(await rolesManager('POST', '/api/panel/roles', { name: 'Role keepers', permissions: ['panel.manage.roles'] }), [200, {
-      result: 'ok', role: { id: 6, name: 'Role keepers', permissions: ['panel.manage.roles'], builtin: false }
+      result: 'ok', role: { id: 7, name: 'Role keepers', permissions: ['panel.manage.roles'], builtin: false }
     }])
-    t.same(await rolesManager('PUT', '/api/panel/roles/6', { name: 'Role keepers', permissions: ['panel.access', 'panel.manage.roles'] }), [200, {
-      result: 'ok', role: { id: 6, name: 'Role keepers', permissions: ['panel.access', 'panel.manage.roles'], builtin: false }
+    t.same(await rolesManager('PUT', '/api/panel/roles/7', { name: 'Role keepers', permissions: ['panel.access', 'panel.manage.roles'] }), [200, {
+      result: 'ok', role: { id: 7, name: 'Role keepers', permissions: ['panel.access', 'panel.manage.roles'], builtin: false }
     }])
     t.same(await rolesManager('PUT', '/api/panel/roles/1', { name: 'admin', permissions: [] }), [403, { result: 'error', error: 'ROLE_IS_BUILT_IN' }])
   })
 
   t.test('a users manager cannot change their own role, even to one they may give', async t => {
     const before = await table(app, 'users')
-    t.same(await usersManager('PUT', '/api/panel/users/2', { roleId: 5 }), [403, NO_PERMISSION])
+    t.same(await usersManager('PUT', '/api/panel/users/2', { roleId: 6 }), [403, NO_PERMISSION])
     t.same(await usersManager('PUT', '/api/panel/users/2', { roleId: 1 }), [403, NO_PERMISSION])
     t.same(await table(app, 'users'), before)
   })
@@ -90,14 +90,14 @@ t.test('granting: nobody gives more than they hold', async t => {
   t.test('a users manager cannot give another user a role holding a node they lack, nor the admin role', async t => {
     const before = await table(app, 'users')
     const helper = (await table(app, 'users')).find(u => u.username === 'helper')!
-    t.same(await usersManager('PUT', `/api/panel/users/${helper.id}`, { roleId: 4 }), [403, NO_PERMISSION])
+    t.same(await usersManager('PUT', `/api/panel/users/${helper.id}`, { roleId: 5 }), [403, NO_PERMISSION])
     t.same(await usersManager('PUT', `/api/panel/users/${helper.id}`, { roleId: 1 }), [403, NO_PERMISSION])
     t.same(await table(app, 'users'), before)
   })
 
   t.test('a users manager cannot touch an administrator: role, disable, password, delete', async t => {
     const before = { users: await table(app, 'users'), sessions: await table(app, 'sessions') }
-    for (const change of [{ roleId: 2 }, { disabled: true }, { password: 'taken over now' }]) {
+    for (const change of [{ roleId: 3 }, { disabled: true }, { password: 'taken over now' }]) {
       t.same(await usersManager('PUT', '/api/panel/users/1', change), [403, NO_PERMISSION], JSON.stringify(change))
     }
     t.same(await usersManager('DELETE', '/api/panel/users/1'), [403, NO_PERMISSION])
@@ -110,7 +110,7 @@ t.test('granting: nobody gives more than they hold', async t => {
     const before = { users: await table(app, 'users'), sessions: await table(app, 'sessions') }
     // User 3 manages roles; user 4 moderates the shoutbox: neither is within a users manager's permissions.
     for (const id of [3, 4]) {
-      for (const change of [{ roleId: 5 }, { disabled: true }, { password: 'taken over now' }]) {
+      for (const change of [{ roleId: 6 }, { disabled: true }, { password: 'taken over now' }]) {
         t.same(await usersManager('PUT', `/api/panel/users/${id}`, change), [403, NO_PERMISSION], `${id} ${JSON.stringify(change)}`)
       }
       t.same(await usersManager('DELETE', `/api/panel/users/${id}`), [403, NO_PERMISSION])
@@ -121,9 +121,9 @@ t.test('granting: nobody gives more than they hold', async t => {
 
   t.test('a users manager manages a user within their permissions', async t => {
     const helper = (await table(app, 'users')).find(u => u.username === 'helper')!
-    const [status, body] = await usersManager('PUT', `/api/panel/users/${helper.id}`, { roleId: 2, disabled: true })
+    const [status, body] = await usersManager('PUT', `/api/panel/users/${helper.id}`, { roleId: 3, disabled: true })
     t.same([status, body], [200, {
-      result: 'ok', user: { id: helper.id, username: 'helper', email: 'helper@example.org', roleId: 2, disabled: true, createdAt: Number(helper.created_at) }
+      result: 'ok', user: { id: helper.id, username: 'helper', email: 'helper@example.org', roleId: 3, disabled: true, createdAt: Number(helper.created_at) }
     }])
     t.same(await usersManager('DELETE', `/api/panel/users/${helper.id}`), [200, { result: 'ok' }])
   })
@@ -134,8 +134,8 @@ t.test('granting: nobody gives more than they hold', async t => {
       result: 'ok', user: { id: (body.user as { id: number }).id, username: 'second', email: 'second@example.org', roleId: 1, disabled: false, createdAt: (body.user as { createdAt: number }).createdAt }
     }])
     const second = client(app, await login(app, 'second', 'a long password'))
-    t.same(await second('PUT', '/api/panel/roles/4', { name: 'Mods', permissions: ['panel.access', 'panel.manage.users', SHOUTBOX] }), [200, {
-      result: 'ok', role: { id: 4, name: 'Mods', permissions: ['panel.access', 'panel.manage.users', SHOUTBOX], builtin: false }
+    t.same(await second('PUT', '/api/panel/roles/5', { name: 'Mods', permissions: ['panel.access', 'panel.manage.users', SHOUTBOX] }), [200, {
+      result: 'ok', role: { id: 5, name: 'Mods', permissions: ['panel.access', 'panel.manage.users', SHOUTBOX], builtin: false }
     }])
     t.same(await second('PUT', '/api/panel/users/4', { roleId: 1 }), [200, {
       result: 'ok', user: { id: 4, username: 'mod', email: 'mod@example.org', roleId: 1, disabled: false, createdAt: Number((await table(app, 'users')).find(u => u.id === 4)!.created_at) }

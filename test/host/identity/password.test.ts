@@ -11,7 +11,7 @@ t.test('a signed-in user\'s own password: POST /api/auth/password', async t => {
   const admin = client(app, await setUp(app))
   // A member without panel access: the endpoint is for every signed-in user.
   t.equal((await admin('POST', '/api/panel/roles', { name: 'Members', permissions: [] }))[0], 200)
-  t.equal((await admin('POST', '/api/panel/users', { username: 'bob', email: 'bob@example.org', password: PASSWORD, roleId: 2 }))[0], 200)
+  t.equal((await admin('POST', '/api/panel/users', { username: 'bob', email: 'bob@example.org', password: PASSWORD, roleId: 3 }))[0], 200)
   const change = (cookie: string, payload: Record<string, unknown>) => client(app, cookie)('POST', '/api/auth/password', payload)
 
   t.test('signed out: 401; bad bodies: 400', async t => {
@@ -47,13 +47,13 @@ t.test('a signed-in user\'s own password: POST /api/auth/password', async t => {
     const adminSessions = await app.db('sessions').where({ user_id: 1 }).select()
     t.same(await change(current, { currentPassword: PASSWORD, newPassword: 'my new password' }), [200, { result: 'ok' }])
     t.same(await client(app, current)('GET', '/api/auth/me'), [200, {
-      result: 'ok', user: { id: 2, username: 'bob', role: { id: 2, name: 'Members' }, permissions: [] }
+      result: 'ok', user: { id: 2, username: 'bob', role: { id: 3, name: 'Members' }, permissions: [] }
     }])
     for (const other of others) t.same(await client(app, other)('GET', '/api/auth/me'), [401, NOT_LOGGED_IN])
     t.equal((await app.db('sessions').where({ user_id: 2 }).select()).length, 1, 'one row left: this one')
     t.same(await app.db('sessions').where({ user_id: 1 }).select(), adminSessions, 'nobody else\'s sessions')
     t.same(await signIn(app, 'bob', PASSWORD), [401, INVALID_CREDENTIALS])
-    t.same(await signIn(app, 'bob', 'my new password'), [200, { result: 'ok', user: { id: 2, username: 'bob', role: { id: 2, name: 'Members' } } }])
+    t.same(await signIn(app, 'bob', 'my new password'), [200, { result: 'ok', user: { id: 2, username: 'bob', role: { id: 3, name: 'Members' } } }])
     t.same(await feed(app, await login(app, 'admin', ADMIN.password), 1), [
       { type: 'CHANGED_PASSWORD', userId: 2, username: 'bob', addonId: null, details: {}, text: 'bob changed their password' }
     ])

@@ -32,7 +32,7 @@ t.test('managing users: role, disabled, password, delete', async t => {
   const admin = client(app, await setUp(app))
   t.equal((await admin('POST', '/api/panel/roles', { name: 'Mods', permissions: ['panel.access', 'addon.shoutbox.manage.shoutbox'] }))[0], 200)
   t.equal((await admin('POST', '/api/panel/roles', { name: 'Helpers', permissions: ['panel.access'] }))[0], 200)
-  const [, created] = await admin('POST', '/api/panel/users', { username: 'alice', email: 'alice@example.org', password: PASSWORD, roleId: 2 })
+  const [, created] = await admin('POST', '/api/panel/users', { username: 'alice', email: 'alice@example.org', password: PASSWORD, roleId: 3 })
   const alice = created.user as { id: number, createdAt: number }
   const aliceAs = (roleId: number, disabled: boolean) => ({ id: 2, username: 'alice', email: 'alice@example.org', roleId, disabled, createdAt: alice.createdAt })
   const about = { user: 'alice', targetUserId: 2 }
@@ -44,7 +44,7 @@ t.test('managing users: role, disabled, password, delete', async t => {
       result: 'ok',
       users: [
         { id: 1, username: 'admin', email: 'admin@example.org', roleId: 1, disabled: false, createdAt: adminRow.createdAt },
-        aliceAs(2, false)
+        aliceAs(3, false)
       ]
     }])
   })
@@ -77,7 +77,7 @@ t.test('managing users: role, disabled, password, delete', async t => {
     const session = client(app, await login(app, 'alice', PASSWORD))
     const other = client(app, await login(app, 'alice', PASSWORD))
     t.equal((await session('GET', '/api/auth/me'))[0], 200, 'remembered by this process')
-    t.same(await admin('PUT', '/api/panel/users/2', { disabled: true }), [200, { result: 'ok', user: aliceAs(2, true) }])
+    t.same(await admin('PUT', '/api/panel/users/2', { disabled: true }), [200, { result: 'ok', user: aliceAs(3, true) }])
     t.same(await session('GET', '/api/auth/me'), [401, NOT_LOGGED_IN])
     t.same(await other('GET', '/api/panel/logs/activity'), [401, NOT_LOGGED_IN])
     t.same(await app.db('sessions').where({ user_id: 2 }).select(), [], 'the rows are gone')
@@ -93,14 +93,14 @@ t.test('managing users: role, disabled, password, delete', async t => {
 
   t.test('disabling again changes nothing and logs nothing', async t => {
     const before = await snapshot(app)
-    t.same(await admin('PUT', '/api/panel/users/2', { disabled: true }), [200, { result: 'ok', user: aliceAs(2, true) }])
-    t.same(await admin('PUT', '/api/panel/users/2', { nickname: 'ignored' }), [200, { result: 'ok', user: aliceAs(2, true) }], 'unknown properties are ignored')
+    t.same(await admin('PUT', '/api/panel/users/2', { disabled: true }), [200, { result: 'ok', user: aliceAs(3, true) }])
+    t.same(await admin('PUT', '/api/panel/users/2', { nickname: 'ignored' }), [200, { result: 'ok', user: aliceAs(3, true) }], 'unknown properties are ignored')
     t.same(await snapshot(app), before)
   })
 
   t.test('enabling: the user signs in again', async t => {
-    t.same(await admin('PUT', '/api/panel/users/2', { disabled: false }), [200, { result: 'ok', user: aliceAs(2, false) }])
-    t.same(await signIn(app, 'alice', PASSWORD), [200, { result: 'ok', user: { id: 2, username: 'alice', role: { id: 2, name: 'Mods' } } }])
+    t.same(await admin('PUT', '/api/panel/users/2', { disabled: false }), [200, { result: 'ok', user: aliceAs(3, false) }])
+    t.same(await signIn(app, 'alice', PASSWORD), [200, { result: 'ok', user: { id: 2, username: 'alice', role: { id: 3, name: 'Mods' } } }])
     t.same(await feed(app, (await login(app, 'admin', ADMIN.password)), 1, 'tr'), [
       { type: 'ENABLED_USER', userId: 1, username: 'admin', addonId: null, details: about, text: 'admin alice kullanıcısını etkinleştirdi' }
     ])
@@ -108,8 +108,8 @@ t.test('managing users: role, disabled, password, delete', async t => {
 
   t.test('another role: the user\'s sessions end; signed in again, the new role applies', async t => {
     const session = client(app, await login(app, 'alice', PASSWORD))
-    t.same(await session('GET', '/api/panel/shoutbox/config'), [200, { result: 'ok', maxShouts: null, maxMessageLength: 500 }])
-    t.same(await admin('PUT', '/api/panel/users/2', { roleId: 3 }), [200, { result: 'ok', user: aliceAs(3, false) }])
+    t.same(await session('GET', '/api/panel/shoutbox/config'), [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300 }])
+    t.same(await admin('PUT', '/api/panel/users/2', { roleId: 4 }), [200, { result: 'ok', user: aliceAs(4, false) }])
     t.same(await session('GET', '/api/auth/me'), [401, NOT_LOGGED_IN])
     const again = client(app, await login(app, 'alice', PASSWORD))
     t.same(await again('GET', '/api/panel/shoutbox/config'), [403, { result: 'error', error: 'NO_PERMISSION' }])
@@ -121,7 +121,7 @@ t.test('managing users: role, disabled, password, delete', async t => {
 
   t.test('a new password: the user\'s sessions end, the old password stops working; the log never holds it', async t => {
     const session = client(app, await login(app, 'alice', PASSWORD))
-    t.same(await admin('PUT', '/api/panel/users/2', { password: 'set by the admin' }), [200, { result: 'ok', user: aliceAs(3, false) }])
+    t.same(await admin('PUT', '/api/panel/users/2', { password: 'set by the admin' }), [200, { result: 'ok', user: aliceAs(4, false) }])
     t.same(await session('GET', '/api/auth/me'), [401, NOT_LOGGED_IN])
     t.same(await signIn(app, 'alice', PASSWORD), [401, INVALID_CREDENTIALS])
     t.equal((await signIn(app, 'alice', 'set by the admin'))[0], 200)
@@ -134,7 +134,7 @@ t.test('managing users: role, disabled, password, delete', async t => {
   })
 
   t.test('several changes at once: one entry each, in one transaction', async t => {
-    t.same(await admin('PUT', '/api/panel/users/2', { roleId: 2, disabled: true, password: PASSWORD }), [200, { result: 'ok', user: aliceAs(2, true) }])
+    t.same(await admin('PUT', '/api/panel/users/2', { roleId: 3, disabled: true, password: PASSWORD }), [200, { result: 'ok', user: aliceAs(3, true) }])
     t.same(await feed(app, (await login(app, 'admin', ADMIN.password)), 3), [
       { type: 'SET_USER_PASSWORD', userId: 1, username: 'admin', addonId: null, details: about, text: 'admin set a new password for alice' },
       { type: 'DISABLED_USER', userId: 1, username: 'admin', addonId: null, details: about, text: 'admin disabled the user alice' },
@@ -170,7 +170,7 @@ t.test('the last active administrator', async t => {
 
   t.test('cannot demote, disable or delete themselves: 409 LAST_ADMIN, nothing changed', async t => {
     const before = await snapshot(app)
-    t.same(await admin('PUT', '/api/panel/users/1', { roleId: 2 }), [409, LAST_ADMIN])
+    t.same(await admin('PUT', '/api/panel/users/1', { roleId: 3 }), [409, LAST_ADMIN])
     t.same(await admin('PUT', '/api/panel/users/1', { disabled: true }), [409, LAST_ADMIN])
     t.same(await admin('PUT', '/api/panel/users/1', { disabled: true, password: 'a new password' }), [409, LAST_ADMIN], 'nor with a password in the same request')
     t.same(await admin('DELETE', '/api/panel/users/1'), [409, LAST_ADMIN])
@@ -190,15 +190,15 @@ t.test('the last active administrator', async t => {
   t.test('with a second administrator: either may be disabled; a disabled one does not count', async t => {
     t.equal((await admin('POST', '/api/panel/users', { username: 'second', email: 'second@example.org', password: PASSWORD, roleId: 1 }))[0], 200)
     const second = client(app, await login(app, 'second', PASSWORD))
-    t.same(await admin('PUT', '/api/panel/users/1', { roleId: 2 }), [403, { result: 'error', error: 'NO_PERMISSION' }], 'nobody changes their own role')
+    t.same(await admin('PUT', '/api/panel/users/1', { roleId: 3 }), [403, { result: 'error', error: 'NO_PERMISSION' }], 'nobody changes their own role')
     t.same((await second('PUT', '/api/panel/users/1', { disabled: true }))[0], 200)
     t.same(await admin('GET', '/api/auth/me'), [401, NOT_LOGGED_IN])
     t.same(await second('PUT', '/api/panel/users/2', { disabled: true }), [409, LAST_ADMIN], 'now the second is the last')
     t.same(await second('DELETE', '/api/panel/users/2'), [409, LAST_ADMIN])
     t.same((await second('PUT', '/api/panel/users/1', { disabled: false }))[0], 200)
     const first = client(app, await login(app, 'admin', ADMIN.password))
-    t.same(await first('PUT', '/api/panel/users/2', { roleId: 2 }), [200, {
-      result: 'ok', user: { id: 2, username: 'second', email: 'second@example.org', roleId: 2, disabled: false, createdAt: Number((await app.db('users').where({ id: 2 }).first()).created_at) }
+    t.same(await first('PUT', '/api/panel/users/2', { roleId: 3 }), [200, {
+      result: 'ok', user: { id: 2, username: 'second', email: 'second@example.org', roleId: 3, disabled: false, createdAt: Number((await app.db('users').where({ id: 2 }).first()).created_at) }
     }])
     t.same(await first('DELETE', '/api/panel/users/2'), [200, { result: 'ok' }])
   })
