@@ -65,6 +65,22 @@ export interface ArchiveResult {
   readonly search: Load
 }
 
+/**
+ * Inserts `shouts` shouts with words as a board has them (a few common, most rare: a power
+ * law over 1,000 words) and `needle` in one in 10,000, so PostgreSQL's statistics, and so
+ * its plans, are those of a real board. Identical messages would tell the planner that
+ * every word is everywhere: it then walks the primary key for a rare word (measured: a
+ * search for `needle` then took over a second a request).
+ */
+export function archiveSeedSql (shouts: number): string {
+  return `insert into shoutbox_shouts (message, username, date)
+      select 'Seeded shout ' || g || ' about w' || floor(1000 * power(((g::bigint * 7919) % 10007) / 10007.0, 3))::int
+          || ' and w' || floor(1000 * power(((g::bigint * 104729) % 9973) / 9973.0, 3))::int
+          || case when g % 10000 = 0 then ' with a needle' else '' end,
+        'admin', ${Date.now() - shouts} + g
+      from generate_series(1, ${shouts}) as g`
+}
+
 /** Measures the three archive requests one after another, after a one-second warm-up each. */
 export async function measureArchive (options: ArchiveOptions): Promise<ArchiveResult> {
   const run = options.load ?? spawnLoad
@@ -162,15 +178,7 @@ async function standalone (): Promise<void> {
     if (databaseUrl === undefined) await stop()
     log(`seeding ${shouts.toLocaleString('en-US')} shouts`)
     const seeded = Date.now()
-    // Words as a board has them (a few common, most rare: a power law over 1,000 words), so
-    // PostgreSQL's statistics, and so its plans, are those of a real board; identical
-    // messages would tell the planner that every word is everywhere.
-    await querySql({ env }, `insert into shoutbox_shouts (message, username, date)
-      select 'Seeded shout ' || g || ' about w' || floor(1000 * power(((g::bigint * 7919) % 10007) / 10007.0, 3))::int
-          || ' and w' || floor(1000 * power(((g::bigint * 104729) % 9973) / 9973.0, 3))::int
-          || case when g % 10000 = 0 then ' with a needle' else '' end,
-        'admin', ${Date.now() - shouts} + g
-      from generate_series(1, ${shouts}) as g`)
+    await querySql({ env }, archiveSeedSql(shouts))
     await querySql({ env }, 'vacuum analyze shoutbox_shouts')
     await querySql({ env }, 'checkpoint')
     log(`seeded in ${((Date.now() - seeded) / 1000).toFixed(0)} s`)
