@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: list, million, busy, publish, stream, stream10k
+ *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, publish, stream, stream10k
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -13,6 +13,10 @@
  * identical bytes, and a million stored shouts with ten thousand: each comparison is
  * `--rounds` pairs of back-to-back runs of `--seconds`; the figures are medians, the
  * ratio the median of the pairs' ratios.
+ *
+ * archive: `GET /api/shoutbox/archive` (bench/archive.ts) on an installation holding a
+ * million shouts: the first page, a page a million shouts back (`before` near the
+ * oldest id) and a word search that one shout in 10,000 holds; `--seconds` each, once.
  *
  * busy: the list (maxShouts 50 of 10,000, 64 connections) while a separate process
  * publishes at each of `--rates` a second, evenly spaced. Each round is three
@@ -38,6 +42,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { querySql } from '../test/helpers/storage-sql.js'
+import { archiveSeedSql, measureArchive } from './archive.js'
 import type { PublisherResult } from './publisher.js'
 import type { SubscribersResult } from './subscribers.js'
 
@@ -50,10 +55,10 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy part's publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'list,million,busy,publish,stream,stream10k' }
+    only: { type: 'string', default: 'list,million,archive,busy,publish,stream,stream10k' }
   }
 })
-/** `--only list,publish`: the parts to run (list, million, busy, publish, stream, stream10k); all by default. */
+/** `--only list,publish`: the parts to run (list, million, archive, busy, publish, stream, stream10k); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -587,6 +592,7 @@ const listRow = (label: string, c: Comparison): void => {
 const site = new Site()
 const mid = new Site()
 const big = new Site()
+const archived = new Site()
 try {
   log(`database: ${DATABASE_URL === undefined ? 'embedded (PGlite)' : 'PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s`)
   await site.create()
@@ -620,6 +626,33 @@ try {
     rows.push(['  1,000,000 vs 10,000 stored (same rounds)', fmt(rps(sizes.first)), '', fmt(sizes.ratio, 2), '', ''])
     await mid.destroy()
     await big.destroy()
+  }
+
+  if (PARTS.has('archive')) {
+    const total = 1_000_000
+    await archived.create()
+    // Words as a board has them, not the list parts' identical messages (see archiveSeedSql).
+    await archived.offline(async () => {
+      log(`seeding ${fmt(total)} shouts for the archive`)
+      await archived.sql(archiveSeedSql(total))
+      await archived.sql('vacuum analyze shoutbox_shouts')
+      await archived.sql('checkpoint')
+    })
+    const archive = await measureArchive({
+      baseUrl: await archived.url(),
+      // The seeded ids start at 1: before=1000 is a page a million shouts back.
+      deepBefore: 1000,
+      seconds: SECONDS,
+      load: job => load(job)
+    })
+    log(`archive: ${Math.round(archive.firstPage.requestsPerSecond)} / ${Math.round(archive.deepPage.requestsPerSecond)} / ${Math.round(archive.search.requestsPerSecond)} req/s`)
+    const archiveRow = (label: string, measured: Omit<Load, 'sent'>): void => {
+      rows.push([label, fmt(measured.requestsPerSecond), '', '', `${fmt(measured.p50)} / ${fmt(measured.p99)} ms`, fmt(measured.non2xx + measured.errors + measured.timeouts)])
+    }
+    archiveRow(`archive, first page (20) of ${fmt(total)}`, archive.firstPage)
+    archiveRow(`archive, a page ${fmt(total - 1000)} shouts back`, archive.deepPage)
+    archiveRow('archive, search "needle" (1 in 10,000)', archive.search)
+    await archived.destroy()
   }
 
   if (PARTS.has('busy')) {
@@ -675,6 +708,7 @@ try {
 } finally {
   await mid.destroy()
   await big.destroy()
+  await archived.destroy()
   await site.destroy()
 }
 

@@ -38,7 +38,8 @@ export interface AddonConfig {
 
 export interface ActivityLogEntryInput {
   readonly type: string
-  readonly user: Actor
+  /** Who did it; `null` for what the addon does by itself (a timer's work, say). */
+  readonly user: Actor | null
   /**
    * Shown in the feed, and the sentence's `{placeholders}`. A string `variant` picks the
    * sentence `activity-logs.<TYPE>.<variant>` when the addon's strings have it.

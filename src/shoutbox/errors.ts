@@ -7,6 +7,13 @@ export class MessageTooLong extends BadRequest {
   }
 }
 
+/** A pin beyond `maxPinned` → TOO_MANY_PINNED, 409: unpin one first. */
+export class TooManyPinned extends Conflict {
+  constructor (maxPinned: number) {
+    super({ maxPinned })
+  }
+}
+
 /** The same text as the author's previous shout, again within a minute → DUPLICATE_SHOUT, 409. */
 export class DuplicateShout extends Conflict {}
 

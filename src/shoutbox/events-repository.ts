@@ -1,11 +1,14 @@
 import type { Database } from '../sdk/index.js'
 import type { Shout } from './schemas.js'
 
-export type ShoutEventKind = 'shout-created' | 'shout-edited' | 'shout-deleted'
+export type ShoutEventKind = 'shout-created' | 'shout-edited' | 'shout-deleted' | 'shout-pinned' | 'shout-unpinned'
 
-/** A row of the history: a created or edited shout with its four fields, a deleted one by its id alone. */
+/**
+ * A row of the history: a created, edited, pinned or unpinned shout with its four fields,
+ * a deleted one by its id alone.
+ */
 export type ShoutEvent =
-  | { readonly id: number, readonly kind: 'shout-created' | 'shout-edited', readonly shout: Shout }
+  | { readonly id: number, readonly kind: 'shout-created' | 'shout-edited' | 'shout-pinned' | 'shout-unpinned', readonly shout: Shout }
   | { readonly id: number, readonly kind: 'shout-deleted', readonly shout: Pick<Shout, 'id'> }
 
 export const EVENTS_TABLE = 'shoutbox_events'

@@ -1,5 +1,5 @@
 import type { AddonContext } from '../sdk/index.js'
-import { onChange, readNotice } from './change-notices.js'
+import { onChange, readNotice, type ChangeNotice } from './change-notices.js'
 import { perContext } from './per-context.js'
 import type { Shout } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
@@ -65,6 +65,9 @@ export class RecentChanges {
   }
 }
 
+/** Changes that never change the list: pins are shown apart (GET /api/shoutbox/pinned). */
+const LIST_UNCHANGED_BY: ReadonlySet<ChangeNotice['kind']> = new Set(['shout-pinned', 'shout-unpinned'])
+
 /**
  * The list after a change, from the list before it and the change notice alone: what the
  * list endpoint's `handle` would read from the database, without reading it. `undefined`
@@ -74,6 +77,7 @@ export class RecentChanges {
  */
 export function nextList (previous: Readonly<Record<string, unknown>>, payload: string, ctx: AddonContext): { shouts: Shout[] } | undefined {
   const notice = readNotice(payload)
+  if (notice !== undefined && LIST_UNCHANGED_BY.has(notice.kind)) return { shouts: [...previous.shouts as readonly Shout[]] }
   const maxShouts = ShoutboxSettings.of(ctx).known?.maxShouts
   const recent = RecentChanges.of(ctx)
   if (notice?.events === undefined || notice.kind === 'settings' || maxShouts === undefined || recent.blind) return undefined

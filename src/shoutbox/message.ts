@@ -15,9 +15,9 @@ export function assertPublishable (message: string, maxMessageLength: number): v
   if (codePoints(message) > maxMessageLength) throw new MessageTooLong(maxMessageLength)
 }
 
-/** Any other text a person writes (a mute's reason): what PostgreSQL cannot store is a bad request. */
+/** Any other text a person writes (a mute's reason, a search): what PostgreSQL cannot store is a bad request. `field` names it as validation does (`body/reason`). */
 export function assertStorable (text: string, field: string): void {
-  if (UNSTORABLE.test(text)) throw new BadRequest({ bodyValidationError: `body/${field} must not contain U+0000 or an unpaired surrogate` })
+  if (UNSTORABLE.test(text)) throw new BadRequest({ bodyValidationError: `${field} must not contain U+0000 or an unpaired surrogate` })
 }
 
 function codePoints (text: string): number {

@@ -19,13 +19,18 @@ const MaxMessageLengthSchema = Type.Integer({ minimum: 1, maximum: 10_000 })
 const MinSecondsBetweenShoutsSchema = Type.Integer({ minimum: 0, maximum: 3600 })
 const MaxShoutsPerMinuteSchema = Type.Integer({ minimum: 1, maximum: 600 })
 const EditWindowSecondsSchema = Type.Integer({ minimum: 0, maximum: 86_400 })
+// History (pins and retention).
+const MaxPinnedSchema = Type.Integer({ minimum: 0, maximum: 20 })
+const KeepDaysSchema = Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()])
 
 export const SettingsSchema = Type.Object({
   maxShouts: MaxShoutsSchema,
   maxMessageLength: MaxMessageLengthSchema,
   minSecondsBetweenShouts: MinSecondsBetweenShoutsSchema,
   maxShoutsPerMinute: MaxShoutsPerMinuteSchema,
-  editWindowSeconds: EditWindowSecondsSchema
+  editWindowSeconds: EditWindowSecondsSchema,
+  maxPinned: MaxPinnedSchema,
+  keepDays: KeepDaysSchema
 })
 
 export type Settings = Static<typeof SettingsSchema>
@@ -36,7 +41,9 @@ export const UpdateSettingsSchema = {
     maxMessageLength: Type.Optional(MaxMessageLengthSchema),
     minSecondsBetweenShouts: Type.Optional(MinSecondsBetweenShoutsSchema),
     maxShoutsPerMinute: Type.Optional(MaxShoutsPerMinuteSchema),
-    editWindowSeconds: Type.Optional(EditWindowSecondsSchema)
+    editWindowSeconds: Type.Optional(EditWindowSecondsSchema),
+    maxPinned: Type.Optional(MaxPinnedSchema),
+    keepDays: Type.Optional(KeepDaysSchema)
   }, { minProperties: 1 })
 }
 
@@ -68,4 +75,19 @@ export const MuteSchema = {
 
 export const MutedUserParamsSchema = {
   params: Type.Object({ userId: Type.String({ pattern: '^[0-9]{1,15}$' }) })
+}
+
+export const ArchiveSchema = {
+  querystring: Type.Object({
+    /** An id: the page holds shouts older than it (the previous page's `next`). */
+    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    /** Words to find; blank is no search. */
+    q: Type.Optional(Type.String({ maxLength: 200 }))
+  })
+}
+
+export const PinSchema = {
+  params: IdParamsSchema,
+  body: Type.Object({ pinned: Type.Boolean() })
 }

@@ -43,7 +43,9 @@ export class ShoutboxSettings {
       maxMessageLength: values.maxMessageLength as number,
       minSecondsBetweenShouts: values.minSecondsBetweenShouts as number,
       maxShoutsPerMinute: values.maxShoutsPerMinute as number,
-      editWindowSeconds: values.editWindowSeconds as number
+      editWindowSeconds: values.editWindowSeconds as number,
+      maxPinned: values.maxPinned as number,
+      keepDays: values.keepDays as number | null
     }
   }
 

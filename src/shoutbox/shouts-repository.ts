@@ -1,8 +1,8 @@
 import type { Database, Transaction } from '../sdk/index.js'
 import { EVENTS_TABLE } from './events-repository.js'
 import type { Shout } from './schemas.js'
+import { PINS_TABLE, SHOUTS_TABLE } from './tables.js'
 
-const SHOUTS_TABLE = 'shoutbox_shouts'
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
 
 /** A change to the shouts together with the id of the stream event recording it. */
@@ -21,6 +21,14 @@ interface RecordedRow extends Shout {
 }
 
 const recorded = ({ event_id: eventId, ...shout }: RecordedRow): Recorded => ({ shout, eventId })
+
+export interface ArchiveQuery {
+  /** Only shouts with a smaller id. */
+  readonly before?: number | undefined
+  readonly limit: number
+  /** Words to find (web-search syntax: "a phrase", -not, or); never parsed as SQL or tsquery syntax. */
+  readonly q?: string | undefined
+}
 
 /**
  * The shouts, and with every change the row of `shoutbox_events` the live stream sends:
@@ -48,6 +56,48 @@ export function shoutsRepository (db: Database) {
       return this.listQuery(limit)
     },
 
+    /**
+     * Newest first, by id: a walk of the primary key backwards from `before`, filtered by
+     * the search index when `q` is given (PostgreSQL picks which index leads).
+     */
+    archiveQuery ({ before, limit, q }: ArchiveQuery) {
+      const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).orderBy('id', 'desc').limit(limit)
+      if (before !== undefined) query.where('id', '<', before)
+      // to_tsvector('simple', message) is the search index's expression (migrations/005), word for word: so PostgreSQL uses it.
+      if (q !== undefined) query.whereRaw("to_tsvector('simple', message) @@ websearch_to_tsquery('simple', ?)", [q])
+      return query
+    },
+
+    async archive (query: ArchiveQuery): Promise<Shout[]> {
+      return this.archiveQuery(query)
+    },
+
+    async find (id: number): Promise<Shout | undefined> {
+      const [shout] = await db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).where('id', id)
+      return shout
+    },
+
+    /**
+     * Deletes the oldest shouts dated before `cutoff`, at most `limit` of them and never a
+     * pinned one, each recorded exactly as `delete` records one: the shout's earlier events
+     * leave the stream's history, and its `shout-deleted` event carries the id alone.
+     */
+    async prune (cutoff: number, limit: number, trx: Transaction): Promise<Recorded[]> {
+      const result = await trx.raw<{ rows: RecordedRow[] }>(`
+        with s as (delete from ?? where id in (
+            select id from ?? as old where date < ? and not exists (select 1 from ?? as pin where pin.shout_id = old.id)
+            order by date limit ?)
+          returning id, message, username, date),
+        forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
+        e as (insert into ?? (kind, shout, created_at)
+              select 'shout-deleted', jsonb_build_object('id', id), ? from s
+              order by s.id
+              returning id, (shout->>'id')::bigint as shout_id)
+        select s.id, s.message, s.username, s.date, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+      [SHOUTS_TABLE, SHOUTS_TABLE, cutoff, PINS_TABLE, limit, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
+      return result.rows.map(recorded)
+    },
+
     /** Stores the shouts in one statement; ids are given in the order of `shouts`. */
     async insert (shouts: readonly NewShout[], trx: Transaction): Promise<Recorded[]> {
       const result = await withEvents(trx, 'shout-created', trx.raw(`insert into ?? (message, username, date, author_id)
@@ -65,7 +115,7 @@ export function shoutsRepository (db: Database) {
     },
 
     /** The shout and its author's id (null for shouts stored before authors were kept); with `trx`, its row locked until `trx` ends. */
-    async find (id: number, trx?: Transaction): Promise<(Shout & { authorId: number | null }) | undefined> {
+    async findWithAuthor (id: number, trx?: Transaction): Promise<(Shout & { authorId: number | null }) | undefined> {
       const query = (trx ?? db)(SHOUTS_TABLE).where({ id }).first<(Shout & { author_id: number | null }) | undefined>(...COLUMNS, 'author_id')
       const row = await (trx === undefined ? query : query.forUpdate())
       if (row === undefined) return undefined

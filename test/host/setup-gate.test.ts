@@ -56,6 +56,9 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'shoutbox', name: '002-create-events' },
     { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' },
     { owner: 'shoutbox', name: '004-authors' },
+    { owner: 'shoutbox', name: '005-search-index' },
+    { owner: 'shoutbox', name: '006-create-pins' },
+    { owner: 'shoutbox', name: '007-date-index' },
     { owner: 'shoutbox', name: '008-create-mutes' },
     { owner: 'shoutbox', name: '009-moderated-shouts' }
   ])

@@ -136,7 +136,7 @@ t.test('flood control', async t => {
   const admin = await setUp(app)
   const api = client(app)
   t.same((await app.inject({ url: '/api/panel/shoutbox/config', headers: { cookie: admin } })).json(), {
-    result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300
+    result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null
   }, 'the defaults')
 
   t.test('minSecondsBetweenShouts: the next post too soon → TOO_MANY_REQUESTS with Retry-After', async t => {
@@ -233,7 +233,7 @@ t.test('flood control', async t => {
     }
     const changed = await api.settings(admin, { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60 })
     t.same([changed.statusCode, changed.json()], [200, {
-      result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60
+      result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60, maxPinned: 3, keepDays: null
     }])
     const entry = await app.db('activity_logs').where({ type: 'UPDATED_SHOUTBOX_SETTINGS' }).orderBy('id', 'desc').first<{ details: unknown }>('details')
     t.same(entry.details, { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60 })

@@ -2,8 +2,8 @@ import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
 import type { Tap } from '../helpers/types.js'
 
-/** The members' posting settings, at their defaults; members.test.ts changes them. */
-const MEMBERS = { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300 }
+/** The members' posting and the history settings, at their defaults; members.test.ts and settings-history.test.ts change them. */
+const OTHER_DEFAULTS = { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null }
 
 /** A board with the manifest's default settings, and its admin. */
 async function board (t: Tap) {
@@ -19,18 +19,18 @@ t.test('GET/PUT /api/panel/shoutbox/config', async t => {
   // that need the defaults stage a board of their own.
   const { app, admin, get, put } = await board(t)
 
-  t.test('defaults from the manifest: no maxShouts, 500 code points', async t => {
+  t.test('defaults from the manifest: no maxShouts, 500 code points, 3 pins, kept forever', async t => {
     const { get } = await board(t)
     const response = await get()
-    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS }])
+    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, ...OTHER_DEFAULTS }])
   })
 
   t.test('the keys sent are changed, the answer is the whole config', async t => {
     const { get, put } = await board(t)
-    t.same((await put({ maxShouts: 10 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 500, ...MEMBERS })
-    t.same((await put({ maxMessageLength: 20 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 20, ...MEMBERS })
-    t.same((await put({ maxShouts: null, maxMessageLength: 10000 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, ...MEMBERS })
-    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, ...MEMBERS })
+    t.same((await put({ maxShouts: 10 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 500, ...OTHER_DEFAULTS })
+    t.same((await put({ maxMessageLength: 20 })).json(), { result: 'ok', maxShouts: 10, maxMessageLength: 20, ...OTHER_DEFAULTS })
+    t.same((await put({ maxShouts: null, maxMessageLength: 10000 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, ...OTHER_DEFAULTS })
+    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 10000, ...OTHER_DEFAULTS })
   })
 
   t.test('maxMessageLength applies to the next publish', async t => {

@@ -21,12 +21,22 @@ function pageHeaders (reply: FastifyReply): void {
   })
 }
 
+/**
+ * The theme's pages: the home page, and the shout archive and each shout's own page
+ * (their content comes from the Shoutbox's browser modules, as the home page's widget does).
+ */
+const THEME_PAGES = [
+  ['/', 'index.html'],
+  ['/shouts', 'shouts.html'],
+  ['/shouts/:id(^[0-9]{1,15}$)', 'shout.html']
+] as const
+
 async function isDirectory (dir: string): Promise<boolean> {
   return fs.stat(dir).then(s => s.isDirectory(), () => false)
 }
 
 /**
- * The panel at /panel/, the theme's home page at /, and each running addon's browser
+ * The panel at /panel/, the theme's pages (THEME_PAGES), and each running addon's browser
  * files at /addons/<id>/ui/. Files only: no directory listings, no path outside the root.
  */
 export async function registerPages (app: FastifyInstance, uiDir: string): Promise<void> {
@@ -38,11 +48,13 @@ export async function registerPages (app: FastifyInstance, uiDir: string): Promi
     await app.register(fastifyStatic, { root: panelDir, prefix: '/panel/', setHeaders: pageHeaders, decorateReply: false, index: 'index.html' })
     app.get('/panel', (_request, reply) => reply.redirect('/panel/'))
     await app.register(fastifyStatic, { root: themeDir, prefix: '/theme/', setHeaders: pageHeaders, decorateReply: false, index: false })
-    const home = await fs.readFile(path.join(themeDir, 'index.html'))
-    app.get('/', (_request, reply) => {
-      pageHeaders(reply)
-      return reply.type('text/html; charset=utf-8').send(home)
-    })
+    for (const [url, file] of THEME_PAGES) {
+      const html = await fs.readFile(path.join(themeDir, file))
+      app.get(url, (_request, reply) => {
+        pageHeaders(reply)
+        return reply.type('text/html; charset=utf-8').send(html)
+      })
+    }
   }
   for (const runtime of app.addons.runtimes.values()) {
     const dir = runtime.addon.source.uiDir

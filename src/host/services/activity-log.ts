@@ -41,8 +41,8 @@ export class ActivityLogStore {
     const createdAt = Date.now()
     await db('activity_logs').insert(list.map(entry => ({
       type: entry.type,
-      user_id: entry.user.id,
-      username: entry.user.username,
+      user_id: entry.user?.id ?? null,
+      username: entry.user?.username ?? null,
       addon_id: owner === HOST ? null : owner,
       details: JSON.stringify(entry.details ?? {}),
       created_at: createdAt

@@ -29,7 +29,7 @@ export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
     assertPublishable(message, (await ShoutboxSettings.of(ctx).current()).maxMessageLength)
     const shout = await ctx.transaction(async trx => {
       const shouts = shoutsRepository(ctx.db)
-      const before = await shouts.find(id, trx)
+      const before = await shouts.findWithAuthor(id, trx)
       if (before === undefined) throw new NotFound()
       const edited = await shouts.edit(id, message, trx, true)
       if (edited === undefined) throw new NotFound()
@@ -56,7 +56,7 @@ export class ShoutAuthor extends PanelApi<typeof ShoutIdParamsSchema> {
   async handle (call: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx } = call
-    const found = await shoutsRepository(ctx.db).find(Number(call.params.id))
+    const found = await shoutsRepository(ctx.db).findWithAuthor(Number(call.params.id))
     if (found === undefined || found.authorId === null) throw new NotFound()
     const author = await ctx.users.find(found.authorId)
     if (author === undefined) throw new NotFound()
@@ -81,7 +81,7 @@ export class MuteMember extends PanelApi<typeof MuteSchema> {
     const { ctx, user } = call
     const { userId, minutes } = call.body
     const given = call.body.reason ?? ''
-    assertStorable(given, 'reason')
+    assertStorable(given, 'body/reason')
     const reason = given.trim() === '' ? null : given.trim()
     const mute = await ctx.transaction(async trx => {
       const member = await ctx.users.find(userId, trx)

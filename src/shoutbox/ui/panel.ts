@@ -40,12 +40,26 @@ export default function register (panel: PanelHost): void {
         return
       }
       const shouts = answer.body!.shouts as Shout[]
+      const pins = await panel.api('GET', '/api/shoutbox/pinned')
+      pinned = new Set(pins.ok ? (pins.body!.shouts as Shout[]).map(shout => shout.id) : [])
       const draw = (): void => list.replaceChildren(...(shouts.length === 0 ? [h('li', {}, t('ui.shouts.empty'))] : shouts.map(item)))
       draw()
       if (await known.learn(shouts.map(shout => shout.message))) draw()
     }
+    let pinned = new Set<number>()
+    const togglePin = async (shout: Shout): Promise<void> => {
+      const pin = !pinned.has(shout.id)
+      const answer = await panel.api('PUT', `/panel/api/shoutbox/${shout.id}/pin`, { pinned: pin })
+      if (answer.ok) result.ok(t(pin ? 'ui.shouts.pinnedDone' : 'ui.shouts.unpinnedDone'))
+      else result.error(say(answer))
+      await load()
+    }
     const item = (shout: Shout): HTMLElement => {
       const actions = h('div', { class: 'row' })
+      const isPinned = pinned.has(shout.id)
+      const pinButton = (): HTMLElement => h('button', {
+        type: 'button', class: 'secondary', 'aria-label': `${t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin')}: ${shout.message.slice(0, 40)}`, onclick: () => void togglePin(shout)
+      }, t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin'))
       const ask = (): void => {
         actions.replaceChildren(
           h('span', {}, t('ui.shouts.confirm')),
@@ -54,7 +68,7 @@ export default function register (panel: PanelHost): void {
         actions.querySelector<HTMLButtonElement>('button.secondary')?.focus()
       }
       const reset = (): void => {
-        actions.replaceChildren(h('button', { type: 'button', class: 'secondary', 'aria-label': `${t('ui.shouts.delete')}: ${shout.message.slice(0, 40)}`, onclick: ask }, t('ui.shouts.delete')))
+        actions.replaceChildren(pinButton(), h('button', { type: 'button', class: 'secondary', 'aria-label': `${t('ui.shouts.delete')}: ${shout.message.slice(0, 40)}`, onclick: ask }, t('ui.shouts.delete')))
       }
       const remove = async (): Promise<void> => {
         const answer = await panel.api('DELETE', `/panel/api/shoutbox/${shout.id}`)
@@ -65,7 +79,7 @@ export default function register (panel: PanelHost): void {
       reset()
       return h('li', {},
         h('span', { class: 'text' }, richText(shout.message, known.isUser)),
-        h('span', { class: 'meta' }, t('ui.shouts.by', { username: shout.username }), ' · ',
+        h('span', { class: 'meta' }, isPinned ? h('strong', {}, t('ui.shouts.pinned')) : null, isPinned ? ' · ' : null, t('ui.shouts.by', { username: shout.username }), ' · ',
           h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(panel.locale) }, relativeTime(shout.date, panel.locale))),
         actions)
     }
@@ -92,7 +106,7 @@ export default function register (panel: PanelHost): void {
     // Shouts posted or deleted elsewhere (another admin, another process) appear by themselves.
     const stream = new EventSource('/api/shoutbox/stream')
     const refresh = (): void => { void load() }
-    for (const event of ['shout-created', 'shout-edited', 'shout-deleted']) stream.addEventListener(event, refresh)
+    for (const event of ['shout-created', 'shout-edited', 'shout-deleted', 'shout-pinned', 'shout-unpinned']) stream.addEventListener(event, refresh)
     return () => stream.close()
   }
 
@@ -156,16 +170,23 @@ export default function register (panel: PanelHost): void {
       maxShoutsPerMinute: h('input', { type: 'number', id: 'per-minute', min: 1, max: 600, step: 1, required: true }) as HTMLInputElement,
       editWindowSeconds: h('input', { type: 'number', id: 'edit-window', min: 0, max: 86400, step: 1, required: true }) as HTMLInputElement
     }
+    const maxPinned = h('input', { type: 'number', id: 'max-pinned', min: 0, max: 20, step: 1, required: true }) as HTMLInputElement
+    const keepDays = h('input', { type: 'number', id: 'keep-days', min: 1, max: 3650, step: 1 }) as HTMLInputElement
     const form = h('form', { class: 'stack card' },
       field(t('ui.settings.maxShouts'), maxShouts, t('ui.settings.maxShoutsHint')),
       field(t('ui.settings.maxMessageLength'), maxMessageLength),
       h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.members')),
         ...Object.entries(members).map(([key, input]) => field(t(`ui.settings.${key}`), input, t(`ui.settings.${key}Hint`)))),
+      h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.history')),
+        field(t('ui.settings.maxPinned'), maxPinned, t('ui.settings.maxPinnedHint')),
+        field(t('ui.settings.keepDays'), keepDays, t('ui.settings.keepDaysHint'))),
       result,
       h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
     onSubmit(form, result, say, () => panel.api('PUT', '/panel/api/shoutbox/config', {
       maxShouts: maxShouts.value === '' ? null : Number(maxShouts.value), maxMessageLength: Number(maxMessageLength.value),
-      ...Object.fromEntries(Object.entries(members).map(([key, input]) => [key, Number(input.value)]))
+      ...Object.fromEntries(Object.entries(members).map(([key, input]) => [key, Number(input.value)])),
+      maxPinned: Number(maxPinned.value),
+      keepDays: keepDays.value === '' ? null : Number(keepDays.value)
     }), () => result.ok(t('ui.settings.saved')))
     root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
     void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
@@ -176,6 +197,8 @@ export default function register (panel: PanelHost): void {
       maxShouts.value = answer.body!.maxShouts === null ? '' : String(answer.body!.maxShouts)
       maxMessageLength.value = String(answer.body!.maxMessageLength)
       for (const [key, input] of Object.entries(members)) input.value = String(answer.body![key])
+      maxPinned.value = String(answer.body!.maxPinned)
+      keepDays.value = answer.body!.keepDays === null ? '' : String(answer.body!.keepDays)
     })
   }
 }

@@ -1,13 +1,15 @@
 import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { h, relativeTime } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
+import { ownTag, pageLocale, permalinkOf, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
  * The theme widget. A theme embeds it with one tag:
  *   <script type="module" src="/addons/shoutbox/ui/widget.js" data-shoutbox></script>
- * It shows the latest shouts where the tag is and keeps them current: live through the
- * event stream, or by revalidating the list (ETag) every 15 s when the stream is down.
+ * It shows the pinned shouts, then the latest, where the tag is and keeps them current:
+ * live through the event stream, or by revalidating (ETag) every 15 s when the stream is
+ * down. Each shout links to its permalink page, and the widget to the archive.
  * Members who may post get a composer, and edit and delete buttons on their own shouts;
  * visitors get a way to sign in (and to sign up, when the site allows it). A muted member
  * is told so, and until when, in place of the composer. Moderators (MANAGE_SHOUTBOX with
@@ -21,9 +23,9 @@ const PANEL_NODE = 'panel.access'
 /** The mute lengths offered, in minutes; null: until lifted. */
 const MUTE_CHOICES: ReadonlyArray<[number | null, string]> = [[10, 'widget.for10'], [60, 'widget.for60'], [1440, 'widget.for1440'], [10080, 'widget.for10080'], [null, 'widget.forever']]
 
-const here = new URL(import.meta.url)
-const tag = [...document.querySelectorAll<HTMLScriptElement>('script[data-shoutbox]')].find(s => new URL(s.src, location.href).href === here.href)
-const locale = (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
+const here = import.meta.url
+const tag = ownTag('data-shoutbox', here)
+const locale = pageLocale()
 const t = shoutboxStrings(locale)
 
 interface Me { readonly username: string, readonly permissions: readonly string[] }
@@ -57,15 +59,20 @@ function errorText (answer: Answer): string {
 const codePoints = (text: string): number => [...text].length
 const isBlank = (text: string): boolean => /^[\s\p{White_Space}]*$/u.test(text)
 
-document.head.append(h('link', { rel: 'stylesheet', href: new URL('./widget.css', here).href }))
+useStylesheet('widget.css', here)
 const you = h('div', { class: 'shoutbox-you' })
 // What became of one's own post, edit or deletion, read out by screen readers.
 const announcer = h('div', { class: 'shoutbox-sr', role: 'status', 'aria-live': 'polite' })
 const list = h('ol', { class: 'shoutbox-list' })
 // A chat's log: screen readers read out the shouts that arrive (not the first list, while it is busy).
 const log = h('div', { role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-labelledby': 'shoutbox-title', 'aria-busy': 'true' }, list)
+const pinnedList = h('ol', { class: 'shoutbox-list' })
+// A region of its own, named "Pinned", so a screen reader announces it as such.
+const pinnedBox = h('section', { class: 'shoutbox-pinned', 'aria-labelledby': 'shoutbox-pinned-title', hidden: true },
+  h('p', { class: 'label', id: 'shoutbox-pinned-title' }, h('span', { class: 'pin', 'aria-hidden': 'true' }), t('widget.pinned')), pinnedList)
 const widget = h('section', { class: 'shoutbox-widget', 'aria-labelledby': 'shoutbox-title' },
-  h('h2', { id: 'shoutbox-title' }, t('widget.title')), you, announcer, log)
+  h('h2', { id: 'shoutbox-title' }, t('widget.title')), you, announcer, pinnedBox, log,
+  h('p', { class: 'shoutbox-more' }, h('a', { href: '/shouts' }, t('widget.all'))))
 if (tag !== undefined) tag.after(widget)
 else document.body.append(widget)
 
@@ -257,6 +264,7 @@ interface Item {
 }
 
 let shouts: Shout[] = []
+let pinned: Shout[] = []
 const items = new Map<number, Item>()
 const known = new KnownUsers()
 let namesKnown = 0
@@ -285,16 +293,23 @@ function newItem (shout: Shout): Item {
   const text = h('p', { class: 'text' })
   const time = h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(locale) })
   const actions = h('div', { class: 'shoutbox-actions' })
-  const li = h('li', { 'data-id': shout.id }, text, h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), ' · ', time), actions)
+  const li = h('li', { 'data-id': shout.id }, text,
+    h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), ' · ',
+      h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') }, time)),
+    actions)
   const item: Item = { shout, li, text, time, actions, drawnWith: -1, mode: 'none' }
   drawText(item)
   return item
 }
 
 function render (): void {
+  pinnedBox.hidden = pinned.length === 0
+  pinnedList.replaceChildren(...pinned.map(shout => shoutItem(shout, locale, known.isUser)))
   const wanted: HTMLElement[] = []
   const ids = new Set<number>()
-  for (const shout of shouts) {
+  // A pinned shout is shown once, among the pinned.
+  const pinnedIds = new Set(pinned.map(shout => shout.id))
+  for (const shout of shouts.filter(shout => !pinnedIds.has(shout.id))) {
     ids.add(shout.id)
     let item = items.get(shout.id)
     if (item === undefined) {
@@ -315,7 +330,7 @@ function render (): void {
       items.delete(id)
     }
   }
-  if (wanted.length === 0) wanted.push(empty)
+  if (wanted.length === 0 && pinned.length === 0) wanted.push(empty)
   else empty.remove()
   // Only what moved is moved: a focused button or an open edit stays where it is.
   wanted.forEach((li, index) => {
@@ -494,16 +509,52 @@ function load (): Promise<void> {
   })().finally(() => { loading = undefined })
   return loading
 }
+let loadingPinned: Promise<void> | undefined
+let pinnedAgain = false
+/** Reads the pinned shouts (an unchanged answer costs a 304); a change heard while reading reads them once more afterwards. */
+function loadPinned (): Promise<void> {
+  if (loadingPinned !== undefined) {
+    pinnedAgain = true
+    return loadingPinned
+  }
+  loadingPinned = (async () => {
+    do {
+      pinnedAgain = false
+      try {
+        const response = await fetch('/api/shoutbox/pinned', { cache: 'no-cache' })
+        if (response.ok) {
+          pinned = (await response.json() as { shouts: Shout[] }).shouts
+          render()
+          if (await known.learn(pinned.map(s => s.message))) {
+            namesKnown++
+            render()
+          }
+        }
+      } catch {
+        // Offline for a moment: the next refresh tries again.
+      }
+    } while (pinnedAgain)
+  })().finally(() => { loadingPinned = undefined })
+  return loadingPinned
+}
+
+const loadAll = (): void => {
+  void load()
+  void loadPinned()
+}
 
 let polling: ReturnType<typeof setInterval> | undefined
-const poll = (): void => { polling ??= setInterval(() => void load(), 15_000) }
+const poll = (): void => { polling ??= setInterval(loadAll, 15_000) }
 if ('EventSource' in window) {
   const stream = new EventSource('/api/shoutbox/stream')
-  for (const event of ['shout-created', 'shout-edited', 'shout-deleted']) stream.addEventListener(event, () => void load())
+  stream.addEventListener('shout-created', () => void load())
+  // A deleted or edited shout may be a pinned one.
+  for (const event of ['shout-edited', 'shout-deleted']) stream.addEventListener(event, loadAll)
+  for (const event of ['shout-pinned', 'shout-unpinned']) stream.addEventListener(event, () => void loadPinned())
   stream.addEventListener('open', () => {
     if (polling !== undefined) clearInterval(polling)
     polling = undefined
-    void load()
+    loadAll()
   })
   stream.addEventListener('error', poll)
 } else {
@@ -512,4 +563,4 @@ if ('EventSource' in window) {
 setInterval(render, 15_000) // keeps "2 minutes ago" true, and takes Edit away when the window closes
 drawYou()
 void refreshSession()
-void load()
+loadAll()

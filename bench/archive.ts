@@ -1,0 +1,212 @@
+/**
+ * Archive requests per second (CONTRACT §14): `GET /api/shoutbox/archive` at the first
+ * page, at a page a million shouts back, and a search, each over real HTTP with the load
+ * generator (bench/load.ts, autocannon) in a process of its own.
+ *
+ *   node --import tsx bench/archive.ts                           # embedded database
+ *   DATABASE_URL=postgres://… node --import tsx bench/archive.ts  # PostgreSQL (a schema of its own, dropped after)
+ *   node --import tsx bench/archive.ts --seconds 10 --shouts 1000000
+ *
+ * Standalone, it makes its own installation from the production build (`npm run build`
+ * first), seeds `--shouts` shouts and prints a table. From bench/run.ts, against a site
+ * that already holds a million shouts:
+ *
+ *   import { measureArchive } from './archive.js'
+ *   const archive = await measureArchive({ baseUrl: await big.url(), deepBefore: 1000, seconds: SECONDS, load })
+ *   // archive.firstPage / archive.deepPage / archive.search: { requestsPerSecond, p50, p99, non2xx, … }
+ *
+ * where `load` is run.ts's own runner (so the load generator is pinned to its core like
+ * every other measurement); without it, bench/load.ts is spawned here.
+ */
+import { spawn, type ChildProcess } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import fs from 'node:fs/promises'
+import net from 'node:net'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import { querySql } from '../test/helpers/storage-sql.js'
+
+const root = fileURLToPath(new URL('../', import.meta.url))
+
+/** What bench/load.ts prints for one run. */
+export interface Load {
+  requestsPerSecond: number
+  total: number
+  p50: number
+  p99: number
+  non2xx: number
+  errors: number
+  timeouts: number
+  status2xx: number
+}
+
+export type LoadRunner = (job: { url: string, connections: number, durationSeconds: number }) => Promise<Load>
+
+export interface ArchiveOptions {
+  /** The site, e.g. `http://127.0.0.1:8088`. */
+  readonly baseUrl: string
+  /** The `before` of the deep page: an id a million shouts below the newest (the seeded ids start at 1, so 1000 will do). */
+  readonly deepBefore: number
+  readonly seconds: number
+  /** Default 50, as the list's measurements use. */
+  readonly connections?: number
+  /** Words for the search measurement; default `needle`, which the standalone seed puts in one shout in 10,000. */
+  readonly search?: string
+  /** How to run the load; default: bench/load.ts spawned here. */
+  readonly load?: LoadRunner
+}
+
+export interface ArchiveResult {
+  readonly firstPage: Load
+  readonly deepPage: Load
+  readonly search: Load
+}
+
+/**
+ * Inserts `shouts` shouts with words as a board has them (a few common, most rare: a power
+ * law over 1,000 words) and `needle` in one in 10,000, so PostgreSQL's statistics, and so
+ * its plans, are those of a real board. Identical messages would tell the planner that
+ * every word is everywhere: it then walks the primary key for a rare word (measured: a
+ * search for `needle` then took over a second a request).
+ */
+export function archiveSeedSql (shouts: number): string {
+  return `insert into shoutbox_shouts (message, username, date)
+      select 'Seeded shout ' || g || ' about w' || floor(1000 * power(((g::bigint * 7919) % 10007) / 10007.0, 3))::int
+          || ' and w' || floor(1000 * power(((g::bigint * 104729) % 9973) / 9973.0, 3))::int
+          || case when g % 10000 = 0 then ' with a needle' else '' end,
+        'admin', ${Date.now() - shouts} + g
+      from generate_series(1, ${shouts}) as g`
+}
+
+/** Measures the three archive requests one after another, after a one-second warm-up each. */
+export async function measureArchive (options: ArchiveOptions): Promise<ArchiveResult> {
+  const run = options.load ?? spawnLoad
+  const connections = options.connections ?? 50
+  const url = (query: string): string => `${options.baseUrl}/api/shoutbox/archive?${query}`
+  const measure = async (query: string): Promise<Load> => {
+    const check = await fetch(url(query))
+    if (!check.ok) throw new Error(`archive?${query} answered ${check.status}: ${await check.text()}`)
+    await run({ url: url(query), connections, durationSeconds: 1 })
+    return run({ url: url(query), connections, durationSeconds: options.seconds })
+  }
+  return {
+    firstPage: await measure('limit=20'),
+    deepPage: await measure(`limit=20&before=${options.deepBefore}`),
+    search: await measure(`limit=20&q=${encodeURIComponent(options.search ?? 'needle')}`)
+  }
+}
+
+// ---------------------------------------------------------------- standalone
+
+/** The load generator on the second core and servers on the first, when taskset can (as bench/run.ts does). */
+const PIN = await new Promise<boolean>(resolve => {
+  const probe = spawn('taskset', ['-c', '0', 'true'])
+  probe.on('error', () => resolve(false))
+  probe.on('exit', code => resolve(code === 0 && os.cpus().length >= 2))
+})
+
+function node (args: string[], env: NodeJS.ProcessEnv, core: 0 | 1): ChildProcess {
+  const [command, argv] = PIN ? ['taskset', ['-c', String(core), process.execPath, ...args]] : [process.execPath, args]
+  return spawn(command, argv, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] })
+}
+
+async function spawnLoad (job: { url: string, connections: number, durationSeconds: number }): Promise<Load> {
+  const child = node(['--import', 'tsx', 'bench/load.ts', JSON.stringify(job)], {}, 1)
+  let output = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
+  const code = await new Promise(resolve => child.on('exit', resolve))
+  if (code !== 0) throw new Error(`bench/load.ts exited with ${String(code)}`)
+  return JSON.parse(output.trim().split('\n').at(-1)!) as Load
+}
+
+async function freePort (): Promise<number> {
+  return new Promise(resolve => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+const log = (line: string): void => { process.stderr.write(`# ${line}\n`) }
+
+async function standalone (): Promise<void> {
+  const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, shouts: { type: 'string', default: '1000000' } } })
+  const seconds = Number(values.seconds)
+  const shouts = Number(values.shouts)
+  const serverEntry = path.join(root, 'dist/host/server.js')
+  if (!await fs.access(serverEntry).then(() => true, () => false)) throw new Error('no production build: run npm run build first')
+  const databaseUrl = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
+  const schema = `bench_archive_${randomBytes(4).toString('hex')}`
+  const dataDir = databaseUrl === undefined ? await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-bench-archive-')) : undefined
+  const env: NodeJS.ProcessEnv = databaseUrl === undefined ? { DATA_DIR: dataDir, DATABASE_URL: '' } : { DATABASE_URL: databaseUrl, DATABASE_SCHEMA: schema }
+  const port = await freePort()
+  const baseUrl = `http://127.0.0.1:${port}`
+  const setupToken = randomBytes(16).toString('hex')
+  let host: ChildProcess | undefined
+
+  const start = async (): Promise<void> => {
+    host = node([serverEntry, '--port', String(port), '--host', '127.0.0.1'], { ...env, LOG_LEVEL: 'warn', SETUP_TOKEN: setupToken }, 0)
+    host.stdout!.resume()
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+      if (await fetch(`${baseUrl}/api/health`).then(r => r.ok, () => false)) return
+      await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    throw new Error('the host did not start')
+  }
+  const stop = async (): Promise<void> => {
+    const child = host
+    if (child === undefined || child.exitCode !== null) return
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+  }
+
+  try {
+    log(`database: ${databaseUrl === undefined ? 'embedded (PGlite)' : 'PostgreSQL'}; ${shouts.toLocaleString('en-US')} shouts; ${seconds} s a measurement`)
+    await start()
+    const setup = await fetch(`${baseUrl}/api/setup/finish`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', email: 'admin@example.org', password: 'benchmark password', setupToken })
+    })
+    if (!setup.ok) throw new Error(`setup failed: ${await setup.text()}`)
+    // The embedded database belongs to one process: the host steps aside while it is seeded.
+    if (databaseUrl === undefined) await stop()
+    log(`seeding ${shouts.toLocaleString('en-US')} shouts`)
+    const seeded = Date.now()
+    await querySql({ env }, archiveSeedSql(shouts))
+    await querySql({ env }, 'vacuum analyze shoutbox_shouts')
+    await querySql({ env }, 'checkpoint')
+    log(`seeded in ${((Date.now() - seeded) / 1000).toFixed(0)} s`)
+    if (databaseUrl === undefined) await start()
+    const result = await measureArchive({ baseUrl, deepBefore: 1000, seconds })
+    const rows: Array<[string, Load]> = [
+      ['archive, first page (limit 20)', result.firstPage],
+      [`archive, a page ${(shouts - 1000).toLocaleString('en-US')} shouts back`, result.deepPage],
+      ['archive, search "needle" (1 in 10,000)', result.search]
+    ]
+    const width = Math.max(...rows.map(([label]) => label.length))
+    process.stdout.write(`\nShoutbox archive — ${databaseUrl === undefined ? 'embedded PostgreSQL (PGlite)' : 'PostgreSQL'}, ${os.cpus().length} cores${PIN ? ' (server on core 0, load on core 1)' : ''}, Node ${process.version}, 50 connections × ${seconds} s\n\n`)
+    process.stdout.write(`${'request'.padEnd(width)}  ${'req/s'.padStart(8)}  ${'p50 / p99'.padStart(12)}  non-2xx\n`)
+    for (const [label, load] of rows) {
+      const failures = load.non2xx + load.errors + load.timeouts
+      process.stdout.write(`${label.padEnd(width)}  ${Math.round(load.requestsPerSecond).toLocaleString('en-US').padStart(8)}  ${`${load.p50} / ${load.p99} ms`.padStart(12)}  ${failures}\n`)
+    }
+  } finally {
+    await stop()
+    if (databaseUrl !== undefined) {
+      const client = new pg.Client({ connectionString: databaseUrl })
+      await client.connect()
+      await client.query(`drop schema if exists "${schema}" cascade`)
+      await client.end()
+    } else if (dataDir !== undefined) {
+      await fs.rm(dataDir, { recursive: true, force: true })
+    }
+  }
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await standalone()

@@ -1,0 +1,44 @@
+import { NotFound, PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { announceChange } from '../change-notices.js'
+import { TooManyPinned } from '../errors.js'
+import { pinsRepository } from '../pins-repository.js'
+import { PinSchema } from '../schemas.js'
+import { ShoutboxSettings } from '../settings.js'
+import { shoutsRepository } from '../shouts-repository.js'
+
+/**
+ * PUT /api/panel/shoutbox/:id/pin {pinned} — pins or unpins a shout, logged PINNED_SHOUT
+ * or UNPINNED_SHOUT. At most `maxPinned` are pinned: the pins table is locked while one
+ * is counted and written, so two pins at once cannot both take the last place. Asking
+ * for the state a shout is already in changes, logs and announces nothing.
+ */
+export class PinShout extends PanelApi<typeof PinSchema> {
+  readonly method = 'PUT'
+  readonly path = '/api/panel/shoutbox/:id/pin'
+  readonly schema = PinSchema
+
+  async handle (call: SignedInCall<typeof PinSchema>): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    const { ctx, user } = call
+    const id = Number(call.params.id)
+    const { pinned } = call.body
+    const { maxPinned } = await ShoutboxSettings.of(ctx).current()
+    await ctx.transaction(async trx => {
+      const pins = pinsRepository(ctx.db)
+      await pins.lock(trx)
+      const shout = await shoutsRepository(trx).find(id)
+      if (shout === undefined) throw new NotFound()
+      if (await pins.isPinned(id, trx) === pinned) return
+      if (pinned && await pins.count(trx) >= maxPinned) throw new TooManyPinned(maxPinned)
+      const eventId = pinned ? await pins.pin(id, trx) : await pins.unpin(id, trx)
+      // Deleted between the read and the write.
+      if (eventId === undefined) throw new NotFound()
+      const kind = pinned ? 'shout-pinned' : 'shout-unpinned'
+      await ctx.activityLog.write({
+        type: pinned ? 'PINNED_SHOUT' : 'UNPINNED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message }
+      }, trx)
+      await announceChange(ctx, trx, { kind, eventIds: [eventId], events: [{ id: eventId, kind, shout }] })
+    })
+    return new Successful()
+  }
+}

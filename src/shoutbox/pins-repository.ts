@@ -1,0 +1,73 @@
+import type { Database, Transaction } from '../sdk/index.js'
+import { EVENTS_TABLE } from './events-repository.js'
+import type { Shout } from './schemas.js'
+import { PINS_TABLE, SHOUTS_TABLE } from './tables.js'
+
+/** A foreign key violation: the shout was deleted while it was being pinned. */
+const PG_FOREIGN_KEY_VIOLATION = '23503'
+/**
+ * The first key of the advisory lock that serialises pins (any constant no other lock of
+ * the platform uses); the second is the schema's, so sites sharing a database do not wait
+ * for each other.
+ */
+const PINS_LOCK = 7_310_002
+
+/**
+ * The pinned shouts. A pin or an unpin writes its row and the `shout-pinned` /
+ * `shout-unpinned` row of the live stream in one statement, as shoutsRepository does for
+ * shouts.
+ */
+export function pinsRepository (db: Database) {
+  /** Records `kind` for the shouts whose ids the statement `change` on the pins table returns as `shout_id`. */
+  const withEvent = async (trx: Transaction, kind: string, change: ReturnType<Database['raw']>): Promise<number | undefined> => {
+    const result = await trx.raw<{ rows: Array<{ id: number }> }>(`
+      with p as (? returning shout_id)
+      insert into ?? (kind, shout, created_at)
+      select ?, jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date), ?
+      from p join ?? as s on s.id = p.shout_id
+      returning id`, [change, EVENTS_TABLE, kind, Date.now(), SHOUTS_TABLE])
+    return result.rows[0]?.id
+  }
+
+  return {
+    /** The pinned shouts, newest pin first. */
+    async list (): Promise<Shout[]> {
+      return db(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id')
+        .orderBy('p.id', 'desc').select<Shout[]>('s.id', 's.message', 's.username', 's.date')
+    },
+
+    /**
+     * Until `trx` ends, no other pin, unpin or pruning run (in any process): what is
+     * counted stays true until it is written, so two pins at once cannot pass `maxPinned`
+     * together. An advisory lock rather than a table lock: a delete's cascade into this
+     * table never waits on it, so a delete and a pin at once cannot deadlock. Reads go on.
+     */
+    async lock (trx: Transaction): Promise<void> {
+      await trx.raw('select pg_advisory_xact_lock(?, hashtext(current_schema()))', [PINS_LOCK])
+    },
+
+    async count (trx: Transaction): Promise<number> {
+      const row = await trx(PINS_TABLE).count<Array<{ count: number | string }>>({ count: '*' }).first()
+      return Number(row?.count ?? 0)
+    },
+
+    async isPinned (shoutId: number, trx: Transaction): Promise<boolean> {
+      return await trx(PINS_TABLE).where('shout_id', shoutId).first('id') !== undefined
+    },
+
+    /** The event id; `undefined` when there is no such shout (any more). */
+    async pin (shoutId: number, trx: Transaction): Promise<number | undefined> {
+      try {
+        return await withEvent(trx, 'shout-pinned', trx.raw('insert into ?? (shout_id, pinned_at) values (?, ?)', [PINS_TABLE, shoutId, Date.now()]))
+      } catch (error) {
+        if ((error as { code?: unknown }).code === PG_FOREIGN_KEY_VIOLATION) return undefined
+        throw error
+      }
+    },
+
+    /** The event id; `undefined` when the shout was not pinned. */
+    async unpin (shoutId: number, trx: Transaction): Promise<number | undefined> {
+      return withEvent(trx, 'shout-unpinned', trx.raw('delete from ?? where shout_id = ?', [PINS_TABLE, shoutId]))
+    }
+  }
+}

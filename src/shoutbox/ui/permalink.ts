@@ -1,0 +1,57 @@
+import { KnownUsers, richText } from '../../sdk/rich-text.js'
+import { h } from '../../sdk/ui.js'
+import type { Shout } from '../schemas.js'
+import { ownTag, pageLocale, useStylesheet } from './shared/shout-view.js'
+import { shoutboxStrings } from './strings.js'
+
+/**
+ * A shout's own page, /shouts/<id> (the theme's shout.html loads it):
+ *   <script type="module" src="/addons/shoutbox/ui/permalink.js" data-shoutbox-permalink></script>
+ * The shout, who posted it and exactly when, and the way back to the archive.
+ */
+
+const here = import.meta.url
+const locale = pageLocale()
+const t = shoutboxStrings(locale)
+useStylesheet('history.css', here)
+
+const id = /^\/shouts\/([0-9]{1,15})\/?$/.exec(location.pathname)?.[1]
+const body = h('div', { role: 'status', 'aria-live': 'polite' })
+const page = h('div', { class: 'shoutbox-history' }, body, h('p', { class: 'back' }, h('a', { href: '/shouts' }, t('history.back'))))
+const tag = ownTag('data-shoutbox-permalink', here)
+if (tag !== undefined) tag.after(page)
+else document.body.append(page)
+
+function show (shout: Shout, isUser?: (name: string) => boolean): void {
+  const date = new Date(shout.date)
+  const title = t('history.shoutBy', { username: shout.username })
+  document.title = `${title} · ${document.title}`
+  body.replaceChildren(h('article', { class: 'shoutbox-permalink', 'aria-labelledby': 'shoutbox-permalink-title' },
+    h('h1', { id: 'shoutbox-permalink-title' }, title),
+    h('p', { class: 'text' }, richText(shout.message, isUser)),
+    h('p', { class: 'meta' },
+      h('time', { datetime: date.toISOString() }, date.toLocaleString(locale, { dateStyle: 'full', timeStyle: 'short' })))))
+}
+
+async function load (): Promise<void> {
+  if (id === undefined) {
+    body.replaceChildren(h('p', { class: 'empty' }, t('history.missing')))
+    return
+  }
+  try {
+    const response = await fetch(`/api/shoutbox/shouts/${id}`)
+    if (response.status === 404) {
+      body.replaceChildren(h('h1', {}, t('history.title')), h('p', { class: 'empty' }, t('history.missing')))
+      return
+    }
+    if (!response.ok) throw new Error(String(response.status))
+    const { shout } = await response.json() as { shout: Shout }
+    show(shout)
+    const known = new KnownUsers()
+    if (await known.learn([shout.message])) show(shout, known.isUser)
+  } catch {
+    body.replaceChildren(h('p', { class: 'message error' }, t('history.failed')))
+  }
+}
+
+void load()

@@ -1,0 +1,58 @@
+import t from 'tap'
+import { shoutsRepository, type ArchiveQuery } from '../../src/shoutbox/shouts-repository.js'
+import { build, setUp, type App } from '../helpers/app.js'
+
+/** The plan PostgreSQL chooses for one archive page (one more than the page, as the endpoint asks), run once. */
+async function planOf (app: App, query: ArchiveQuery): Promise<string> {
+  const { sql, bindings } = shoutsRepository(app.db).archiveQuery(query).toSQL()
+  const plan = await app.db.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`explain (analyze, costs off, timing off, summary off) ${sql}`, [...bindings])
+  return plan.rows.map(r => r['QUERY PLAN']).join('\n')
+}
+
+t.test('with 1,000,000 shouts, an archive page deep in the history and a search are index scans', async t => {
+  const app = await build(t)
+  await setUp(app)
+  // Words as a board has them: a few common, most rare (a power law over 1,000 words), and
+  // the shout's number, which only it holds.
+  await app.db.transaction(async trx => {
+    await trx.raw('set local statement_timeout = 0')
+    await trx.raw(`insert into shoutbox_shouts (message, username, date)
+      select 'Shout number ' || n || ' about w' || floor(1000 * power(((n::bigint * 7919) % 10007) / 10007.0, 3))::int
+          || ' and w' || floor(1000 * power(((n::bigint * 104729) % 9973) / 9973.0, 3))::int, 'admin', 1700000000000 + n
+      from generate_series(1, 1000000) as n`)
+  })
+  await app.db.raw('analyze shoutbox_shouts')
+  const archive = (query: ArchiveQuery) => shoutsRepository(app.db).archive(query)
+
+  t.test('a page a million shouts back walks the primary key backwards from `before`', async t => {
+    const plan = await planOf(app, { before: 1000, limit: 21 })
+    t.comment(plan)
+    t.match(plan, /^Limit/)
+    t.match(plan, /Index Scan Backward using shoutbox_shouts_pkey on shoutbox_shouts[^\n]*\n\s+Index Cond: \(id < '?1000'?(::bigint)?\)/)
+    t.notMatch(plan, /Sort|Seq Scan/, 'no sort, no sequential scan')
+    t.same((await archive({ before: 1000, limit: 3 })).map(s => s.id), [999, 998, 997])
+  })
+
+  t.test('a search for a rare word reads the search index, then sorts only its matches', async t => {
+    const plan = await planOf(app, { q: '123456', limit: 21 })
+    t.comment(plan)
+    t.match(plan, /Bitmap Index Scan on shoutbox_shouts_message_search/)
+    t.notMatch(plan, /Seq Scan/)
+    t.same((await archive({ q: '123456', limit: 21 })).map(s => s.id), [123456])
+  })
+
+  t.test('a search deep in the history reads the search index too', async t => {
+    const plan = await planOf(app, { q: 'w500 w7', before: 200000, limit: 21 })
+    t.comment(plan)
+    t.match(plan, /Bitmap Index Scan on shoutbox_shouts_message_search/)
+    t.notMatch(plan, /Seq Scan/)
+  })
+
+  t.test('a search for a common word walks the primary key and stops after one page', async t => {
+    const plan = await planOf(app, { q: 'w0', before: 500000, limit: 21 })
+    t.comment(plan)
+    t.match(plan, /Index Scan Backward using shoutbox_shouts_pkey/)
+    t.notMatch(plan, /Seq Scan/)
+    t.equal((await archive({ q: 'w0', before: 500000, limit: 21 })).length, 21)
+  })
+})

@@ -1,0 +1,203 @@
+import t from 'tap'
+import { build, setUp } from '../helpers/app.js'
+
+interface Shout { id: number, message: string, username: string, date: number }
+
+/** CONTRACT §14: GET /api/shoutbox/archive and GET /api/shoutbox/shouts/:id. */
+t.test('GET /api/shoutbox/archive', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  const archive = (query = '') => app.inject({ url: `/api/shoutbox/archive${query}` })
+  const publish = (message: string) => app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie }, payload: { message } })
+  /** The shouts as stored, newest first: what the archive must show. */
+  const stored = async (): Promise<Shout[]> => app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date')
+
+  t.test('with no shout: no shouts, no next page', async t => {
+    const response = await archive()
+    t.same([response.statusCode, response.body], [200, '{"result":"ok","shouts":[],"next":null}'])
+    t.equal(response.headers['content-type'], 'application/json; charset=utf-8')
+  })
+
+  const messages = [
+    'Welcome to the new site!', 'The meet-up moves to Saturday', 'Server maintenance tonight',
+    'Saturday meet-up: bring snacks', 'Hello world', 'İstanbul chapter meets on Friday', 'Last call for the Saturday meet-up'
+  ]
+  for (const message of messages) t.equal((await publish(message)).statusCode, 200)
+  const all = await stored()
+
+  t.test('newest first, each shout with exactly id, message, username, date; 20 a page by default', async t => {
+    const response = await archive()
+    t.same([response.statusCode, response.json()], [200, { result: 'ok', shouts: all, next: null }])
+    t.same(Object.keys(response.json().shouts[0]), ['id', 'message', 'username', 'date'])
+    t.same(response.json().shouts.map((s: Shout) => s.id), [7, 6, 5, 4, 3, 2, 1])
+  })
+
+  t.test('limit and before: next is the before of the following page, null after the last', async t => {
+    const first = await archive('?limit=3')
+    t.same([first.statusCode, first.json()], [200, { result: 'ok', shouts: all.slice(0, 3), next: 5 }])
+    const second = await archive('?limit=3&before=5')
+    t.same([second.statusCode, second.json()], [200, { result: 'ok', shouts: all.slice(3, 6), next: 2 }])
+    const last = await archive('?limit=3&before=2')
+    t.same([last.statusCode, last.json()], [200, { result: 'ok', shouts: all.slice(6), next: null }])
+  })
+
+  t.test('a page that ends exactly at the oldest shout has no next page', async t => {
+    const response = await archive('?limit=7')
+    t.same(response.json(), { result: 'ok', shouts: all, next: null })
+    t.same((await archive('?limit=6')).json(), { result: 'ok', shouts: all.slice(0, 6), next: 2 })
+  })
+
+  t.test('before is exclusive and need not be an existing id', async t => {
+    t.same((await archive('?before=7&limit=1')).json(), { result: 'ok', shouts: [all[1]], next: 6 })
+    t.same((await archive('?before=1000&limit=2')).json(), { result: 'ok', shouts: all.slice(0, 2), next: 6 })
+    t.same((await archive('?before=1')).json(), { result: 'ok', shouts: [], next: null })
+    t.same((await archive('?before=0')).json(), { result: 'ok', shouts: [], next: null })
+  })
+
+  t.test('limit 1 and 100 are the bounds', async t => {
+    t.same((await archive('?limit=1')).json(), { result: 'ok', shouts: [all[0]], next: 7 })
+    t.same((await archive('?limit=100')).json(), { result: 'ok', shouts: all, next: null })
+  })
+
+  t.test('bad parameters → 400 BAD_REQUEST in the envelope', async t => {
+    const cases: Array<[string, string]> = [
+      ['?limit=0', 'querystring/limit must be >= 1'],
+      ['?limit=101', 'querystring/limit must be <= 100'],
+      ['?limit=abc', 'querystring/limit must be integer'],
+      ['?limit=1.5', 'querystring/limit must be integer'],
+      ['?limit=', 'querystring/limit must be integer'],
+      ['?before=abc', 'querystring/before must match pattern "^[0-9]{1,15}$"'],
+      ['?before=-1', 'querystring/before must match pattern "^[0-9]{1,15}$"'],
+      ['?before=1e3', 'querystring/before must match pattern "^[0-9]{1,15}$"'],
+      ['?before=1.5', 'querystring/before must match pattern "^[0-9]{1,15}$"'],
+      ['?before=', 'querystring/before must match pattern "^[0-9]{1,15}$"'],
+      ['?before=9999999999999999', 'querystring/before must match pattern "^[0-9]{1,15}$"'],
+      [`?q=${'a'.repeat(201)}`, 'querystring/q must NOT have more than 200 characters'],
+      ['?q=nul%00byte', 'querystring/q must not contain U+0000 or an unpaired surrogate']
+    ]
+    for (const [query, bodyValidationError] of cases) {
+      const response = await archive(query)
+      t.same([response.statusCode, response.json()], [400, { result: 'error', error: 'BAD_REQUEST', bodyValidationError }], query)
+    }
+  })
+
+  t.test('q finds shouts by their words (PostgreSQL full-text search, simple configuration)', async t => {
+    const byMessage = (...wanted: string[]) => all.filter(s => wanted.includes(s.message))
+    const search = async (q: string, more = '') => archive(`?q=${encodeURIComponent(q)}${more}`)
+    const saturday = await search('saturday')
+    t.same([saturday.statusCode, saturday.json()], [200, {
+      result: 'ok', shouts: byMessage('Last call for the Saturday meet-up', 'Saturday meet-up: bring snacks', 'The meet-up moves to Saturday'), next: null
+    }], 'one word, any case')
+    t.same((await search('SATURDAY snacks')).json(), { result: 'ok', shouts: byMessage('Saturday meet-up: bring snacks'), next: null }, 'every word must be there')
+    t.same((await search('"moves to saturday"')).json(), { result: 'ok', shouts: byMessage('The meet-up moves to Saturday'), next: null }, 'a phrase in quotes')
+    t.same((await search('saturday -snacks -call')).json(), { result: 'ok', shouts: byMessage('The meet-up moves to Saturday'), next: null }, '-word leaves out')
+    t.same((await search('istanbul')).json(), { result: 'ok', shouts: byMessage('İstanbul chapter meets on Friday'), next: null }, 'letters beyond ASCII')
+    t.same((await search('sat')).json(), { result: 'ok', shouts: [], next: null }, 'whole words, not parts')
+    t.same((await search('nothing-like-this')).json(), { result: 'ok', shouts: [], next: null }, 'no match')
+  })
+
+  t.test('a search pages like the archive', async t => {
+    const matches = all.filter(s => /saturday/i.test(s.message))
+    const first = await archive('?q=saturday&limit=2')
+    t.same(first.json(), { result: 'ok', shouts: matches.slice(0, 2), next: matches[1]!.id })
+    const second = await archive(`?q=saturday&limit=2&before=${first.json().next}`)
+    t.same(second.json(), { result: 'ok', shouts: matches.slice(2), next: null })
+  })
+
+  t.test('a blank q is no search', async t => {
+    for (const q of ['', '%20%20', '%09']) t.same((await archive(`?q=${q}`)).json(), { result: 'ok', shouts: all, next: null }, JSON.stringify(q))
+  })
+
+  t.test('input that looks like SQL or tsquery syntax is only text', async t => {
+    await publish('Please do not drop the table in the kitchen')
+    const withDrop = (await stored()).filter(s => s.message.startsWith('Please do not drop'))
+    const cases: Array<[string, Shout[]]> = [
+      ["'); drop table shoutbox_shouts; --", []],
+      ["drop table'); --", withDrop],
+      ['&|!', []],
+      ['snacks & !saturday | (hello', []],
+      ['hel:*', []],
+      ['"unclosed quote', []],
+      ['\\', []],
+      ['():*<->', []],
+      ['%_*?', []],
+      ['<script>alert(1)</script>', []]
+    ]
+    for (const [q, shouts] of cases) {
+      const response = await archive(`?q=${encodeURIComponent(q)}`)
+      t.same([response.statusCode, response.json()], [200, { result: 'ok', shouts, next: null }], q)
+    }
+    t.equal((await stored()).length, 8, 'the table is still there, untouched')
+  })
+
+  t.test('public: a session changes nothing; a shout published later is seen', async t => {
+    t.same((await app.inject({ url: '/api/shoutbox/archive', headers: { cookie } })).json(), (await archive()).json())
+    await publish('the newest one')
+    t.equal((await archive('?limit=1')).json().shouts[0].message, 'the newest one')
+  })
+})
+
+t.test('walking the archive page by page returns every shout exactly once, newest first, while shouts are being published', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  const publish = (message: string) => app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie }, payload: { message } })
+  for (let i = 1; i <= 40; i++) await publish(`before the walk ${i}`)
+  const expected: Shout[] = await app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date')
+
+  const walked: Shout[] = []
+  let before: number | null | undefined
+  let pages = 0
+  let published = 0
+  do {
+    // Each page is read while two more shouts are being published.
+    const [page] = await Promise.all([
+      app.inject({ url: `/api/shoutbox/archive?limit=7${before === undefined ? '' : `&before=${before}`}` }),
+      publish(`during the walk ${++published}`),
+      publish(`during the walk ${++published}`)
+    ])
+    t.equal(page.statusCode, 200)
+    const body = page.json() as { shouts: Shout[], next: number | null }
+    walked.push(...body.shouts)
+    before = body.next
+    pages++
+  } while (before !== null && pages < 100)
+
+  const fromBefore = walked.filter(s => s.message.startsWith('before the walk'))
+  t.same(fromBefore, expected, 'every shout that was there when the walk began, once, newest first')
+  const ids = walked.map(s => s.id)
+  t.same(ids, [...ids].sort((a, b) => b - a), 'the whole walk is newest first')
+  t.equal(new Set(ids).size, ids.length, 'no shout twice')
+  t.ok(published >= 12, `${published} shouts were published during the walk`)
+})
+
+t.test('GET /api/shoutbox/shouts/:id — one shout, the permalink', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  await app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie }, payload: { message: 'Remember me <b>' } })
+  const [shout] = await app.db('shoutbox_shouts').select('id', 'message', 'username', 'date')
+
+  t.test('200 with the shout and its four fields', async t => {
+    const response = await app.inject({ url: '/api/shoutbox/shouts/1' })
+    t.same([response.statusCode, response.json()], [200, { result: 'ok', shout }])
+    t.same(Object.keys(response.json().shout), ['id', 'message', 'username', 'date'])
+  })
+
+  t.test('an unknown or deleted id → 404 NOT_FOUND', async t => {
+    for (const id of ['2', '0', '999999999999999']) {
+      const response = await app.inject({ url: `/api/shoutbox/shouts/${id}` })
+      t.same([response.statusCode, response.json()], [404, { result: 'error', error: 'NOT_FOUND' }], id)
+    }
+    await app.inject({ method: 'DELETE', url: '/panel/api/shoutbox/1', headers: { cookie } })
+    const gone = await app.inject({ url: '/api/shoutbox/shouts/1' })
+    t.same([gone.statusCode, gone.json()], [404, { result: 'error', error: 'NOT_FOUND' }], 'deleted')
+  })
+
+  t.test('an id that is not one → 400 BAD_REQUEST', async t => {
+    for (const id of ['abc', '1.5', '1e3', '-1', '9999999999999999']) {
+      const response = await app.inject({ url: `/api/shoutbox/shouts/${id}` })
+      t.same([response.statusCode, response.json()], [400, {
+        result: 'error', error: 'BAD_REQUEST', bodyValidationError: 'params/id must match pattern "^[0-9]{1,15}$"'
+      }], id)
+    }
+  })
+})
