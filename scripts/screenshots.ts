@@ -58,7 +58,9 @@ try {
     ['users', '/panel/#/users', async page => { await page.getByText('mehmet@example.org').waitFor() }],
     ['addons', '/panel/#/addons', async page => { await page.getByText('Shoutbox 0.1.0').waitFor() }],
     ['password', '/panel/#/password', async page => { await page.getByLabel('Current password').waitFor() }],
-    ['site-settings', '/panel/#/settings', async page => { await page.getByLabel('Role of new accounts').waitFor() }]
+    ['site-settings', '/panel/#/settings', async page => { await page.getByLabel('Role of new accounts').waitFor() }],
+    ['overview', '/panel/#/overview', async page => { await page.locator('svg.chart rect').first().waitFor() }],
+    ['api-docs', '/docs/api', async page => { await page.locator('section.op').first().waitFor() }]
   ]
   for (const [width, height, suffix] of [[1280, 800, 'desktop'], [375, 740, 'phone']] as const) {
     const context = await browser.newContext({ viewport: { width, height } })

@@ -38,6 +38,63 @@ export interface PanelHost {
   /** The panel's sentence for an error answer, in the panel's language. */
   errorText (answer: ApiAnswer, addonStrings?: (key: string, values?: Record<string, unknown>) => string | undefined): string
   addPage (page: PanelPage): void
+  /** Adds a section to the panel's overview page (the first page), shown to holders of its permission. */
+  addOverview (section: OverviewSection): void
+}
+
+/** An addon's part of the overview page: its figures, drawn by itself. */
+export interface OverviewSection {
+  readonly title: string
+  /** The permission node a user needs to see it. */
+  readonly permission: string
+  /** Draws the section into `root` (a card); may return a function run when the page is left. */
+  render (root: HTMLElement): void | (() => void)
+}
+
+/**
+ * A bar chart as an SVG element, drawn here (no library): one bar per value, the largest
+ * reaching the top, each with a `<title>` (its label and value) for pointers and readers.
+ */
+export function barChart (bars: ReadonlyArray<{ readonly label: string, readonly value: number }>, options: { readonly title: string, readonly height?: number }): SVGSVGElement {
+  const NS = 'http://www.w3.org/2000/svg'
+  const svg = (tag: string, attributes: Record<string, string | number>): SVGElement => {
+    const element = document.createElementNS(NS, tag)
+    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value))
+    return element
+  }
+  const width = 600
+  const height = options.height ?? 160
+  const axis = 18
+  const max = Math.max(1, ...bars.map(bar => bar.value))
+  const step = width / Math.max(1, bars.length)
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height + axis}`, role: 'img', class: 'chart' }) as SVGSVGElement
+  const title = svg('title', {})
+  title.textContent = options.title
+  chart.append(title, svg('line', { x1: 0, y1: height + 0.5, x2: width, y2: height + 0.5, class: 'chart-axis' }))
+  bars.forEach((bar, i) => {
+    const barHeight = Math.round((bar.value / max) * (height - 14))
+    const rect = svg('rect', { x: i * step + step * 0.15, y: height - barHeight, width: step * 0.7, height: barHeight, class: 'chart-bar' })
+    const tip = svg('title', {})
+    tip.textContent = `${bar.label}: ${bar.value}`
+    rect.append(tip)
+    chart.append(rect)
+    if (bar.value > 0) {
+      const value = svg('text', { x: i * step + step / 2, y: height - barHeight - 3, class: 'chart-value', 'text-anchor': 'middle' })
+      value.textContent = String(bar.value)
+      chart.append(value)
+    }
+  })
+  // The first, middle and last labels: enough to read the axis at any width.
+  for (const i of new Set([0, Math.floor((bars.length - 1) / 2), bars.length - 1])) {
+    const bar = bars[i]
+    if (bar === undefined) continue
+    const anchor = i === 0 ? 'start' : i === bars.length - 1 ? 'end' : 'middle'
+    const x = anchor === 'start' ? 0 : anchor === 'end' ? width : i * step + step / 2
+    const label = svg('text', { x, y: height + axis - 4, class: 'chart-label', 'text-anchor': anchor })
+    label.textContent = bar.label
+    chart.append(label)
+  }
+  return chart
 }
 
 export type PanelModule = (panel: PanelHost) => void
