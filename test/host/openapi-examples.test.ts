@@ -1,7 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
-import { ADMIN, build, login, sessionCookie, type App } from '../helpers/app.js'
+import { ADMIN, build, login, sessionCookie } from '../helpers/app.js'
 import { openApiDocument, type Operation } from '../helpers/openapi.js'
 import { connectSse } from '../helpers/sse.js'
 
@@ -146,4 +146,19 @@ t.test('the check fails on drift: a field the schema does not name, or a missing
   t.notOk(validate({ result: 'ok', shouts: [{ ...shout, authorId: 3 }] }), 'CONTRACT §6: exactly four fields — a fifth fails')
   t.notOk(validate({ result: 'ok', shouts: [{ id: 1, message: 'hi', username: 'ada' }] }), 'a missing date fails')
   t.notOk(validate({ result: 'ok' }), 'a missing list fails')
+})
+
+t.test('where the contract fixes an answer, the documented schema is the contract\'s', async t => {
+  const app = await build(t)
+  const document = await openApiDocument(app)
+  const schemaOf = (path: string, method: string) => new Ajv2020({ strict: false }).compile(document.paths[path]![method]!.responses['200']!.content!['application/json']!.schema!)
+  const publish = schemaOf('/panel/api/shoutbox', 'post')
+  t.ok(publish({ result: 'ok' }))
+  t.notOk(publish({ result: 'ok', shout: { id: 1 } }), 'CONTRACT §6: the panel\'s publish answers {"result":"ok"} and nothing else')
+  const post = schemaOf('/api/shoutbox', 'post')
+  t.notOk(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1, authorId: 2 } }), 'CONTRACT §12: a member\'s post answers the shout with its four fields')
+  const me = schemaOf('/api/auth/me', 'get')
+  t.notOk(me({ result: 'ok', user: { id: 1, username: 'ada', role: { id: 2, name: 'member' }, permissions: [], email: 'ada@example.org' } }), 'CONTRACT §5: me is {id, username, role, permissions} — never the e-mail address')
+  const health = schemaOf('/api/health', 'get')
+  t.notOk(health({ result: 'ok', database: 'down' }), 'CONTRACT §5: a 200 from health means the database is up')
 })

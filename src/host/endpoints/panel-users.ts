@@ -1,5 +1,5 @@
 import {
-  IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, TooManyRequests, Type, okAnswer,
+  IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer,
   type ActivityLogEntryInput, type SessionUser, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
