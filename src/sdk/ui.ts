@@ -52,10 +52,12 @@ export interface OverviewSection {
 }
 
 /**
- * A bar chart as an SVG element, drawn here (no library): one bar per value, the largest
- * reaching the top, each with a `<title>` (its label and value) for pointers and readers.
+ * A bar chart drawn here (no library): an SVG with one bar per value, the largest reaching
+ * the top, each with a `<title>` (its label and value) for pointers and screen readers;
+ * the first, middle and last labels and the largest value are text under it, so they stay
+ * readable at any width.
  */
-export function barChart (bars: ReadonlyArray<{ readonly label: string, readonly value: number }>, options: { readonly title: string, readonly height?: number }): SVGSVGElement {
+export function barChart (bars: ReadonlyArray<{ readonly label: string, readonly value: number }>, options: { readonly title: string, readonly height?: number }): HTMLElement {
   const NS = 'http://www.w3.org/2000/svg'
   const svg = (tag: string, attributes: Record<string, string | number>): SVGElement => {
     const element = document.createElementNS(NS, tag)
@@ -63,38 +65,27 @@ export function barChart (bars: ReadonlyArray<{ readonly label: string, readonly
     return element
   }
   const width = 600
-  const height = options.height ?? 160
-  const axis = 18
+  const height = options.height ?? 150
   const max = Math.max(1, ...bars.map(bar => bar.value))
   const step = width / Math.max(1, bars.length)
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height + axis}`, role: 'img', class: 'chart' }) as SVGSVGElement
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height + 1}`, role: 'img', class: 'chart', preserveAspectRatio: 'none', 'aria-label': options.title })
   const title = svg('title', {})
   title.textContent = options.title
   chart.append(title, svg('line', { x1: 0, y1: height + 0.5, x2: width, y2: height + 0.5, class: 'chart-axis' }))
   bars.forEach((bar, i) => {
-    const barHeight = Math.round((bar.value / max) * (height - 14))
+    const barHeight = Math.round((bar.value / max) * height)
     const rect = svg('rect', { x: i * step + step * 0.15, y: height - barHeight, width: step * 0.7, height: barHeight, class: 'chart-bar' })
     const tip = svg('title', {})
     tip.textContent = `${bar.label}: ${bar.value}`
     rect.append(tip)
     chart.append(rect)
-    if (bar.value > 0) {
-      const value = svg('text', { x: i * step + step / 2, y: height - barHeight - 3, class: 'chart-value', 'text-anchor': 'middle' })
-      value.textContent = String(bar.value)
-      chart.append(value)
-    }
   })
-  // The first, middle and last labels: enough to read the axis at any width.
-  for (const i of new Set([0, Math.floor((bars.length - 1) / 2), bars.length - 1])) {
-    const bar = bars[i]
-    if (bar === undefined) continue
-    const anchor = i === 0 ? 'start' : i === bars.length - 1 ? 'end' : 'middle'
-    const x = anchor === 'start' ? 0 : anchor === 'end' ? width : i * step + step / 2
-    const label = svg('text', { x, y: height + axis - 4, class: 'chart-label', 'text-anchor': anchor })
-    label.textContent = bar.label
-    chart.append(label)
-  }
-  return chart
+  const labels = [...new Set([0, Math.floor((bars.length - 1) / 2), bars.length - 1])].map(i => bars[i]?.label ?? '')
+  const highest = bars.find(bar => bar.value === max)
+  return h('div', { class: 'chart-box' },
+    highest === undefined || highest.value === 0 ? null : h('div', { class: 'chart-max' }, `${highest.value}`),
+    chart,
+    h('div', { class: 'chart-labels' }, ...labels.map(label => h('span', {}, label))))
 }
 
 export type PanelModule = (panel: PanelHost) => void

@@ -18,7 +18,7 @@ export default function register (panel: PanelHost): void {
   /** The overview page's section: live readers now, and shouts per day as a chart drawn here. */
   function overview (root: HTMLElement): void {
     const readers = h('dd', { id: 'overview-readers' }, '…')
-    const chart = h('figure', { class: 'chart-box' }, h('figcaption', {}, t('ui.overview.perDay')))
+    const chart = h('figure', { class: 'chart' }, h('figcaption', {}, t('ui.overview.perDay')))
     root.replaceChildren(
       h('dl', { class: 'figures' }, h('div', { title: t('ui.overview.readersHint') }, h('dt', {}, t('ui.overview.readers')), readers)),
       chart)
