@@ -21,6 +21,13 @@ export async function buildUi (): Promise<void> {
   })
   for (const file of ['index.html', 'panel.css']) await fs.copyFile(path.join(root, 'src/host/ui/panel', file), path.join(out, 'panel', file))
   await fs.cp(path.join(root, 'src/host/ui/theme'), path.join(out, 'theme'), { recursive: true })
+  // The API reference at /docs/api, drawn from /api/openapi.json by its own small script.
+  await build({
+    entryPoints: [path.join(root, 'src/host/ui/docs/docs.ts')],
+    outfile: path.join(out, 'docs/docs.js'),
+    bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, sourcemap: 'linked', logLevel: 'error'
+  })
+  for (const file of ['index.html', 'docs.css']) await fs.copyFile(path.join(root, 'src/host/ui/docs', file), path.join(out, 'docs', file))
   // The theme's account area (sign in, sign up, sign out on the home page).
   await build({
     entryPoints: [path.join(root, 'src/host/ui/site/account.ts')],

@@ -64,7 +64,9 @@ try {
     ['addons', '/panel/#/addons', async page => { await page.getByText('Shoutbox 0.1.0').waitFor() }],
     ['password', '/panel/#/password', async page => { await page.getByLabel('Current password').waitFor() }],
     ['site-settings', '/panel/#/settings', async page => { await page.getByLabel('Role of new accounts').waitFor() }],
-    ['mutes', '/panel/#/shoutbox/mutes', async page => { await page.getByText('loud_larry').waitFor() }]
+    ['mutes', '/panel/#/shoutbox/mutes', async page => { await page.getByText('loud_larry').waitFor() }],
+    ['overview', '/panel/#/overview', async page => { await page.locator('svg.chart rect').last().waitFor() }],
+    ['api-docs', '/docs/api', async page => { await page.locator('section.op').first().waitFor() }]
   ]
   for (const [width, height, suffix] of [[1280, 800, 'desktop'], [375, 740, 'phone']] as const) {
     const context = await browser.newContext({ viewport: { width, height } })
@@ -74,7 +76,8 @@ try {
       if (!wanted(name)) continue
       await page.goto(base + url)
       await ready(page)
-      await page.screenshot({ path: path.join(out, `${name}-${suffix}.png`), fullPage: true })
+      // The API reference is long: its first screen shows what it is.
+      await page.screenshot({ path: path.join(out, `${name}-${suffix}.png`), fullPage: name !== 'api-docs' })
     }
     if (wanted('sign-in')) {
       const anonymous = await (await browser.newContext({ viewport: { width, height } })).newPage()

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import type http from 'node:http'
 import path from 'node:path'
 import type { Duplex } from 'node:stream'
@@ -31,6 +32,7 @@ import { httpConventions } from './plugins/http-conventions.js'
 import { i18nPlugin } from './plugins/i18n.js'
 import { identityPlugin } from './plugins/identity.js'
 import { metricsPlugin } from './plugins/metrics.js'
+import { openApiPlugin } from './plugins/openapi.js'
 
 /** The repository's own addon: `addon.json` and `lang/` at the root, code in `src/shoutbox/` (or `dist/shoutbox/`). */
 export const BUILTIN_ADDONS: readonly AddonSource[] = [{
@@ -45,6 +47,9 @@ export const BUILTIN_ADDONS: readonly AddonSource[] = [{
 export const HOST_DIR = fileURLToPath(new URL('./', import.meta.url))
 
 /** The panel and theme, as `npm run build` bundles them. */
+/** The platform's version (package.json, two folders up from src/host/ and dist/host/ alike). */
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+
 const UI_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url))
 
 export interface BuildOptions {
@@ -155,6 +160,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams } })
     await app.register(cookie)
     await app.register(httpConventions, { allowedOrigins: config.publicUrl === undefined ? config.allowedOrigins : [...config.allowedOrigins, config.publicUrl] })
+    // Before any endpoint: the document is made from the routes as they are registered.
+    await app.register(openApiPlugin, { version: VERSION })
     // Phase two: the host's endpoints, then each enabled addon in its own encapsulated context.
     await app.register(endpointsPlugin)
     await registerPages(app, options.uiDir ?? UI_DIR)

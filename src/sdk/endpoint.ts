@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import { ENDPOINT, SUCCESSFUL, markSdkBase } from './brands.js'
+import type { EndpointAnswers } from './answers.js'
 import type { AddonContext, SessionUser } from './context.js'
 
 /** The HTTP methods and access classes an endpoint may declare (the loader and the packager read these). */
@@ -132,6 +133,13 @@ export abstract class Endpoint<S extends EndpointSchema = EndpointSchema, U exte
   /** Fastify route syntax, e.g. `/api/panel/shoutbox/:id`. Panel endpoints live under `/api/panel/`. */
   abstract readonly path: string
   abstract readonly schema: S
+  /**
+   * What it answers: the success body's schema (with an example) and the errors of its own
+   * logic. The host serialises with it and documents it in `/api/openapi.json`; an
+   * endpoint without it is served, but the document shows no answer for it (and the
+   * repository's test of the document fails, naming the route).
+   */
+  readonly answers?: EndpointAnswers
   /** Largest accepted body in bytes; the host's limit (64 KiB) when unset. */
   readonly bodyLimit?: number
   /** Public GET endpoints only: the answer is kept and served from memory (see CachePolicy). */

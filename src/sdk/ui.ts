@@ -38,6 +38,54 @@ export interface PanelHost {
   /** The panel's sentence for an error answer, in the panel's language. */
   errorText (answer: ApiAnswer, addonStrings?: (key: string, values?: Record<string, unknown>) => string | undefined): string
   addPage (page: PanelPage): void
+  /** Adds a section to the panel's overview page (the first page), shown to holders of its permission. */
+  addOverview (section: OverviewSection): void
+}
+
+/** An addon's part of the overview page: its figures, drawn by itself. */
+export interface OverviewSection {
+  readonly title: string
+  /** The permission node a user needs to see it. */
+  readonly permission: string
+  /** Draws the section into `root` (a card); may return a function run when the page is left. */
+  render (root: HTMLElement): void | (() => void)
+}
+
+/**
+ * A bar chart drawn here (no library): an SVG with one bar per value, the largest reaching
+ * the top, each with a `<title>` (its label and value) for pointers and screen readers;
+ * the first, middle and last labels and the largest value are text under it, so they stay
+ * readable at any width.
+ */
+export function barChart (bars: ReadonlyArray<{ readonly label: string, readonly value: number }>, options: { readonly title: string, readonly height?: number }): HTMLElement {
+  const NS = 'http://www.w3.org/2000/svg'
+  const svg = (tag: string, attributes: Record<string, string | number>): SVGElement => {
+    const element = document.createElementNS(NS, tag)
+    for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value))
+    return element
+  }
+  const width = 600
+  const height = options.height ?? 150
+  const max = Math.max(1, ...bars.map(bar => bar.value))
+  const step = width / Math.max(1, bars.length)
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height + 1}`, role: 'img', class: 'chart', preserveAspectRatio: 'none', 'aria-label': options.title })
+  const title = svg('title', {})
+  title.textContent = options.title
+  chart.append(title, svg('line', { x1: 0, y1: height + 0.5, x2: width, y2: height + 0.5, class: 'chart-axis' }))
+  bars.forEach((bar, i) => {
+    const barHeight = Math.round((bar.value / max) * height)
+    const rect = svg('rect', { x: i * step + step * 0.15, y: height - barHeight, width: step * 0.7, height: barHeight, class: 'chart-bar' })
+    const tip = svg('title', {})
+    tip.textContent = `${bar.label}: ${bar.value}`
+    rect.append(tip)
+    chart.append(rect)
+  })
+  const labels = [...new Set([0, Math.floor((bars.length - 1) / 2), bars.length - 1])].map(i => bars[i]?.label ?? '')
+  const highest = bars.find(bar => bar.value === max)
+  return h('div', { class: 'chart-box' },
+    highest === undefined || highest.value === 0 ? null : h('div', { class: 'chart-max' }, `${highest.value}`),
+    chart,
+    h('div', { class: 'chart-labels' }, ...labels.map(label => h('span', {}, label))))
 }
 
 export type PanelModule = (panel: PanelHost) => void

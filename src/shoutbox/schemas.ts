@@ -1,11 +1,14 @@
 import { IdParamsSchema, Type, type Static } from '../sdk/index.js'
 
+/** A shout: exactly these four fields, wherever it is shown. */
 export const ShoutSchema = Type.Object({
   id: Type.Integer(),
   message: Type.String(),
   username: Type.String(),
   date: Type.Integer({ description: 'milliseconds since the Unix epoch, when stored' })
-})
+}, { additionalProperties: false })
+
+export const SHOUT_EXAMPLE: Shout = { id: 42, message: 'Hello, board! https://example.org', username: 'ada', date: 1795000000000 }
 
 export type Shout = Static<typeof ShoutSchema>
 
@@ -34,6 +37,10 @@ export const SettingsSchema = Type.Object({
 })
 
 export type Settings = Static<typeof SettingsSchema>
+
+export const SETTINGS_EXAMPLE: Settings = {
+  maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null
+}
 
 export const UpdateSettingsSchema = {
   body: Type.Object({

@@ -98,6 +98,16 @@ export function shoutsRepository (db: Database) {
       return result.rows.map(recorded)
     },
 
+    /** How many of the shouts kept now were posted on each UTC day since `since` (ms), by the day's first millisecond. */
+    async perDay (since: number): Promise<Map<number, number>> {
+      const rows = await db(SHOUTS_TABLE)
+        .where('date', '>=', since)
+        .select(db.raw('(date / 86400000) * 86400000 as day'))
+        .count<Array<{ day: number | string, count: number | string }>>({ count: '*' })
+        .groupByRaw('1')
+      return new Map(rows.map(row => [Number(row.day), Number(row.count)]))
+    },
+
     /** Stores the shouts in one statement; ids are given in the order of `shouts`. */
     async insert (shouts: readonly NewShout[], trx: Transaction): Promise<Recorded[]> {
       const result = await withEvents(trx, 'shout-created', trx.raw(`insert into ?? (message, username, date, author_id)

@@ -27,6 +27,11 @@ export class StreamHub {
 
   private constructor (private readonly ctx: AddonContext) {}
 
+  /** Open streams in this process: the board's live readers here. */
+  get readers (): number {
+    return this.subscribers.size
+  }
+
   start (): void {
     onChange(this.ctx, notice => {
       if (notice?.eventIds !== undefined && notice.eventIds.length > 0 && this.subscribers.size > 0) this.deliver(notice)

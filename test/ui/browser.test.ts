@@ -151,7 +151,8 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
 
   await step('the moderator signs in (on a phone-sized screen) and posts', async () => {
     const mod = await signIn('mod', 'moderator password')
-    t.same(await mod.locator('nav.menu a').allInnerTexts(), ['Shouts', 'Shoutbox settings', 'Activity', 'My password'], 'only the pages the role allows')
+    t.same(await mod.locator('nav.menu a').allInnerTexts(), ['Overview', 'Shouts', 'Shoutbox settings', 'Activity', 'My password'], 'only the pages the role allows')
+    await mod.getByRole('link', { name: 'Shouts', exact: true }).click()
     await mod.getByLabel('Message').fill(XSS)
     await mod.getByRole('button', { name: 'Post shout' }).click()
     await mod.getByText('Shout posted.').waitFor()
@@ -162,9 +163,9 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
 
   await step('a user without the permission sees no Shouts page, and a forced request is refused', async () => {
     const helper = await signIn('helper', 'helper password')
-    t.same(await helper.locator('nav.menu a').allInnerTexts(), ['Activity', 'My password'])
+    t.same(await helper.locator('nav.menu a').allInnerTexts(), ['Overview', 'Activity', 'My password'])
     await helper.goto(`${server.url}/panel/#/shoutbox/shouts`)
-    await helper.getByRole('heading', { name: 'Activity' }).waitFor()
+    await helper.getByRole('heading', { name: 'Overview' }).waitFor()
     t.equal(await helper.getByLabel('Message').count(), 0, 'no shout form, even by address')
     const forced = await helper.evaluate(async () => {
       const response = await fetch('/panel/api/shoutbox', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"sneaky"}' })

@@ -1,9 +1,10 @@
 import {
-  Api, LoggedInApi, Successful, Type, type PublicCall, type SignedInCall
+  Api, InvalidCredentials, LoggedInApi, Successful, TooManyRequests, Type, okAnswer, type PublicCall, type SignedInCall
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { clearSessionCookie } from '../identity/sessions.js'
 import { checkedAttempt, signIn } from '../identity/sign-in.js'
+import { SIGNED_IN_EXAMPLE, SignedInUserSchema } from '../schemas.js'
 
 const LoginSchema = {
   body: Type.Object({
@@ -17,6 +18,10 @@ export class Login extends Api<typeof LoginSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/auth/login'
   readonly schema = LoginSchema
+  override readonly answers = {
+    ok: okAnswer({ user: SignedInUserSchema }, { user: SIGNED_IN_EXAMPLE }, 'Signed in; the session cookie is set'),
+    errors: [InvalidCredentials, TooManyRequests]
+  }
 
   async handle (call: PublicCall<typeof LoginSchema, HostContext>): Promise<Successful> {
     const { username: login, password } = call.body
@@ -34,6 +39,7 @@ export class Logout extends LoggedInApi<object, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/auth/logout'
   readonly schema = {}
+  override readonly answers = { ok: okAnswer({}, {}, 'Signed out; the session cookie is cleared') }
 
   async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
     const { sessions, sessionCookie } = call.ctx.identity
@@ -48,6 +54,11 @@ export class Me extends LoggedInApi {
   readonly method = 'GET'
   readonly path = '/api/auth/me'
   readonly schema = {}
+  override readonly answers = {
+    ok: okAnswer({
+      user: Type.Object({ ...SignedInUserSchema.properties, permissions: Type.Array(Type.String()) }, { additionalProperties: false })
+    }, { user: { ...SIGNED_IN_EXAMPLE, permissions: ['addon.shoutbox.post'] } })
+  }
 
   async handle ({ user }: SignedInCall): Promise<Successful> {
     return new Successful({ user: { id: user.id, username: user.username, role: user.role, permissions: user.permissions } })

@@ -1,4 +1,4 @@
-import { Api, ServiceUnavailable, Successful, type PublicCall } from '../../sdk/index.js'
+import { Api, ServiceUnavailable, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 
 /**
@@ -11,6 +11,8 @@ export class Health extends Api<object, HostContext> {
   readonly path = '/api/health'
   readonly schema = {}
   override readonly availableBeforeSetup = true
+  // 503 SERVICE_UNAVAILABLE carries `database` ("up" or "down") and, while stopping, `stopping: true`.
+  override readonly answers = { ok: okAnswer({ database: Type.Literal('up') }, { database: 'up' }) }
 
   async handle ({ ctx }: PublicCall<object, HostContext>): Promise<Successful> {
     let database: 'up' | 'down' = 'up'

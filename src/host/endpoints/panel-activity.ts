@@ -1,5 +1,6 @@
-import { PanelApi, Successful, Type, type SignedInCall } from '../../sdk/index.js'
+import { PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
+import { ActivityEntrySchema } from '../schemas.js'
 
 const ActivitySchema = {
   querystring: Type.Object({
@@ -13,6 +14,20 @@ export class ActivityFeed extends PanelApi<typeof ActivitySchema, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/logs/activity'
   readonly schema = ActivitySchema
+  override readonly answers = {
+    ok: okAnswer({
+      logs: Type.Array(ActivityEntrySchema, { description: 'newest first, 20 a page' }),
+      page: Type.Integer({ minimum: 1 }),
+      totalPages: Type.Integer({ minimum: 1 })
+    }, {
+      logs: [{
+        id: 7, type: 'CREATED_SHOUT', userId: 1, username: 'admin', addonId: 'shoutbox', details: { message: 'Hello' },
+        createdAt: 1795000000000, text: 'admin shouted: Hello'
+      }],
+      page: 1,
+      totalPages: 1
+    })
+  }
 
   async handle (call: SignedInCall<typeof ActivitySchema, HostContext>): Promise<Successful> {
     return new Successful(await call.ctx.activityFeed.page(call.query.page, call.locale))

@@ -1,10 +1,26 @@
-import { NotFound, PanelApi, Successful, Type, type SignedInCall } from '../../sdk/index.js'
+import { NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 
 export class ListAddons extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/addons'
   readonly schema = {}
+  override readonly answers = {
+    ok: okAnswer({
+      addons: Type.Array(Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        version: Type.String(),
+        description: Type.String(),
+        enabled: Type.Boolean({ description: 'enabled for the next start' }),
+        active: Type.Boolean({ description: 'running in this process now' }),
+        builtin: Type.Boolean({ description: 'the repository\'s own copy' })
+      }, { additionalProperties: false }))
+    }, {
+      addons: [{ id: 'shoutbox', name: 'Shoutbox', version: '0.1.0', description: 'A shout board', enabled: true, active: true, builtin: true }]
+    }),
+    errors: [NoPermission]
+  }
 
   async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_ADDONS')
@@ -35,6 +51,10 @@ export class SetAddonEnabled extends PanelApi<typeof SetAddonSchema, HostContext
   readonly method = 'PUT'
   readonly path = '/api/panel/addons/:id'
   readonly schema = SetAddonSchema
+  override readonly answers = {
+    ok: okAnswer({ restartRequired: Type.Literal(true) }, { restartRequired: true }, 'Takes effect at the next restart'),
+    errors: [NoPermission, NotFound]
+  }
 
   async handle (call: SignedInCall<typeof SetAddonSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_ADDONS')

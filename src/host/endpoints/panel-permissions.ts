@@ -1,4 +1,4 @@
-import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { HOST_ID } from '../addons/loader.js'
 
@@ -7,6 +7,19 @@ export class ListPermissions extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/permissions'
   readonly schema = {}
+  override readonly answers = {
+    ok: okAnswer({
+      permissions: Type.Array(Type.Object({
+        node: Type.String(),
+        key: Type.String(),
+        addonId: Type.Union([Type.String(), Type.Null()], { description: 'null for the host\'s own' }),
+        title: Type.String(),
+        description: Type.String()
+      }, { additionalProperties: false }))
+    }, {
+      permissions: [{ node: 'panel.access', key: 'PANEL_ACCESS', addonId: null, title: 'Panel access', description: 'Open the panel' }]
+    })
+  }
 
   async handle ({ ctx, locale }: SignedInCall<object, HostContext>): Promise<Successful> {
     const permissions = ctx.addons.permissionCatalogue().map(p => ({

@@ -1,7 +1,8 @@
-import { BadRequest, IdParamsSchema, PanelApi, Successful, Type, type SignedInCall } from '../../sdk/index.js'
+import { BadRequest, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { assertHoldsAll, assertNotOwnRole } from '../identity/granting.js'
-import { PermissionNodeSchema } from '../schemas.js'
+import { RoleIsBuiltIn, RoleNameTaken } from '../errors.js'
+import { PermissionNodeSchema, ROLE_EXAMPLE, RoleSchema } from '../schemas.js'
 
 const RoleBodySchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 64, pattern: '\\S' }),
@@ -12,6 +13,12 @@ export class ListRoles extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/roles'
   readonly schema = {}
+  override readonly answers = {
+    ok: okAnswer({ roles: Type.Array(RoleSchema) }, {
+      roles: [{ id: 1, name: 'admin', permissions: ['*'], builtin: true }, { id: 2, name: 'member', permissions: ['addon.shoutbox.post'], builtin: true }, ROLE_EXAMPLE]
+    }),
+    errors: [NoPermission]
+  }
 
   async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_ROLES')
@@ -25,6 +32,7 @@ export class CreateRole extends PanelApi<typeof CreateRoleSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/panel/roles'
   readonly schema = CreateRoleSchema
+  override readonly answers = { ok: okAnswer({ role: RoleSchema }, { role: ROLE_EXAMPLE }), errors: [NoPermission, RoleNameTaken] }
 
   async handle (call: SignedInCall<typeof CreateRoleSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_ROLES')
@@ -51,6 +59,10 @@ export class UpdateRole extends PanelApi<typeof UpdateRoleSchema, HostContext> {
   readonly method = 'PUT'
   readonly path = '/api/panel/roles/:id'
   readonly schema = UpdateRoleSchema
+  override readonly answers = {
+    ok: okAnswer({ role: RoleSchema }, { role: ROLE_EXAMPLE }),
+    errors: [NoPermission, NotFound, RoleIsBuiltIn, RoleNameTaken]
+  }
 
   async handle (call: SignedInCall<typeof UpdateRoleSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_ROLES')

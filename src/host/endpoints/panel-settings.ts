@@ -1,11 +1,23 @@
-import { PanelApi, Successful, Type, type SignedInCall } from '../../sdk/index.js'
+import { NoPermission, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
+import { UnknownRole } from '../errors.js'
+import { DefaultRoleNotAllowed } from '../identity/site-settings.js'
+import { SiteSettingsFields } from '../schemas.js'
 
 /** GET /api/panel/settings — the site's settings, and the roles new accounts may get. */
 export class GetSiteSettings extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/settings'
   readonly schema = {}
+  override readonly answers = {
+    ok: okAnswer({
+      ...SiteSettingsFields,
+      roles: Type.Array(Type.Object({ id: Type.Integer({ minimum: 1 }), name: Type.String() }, { additionalProperties: false }), {
+        description: 'the roles defaultRoleId may name (none that opens the panel)'
+      })
+    }, { signUp: true, defaultRoleId: 2, roles: [{ id: 2, name: 'member' }] }),
+    errors: [NoPermission]
+  }
 
   async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_SETTINGS')
@@ -26,6 +38,10 @@ export class UpdateSiteSettings extends PanelApi<typeof UpdateSiteSettingsSchema
   readonly method = 'PUT'
   readonly path = '/api/panel/settings'
   readonly schema = UpdateSiteSettingsSchema
+  override readonly answers = {
+    ok: okAnswer(SiteSettingsFields, { signUp: true, defaultRoleId: 2 }),
+    errors: [NoPermission, UnknownRole, DefaultRoleNotAllowed]
+  }
 
   async handle (call: SignedInCall<typeof UpdateSiteSettingsSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_SETTINGS')

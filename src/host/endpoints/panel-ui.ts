@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import path from 'node:path'
-import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 
 /** The running addons and the panel module each contributes (its pages and strings). */
@@ -8,6 +8,15 @@ export class PanelModules extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/ui/addons'
   readonly schema = {}
+  override readonly answers = {
+    ok: okAnswer({
+      addons: Type.Array(Type.Object({
+        id: Type.String(),
+        name: Type.String(),
+        panel: Type.Union([Type.String(), Type.Null()], { description: 'the URL of its panel module, if it has one' })
+      }, { additionalProperties: false }))
+    }, { addons: [{ id: 'shoutbox', name: 'Shoutbox', panel: '/addons/shoutbox/ui/panel.js' }] })
+  }
 
   async handle ({ ctx }: SignedInCall<object, HostContext>): Promise<Successful> {
     const addons = [...ctx.addons.runtimes.values()]

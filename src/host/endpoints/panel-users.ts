@@ -1,15 +1,15 @@
 import {
-  IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type,
+  IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer,
   type ActivityLogEntryInput, type SessionUser, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
-import { LastAdmin, UnknownRole } from '../errors.js'
+import { EmailTaken, LastAdmin, UnknownRole, UsernameTaken } from '../errors.js'
 import { assertHoldsAll } from '../identity/granting.js'
 import { ADMIN_ROLE_ID, type Role } from '../identity/roles.js'
 import { clearSessionCookie } from '../identity/sessions.js'
 import { withoutHash, type User, type UserChange, type UserWithHash } from '../identity/users.js'
 import type { Identity } from '../plugins/identity.js'
-import { EmailSchema, PasswordSchema, UsernameSchema } from '../schemas.js'
+import { EmailSchema, PasswordSchema, USER_EXAMPLE, UserSchema, UsernameSchema } from '../schemas.js'
 
 const RoleIdSchema = Type.Integer({ minimum: 1, maximum: 2_147_483_647 })
 
@@ -17,6 +17,12 @@ export class ListUsers extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/users'
   readonly schema = {}
+  override readonly answers = {
+    ok: okAnswer({ users: Type.Array(UserSchema) }, {
+      users: [{ id: 1, username: 'admin', email: 'admin@example.org', roleId: 1, disabled: false, createdAt: 1794990000000 }, USER_EXAMPLE]
+    }),
+    errors: [NoPermission]
+  }
 
   async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_USERS')
@@ -38,6 +44,8 @@ export class CreateUser extends PanelApi<typeof CreateUserSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/panel/users'
   readonly schema = CreateUserSchema
+  // 503 SERVICE_UNAVAILABLE (with Retry-After) also when password hashing is full.
+  override readonly answers = { ok: okAnswer({ user: UserSchema }, { user: USER_EXAMPLE }), errors: [NoPermission, UnknownRole, UsernameTaken, EmailTaken] }
 
   async handle (call: SignedInCall<typeof CreateUserSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_USERS')
@@ -75,6 +83,10 @@ export class UpdateUser extends PanelApi<typeof UpdateUserSchema, HostContext> {
   readonly method = 'PUT'
   readonly path = '/api/panel/users/:id'
   readonly schema = UpdateUserSchema
+  override readonly answers = {
+    ok: okAnswer({ user: UserSchema }, { user: { ...USER_EXAMPLE, disabled: true } }),
+    errors: [NoPermission, NotFound, UnknownRole, LastAdmin]
+  }
 
   async handle (call: SignedInCall<typeof UpdateUserSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_USERS')
@@ -120,6 +132,7 @@ export class DeleteUser extends PanelApi<typeof DeleteUserSchema, HostContext> {
   readonly method = 'DELETE'
   readonly path = '/api/panel/users/:id'
   readonly schema = DeleteUserSchema
+  override readonly answers = { ok: okAnswer({}, {}), errors: [NoPermission, NotFound, LastAdmin] }
 
   async handle (call: SignedInCall<typeof DeleteUserSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_USERS')

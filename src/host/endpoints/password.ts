@@ -1,4 +1,4 @@
-import { LoggedInApi, NotLoggedIn, Successful, Type, type SignedInCall } from '../../sdk/index.js'
+import { InvalidCredentials, LoggedInApi, NotLoggedIn, Successful, TooManyRequests, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { checkedAttempt } from '../identity/sign-in.js'
 import { PasswordSchema } from '../schemas.js'
@@ -19,6 +19,10 @@ export class ChangePassword extends LoggedInApi<typeof ChangePasswordSchema, Hos
   readonly method = 'POST'
   readonly path = '/api/auth/password'
   readonly schema = ChangePasswordSchema
+  override readonly answers = {
+    ok: okAnswer({}, {}, 'Changed; every other session of the user has ended'),
+    errors: [InvalidCredentials, TooManyRequests, NotLoggedIn]
+  }
 
   async handle (call: SignedInCall<typeof ChangePasswordSchema, HostContext>): Promise<Successful> {
     const { ctx } = call

@@ -1,17 +1,18 @@
 import {
-  Api, PlatformAlreadyInstalled, SetupApi, SetupFinished, Successful, Type, type PublicCall
+  Api, PlatformAlreadyInstalled, SetupApi, SetupFinished, Successful, Type, okAnswer, type PublicCall
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
-import { InvalidSetupToken } from '../errors.js'
+import { EmailTaken, InvalidSetupToken, UsernameTaken } from '../errors.js'
 import { ADMIN_ROLE_ID } from '../identity/roles.js'
 import { signIn } from '../identity/sign-in.js'
-import { NewAccountSchema, type NewAccount } from '../schemas.js'
+import { NewAccountSchema, SignedInUserSchema, type NewAccount } from '../schemas.js'
 
 export class SetupStatus extends Api<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/setup/status'
   readonly schema = {}
   override readonly availableBeforeSetup = true
+  override readonly answers = { ok: okAnswer({ setupDone: Type.Boolean() }, { setupDone: false }) }
 
   async handle ({ ctx }: PublicCall<object, HostContext>): Promise<Successful> {
     return new Successful({ setupDone: await ctx.identity.setup.isSetupDone() })
@@ -31,6 +32,10 @@ export class FinishSetup extends SetupApi<typeof FinishSetupSchema, HostContext>
   readonly method = 'POST'
   readonly path = '/api/setup/finish'
   readonly schema = FinishSetupSchema
+  override readonly answers = {
+    ok: okAnswer({ user: SignedInUserSchema }, { user: { id: 1, username: 'admin', role: { id: 1, name: 'admin' } } }, 'The first administrator, signed in'),
+    errors: [InvalidSetupToken, UsernameTaken, EmailTaken]
+  }
 
   async handle (call: PublicCall<typeof FinishSetupSchema, HostContext>): Promise<Successful> {
     const { setupToken, ...account } = call.body

@@ -1,14 +1,15 @@
-import { Api, Successful, type PublicCall } from '../../sdk/index.js'
+import { Api, Successful, TooManyRequests, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
-import { SignUpClosed } from '../errors.js'
+import { EmailTaken, SignUpClosed, UsernameTaken } from '../errors.js'
 import { signIn } from '../identity/sign-in.js'
-import { NewAccountSchema } from '../schemas.js'
+import { NewAccountSchema, SIGNED_IN_EXAMPLE, SignedInUserSchema } from '../schemas.js'
 
 /** GET /api/auth/signup — public: whether visitors may sign up now (the home page and the widget ask). */
 export class SignUpStatus extends Api<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/auth/signup'
   readonly schema = {}
+  override readonly answers = { ok: okAnswer({ signUp: Type.Boolean() }, { signUp: true }) }
 
   async handle ({ ctx }: PublicCall<object, HostContext>): Promise<Successful> {
     return new Successful({ signUp: (await ctx.identity.siteSettings.read()).signUp })
@@ -27,6 +28,10 @@ export class SignUp extends Api<typeof SignUpSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/auth/signup'
   readonly schema = SignUpSchema
+  override readonly answers = {
+    ok: okAnswer({ user: SignedInUserSchema }, { user: SIGNED_IN_EXAMPLE }, 'The new account, signed in'),
+    errors: [SignUpClosed, TooManyRequests, UsernameTaken, EmailTaken]
+  }
 
   async handle (call: PublicCall<typeof SignUpSchema, HostContext>): Promise<Successful> {
     const { ctx } = call

@@ -1,4 +1,4 @@
-import { Api, Successful, Type, type PublicCall } from '../../sdk/index.js'
+import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 
 const MAX_NAMES = 50
@@ -20,6 +20,9 @@ export class KnownUsers extends Api<typeof KnownUsersSchema, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/users/known'
   readonly schema = KnownUsersSchema
+  override readonly answers = {
+    ok: okAnswer({ usernames: Type.Array(Type.String(), { description: 'those that exist, as they are spelled' }) }, { usernames: ['ada'] })
+  }
 
   async handle ({ ctx, query }: PublicCall<typeof KnownUsersSchema, HostContext>): Promise<Successful> {
     const names = [...new Set(query.names.split(',').filter(name => name.length >= 3 && name.length <= 32))].slice(0, MAX_NAMES)

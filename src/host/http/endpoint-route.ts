@@ -7,6 +7,7 @@ import {
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
 import type { CachedAnswer } from './answer-cache.js'
+import { responseSchemas } from './answers.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -27,6 +28,8 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
   if (endpoint.schema.body !== undefined) schema.body = endpoint.schema.body
   if (endpoint.schema.params !== undefined) schema.params = endpoint.schema.params
   if (endpoint.schema.querystring !== undefined) schema.querystring = endpoint.schema.querystring
+  schema.response = responseSchemas(endpoint)
+  Object.assign(schema, documentation(endpoint, owner.ctx.addonId))
   const update = endpoint.cache?.update
   const cached = endpoint.cache === undefined
     ? undefined
@@ -43,6 +46,19 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
       ? async (request, reply) => send(reply, await handle(endpoint, makeCall(scope, request, reply, owner.ctx)))
       : async (request, reply) => sendCached(request, reply, cached, () => endpoint.handle(makeCall(scope, request, reply, owner.ctx)))
   })
+}
+
+/** What `/api/openapi.json` shows of the route besides its schemas (read by @fastify/swagger). */
+function documentation (endpoint: Endpoint, ownerId: string): Record<string, unknown> {
+  const signedIn = endpoint.access === 'LoggedInApi' || endpoint.access === 'PanelApi'
+  return {
+    operationId: `${ownerId}.${endpoint.constructor.name}`,
+    summary: endpoint.constructor.name,
+    tags: [ownerId],
+    // The session cookie; a PanelApi endpoint needs a role holding panel.access too.
+    security: signedIn ? [{ session: endpoint.access === 'PanelApi' ? ['panel.access'] : [] }] : [],
+    'x-access-class': endpoint.access
+  }
 }
 
 function accessCheck (app: FastifyInstance, endpoint: Endpoint, owner: EndpointOwner) {

@@ -36,12 +36,14 @@ async function isDirectory (dir: string): Promise<boolean> {
 }
 
 /**
- * The panel at /panel/, the theme's pages (THEME_PAGES), and each running addon's browser
- * files at /addons/<id>/ui/. Files only: no directory listings, no path outside the root.
+ * The panel at /panel/, the theme's pages (THEME_PAGES), the API reference at /docs/api,
+ * and each running addon's browser files at /addons/<id>/ui/. Files only: no directory
+ * listings, no path outside the root.
  */
 export async function registerPages (app: FastifyInstance, uiDir: string): Promise<void> {
   const panelDir = path.join(uiDir, 'panel')
   const themeDir = path.join(uiDir, 'theme')
+  const docsDir = path.join(uiDir, 'docs')
   if (!await isDirectory(panelDir)) {
     app.log.warn(`no panel or theme pages at ${uiDir}: run npm run build`)
   } else {
@@ -55,6 +57,12 @@ export async function registerPages (app: FastifyInstance, uiDir: string): Promi
         return reply.type('text/html; charset=utf-8').send(html)
       })
     }
+    await app.register(fastifyStatic, { root: docsDir, prefix: '/docs/', setHeaders: pageHeaders, decorateReply: false, index: false })
+    const reference = await fs.readFile(path.join(docsDir, 'index.html'))
+    app.get('/docs/api', (_request, reply) => {
+      pageHeaders(reply)
+      return reply.type('text/html; charset=utf-8').send(reference)
+    })
   }
   for (const runtime of app.addons.runtimes.values()) {
     const dir = runtime.addon.source.uiDir

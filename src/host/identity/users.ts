@@ -114,6 +114,12 @@ export function usersRepository (db: Knex) {
       return rows.map(row => row.username)
     },
 
+    /** Active (not disabled) accounts holding the role `roleId`. */
+    async countWithRole (roleId: number): Promise<number> {
+      const [row] = await db('users').where({ role_id: roleId, disabled: false }).count<Array<{ count: number | string }>>({ count: '*' })
+      return Number(row?.count ?? 0)
+    },
+
     async list (): Promise<User[]> {
       const rows: Row[] = await db('users').orderBy('id')
       return rows.map(row => withoutHash(toUser(row)))

@@ -1,4 +1,4 @@
-import { IdParamsSchema, NotFound, PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import { announceChange } from '../change-notices.js'
 import { ShoutDeleted } from '../events.js'
 import { shoutsRepository } from '../shouts-repository.js'
@@ -10,6 +10,7 @@ export class DeleteShout extends PanelApi<typeof ShoutIdParams> {
   readonly method = 'DELETE'
   readonly path = '/api/panel/shoutbox/:id'
   readonly schema = ShoutIdParams
+  override readonly answers = { ok: okAnswer({}, {}), errors: [NoPermission, NotFound] }
 
   async handle (call: SignedInCall<typeof ShoutIdParams>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')

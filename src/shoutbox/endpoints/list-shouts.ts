@@ -1,6 +1,7 @@
-import { Api, Successful, type PublicCall } from '../../sdk/index.js'
+import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import { CHANGED } from '../change-notices.js'
 import { nextList } from '../list-changes.js'
+import { SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -15,6 +16,8 @@ export class ListShouts extends Api {
   readonly path = '/api/shoutbox/list'
   readonly schema = {}
   override readonly cache = { topic: CHANGED, update: nextList }
+  // Sent as the kept answer's bytes (the host encodes it); a test checks them against this.
+  override readonly answers = { ok: okAnswer({ shouts: Type.Array(ShoutSchema, { description: 'newest first' }) }, { shouts: [SHOUT_EXAMPLE] }) }
 
   async handle ({ ctx }: PublicCall): Promise<Successful> {
     const { maxShouts } = await ShoutboxSettings.of(ctx).current()

@@ -1,14 +1,14 @@
 import {
-  LoggedInApi, NoPermission, NotFound, Successful, type AddonContext, type SessionUser, type SignedInCall, type Transaction
+  LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, okAnswer, type AddonContext, type SessionUser, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
 import { announceChange } from '../change-notices.js'
-import { EditWindowClosed } from '../errors.js'
+import { DuplicateShout, EditWindowClosed, MessageTooLong } from '../errors.js'
 import { ShoutDeleted, ShoutEdited } from '../events.js'
 import { admitPost } from '../flood-control.js'
 import { assertPublishable } from '../message.js'
 import { assertNotMuted } from '../mutes.js'
 import { Publisher } from '../publisher.js'
-import { EditShoutSchema, PublishShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
+import { EditShoutSchema, PublishShoutSchema, SHOUT_EXAMPLE, ShoutIdParamsSchema, ShoutSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -28,6 +28,10 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
   readonly method = 'POST'
   readonly path = '/api/shoutbox'
   readonly schema = PublishShoutSchema
+  override readonly answers = {
+    ok: okAnswer({ shout: ShoutSchema }, { shout: SHOUT_EXAMPLE }, 'The shout as stored'),
+    errors: [NoPermission, MessageTooLong, DuplicateShout, TooManyRequests]
+  }
 
   async handle (call: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
     call.requirePermission('POST_SHOUTS')
@@ -52,6 +56,10 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   readonly method = 'PUT'
   readonly path = OWN_SHOUT
   readonly schema = EditShoutSchema
+  override readonly answers = {
+    ok: okAnswer({ shout: ShoutSchema }, { shout: { ...SHOUT_EXAMPLE, message: 'Hello, board (edited)' } }, 'The shout as edited; its date stays'),
+    errors: [NoPermission, NotFound, EditWindowClosed, MessageTooLong]
+  }
 
   async handle (call: SignedInCall<typeof EditShoutSchema>): Promise<Successful> {
     call.requirePermission('POST_SHOUTS')
@@ -84,6 +92,7 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
   readonly method = 'DELETE'
   readonly path = OWN_SHOUT
   readonly schema = ShoutIdParamsSchema
+  override readonly answers = { ok: okAnswer({}, {}), errors: [NoPermission, NotFound] }
 
   async handle (call: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
     const { ctx, user } = call

@@ -1,4 +1,5 @@
-import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { NoPermission, PanelApi, Successful, okAnswer, type SignedInCall } from '../../sdk/index.js'
+import { MessageTooLong } from '../errors.js'
 import { assertPublishable } from '../message.js'
 import { Publisher } from '../publisher.js'
 import { PublishShoutSchema } from '../schemas.js'
@@ -13,6 +14,8 @@ export class PublishShout extends PanelApi<typeof PublishShoutSchema> {
   readonly method = 'POST'
   readonly path = '/api/panel/shoutbox'
   readonly schema = PublishShoutSchema
+  // The contract: `{"result":"ok"}` and nothing else.
+  override readonly answers = { ok: okAnswer({}, {}), errors: [NoPermission, MessageTooLong] }
 
   async handle (call: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')

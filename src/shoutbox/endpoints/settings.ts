@@ -1,6 +1,6 @@
-import { PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { NoPermission, PanelApi, Successful, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import { announceChange } from '../change-notices.js'
-import { SETTINGS_KEYS, UpdateSettingsSchema } from '../schemas.js'
+import { SETTINGS_EXAMPLE, SETTINGS_KEYS, SettingsSchema, UpdateSettingsSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 
 /** GET /api/panel/shoutbox/config */
@@ -8,6 +8,7 @@ export class GetSettings extends PanelApi {
   readonly method = 'GET'
   readonly path = '/api/panel/shoutbox/config'
   readonly schema = {}
+  override readonly answers = { ok: okAnswer(SettingsSchema.properties, SETTINGS_EXAMPLE), errors: [NoPermission] }
 
   async handle (call: SignedInCall): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
@@ -20,6 +21,7 @@ export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
   readonly method = 'PUT'
   readonly path = '/api/panel/shoutbox/config'
   readonly schema = UpdateSettingsSchema
+  override readonly answers = { ok: okAnswer(SettingsSchema.properties, SETTINGS_EXAMPLE, 'The settings after the change'), errors: [NoPermission] }
 
   async handle (call: SignedInCall<typeof UpdateSettingsSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')

@@ -1,4 +1,4 @@
-import { Api, Type, type PublicCall } from '../../sdk/index.js'
+import { Api, TooManyRequests, Type, eventStreamAnswer, type PublicCall } from '../../sdk/index.js'
 import { StreamHub } from '../stream-hub.js'
 
 const StreamSchema = {
@@ -15,6 +15,11 @@ export class StreamShouts extends Api<typeof StreamSchema> {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/stream'
   readonly schema = StreamSchema
+  override readonly answers = {
+    ok: eventStreamAnswer('Server-Sent Events: `shout-created` and `shout-edited` with the shout, `shout-deleted` with its id',
+      'id: 43\nevent: shout-created\ndata: {"id":42,"message":"Hello","username":"ada","date":1795000000000}\n\n'),
+    errors: [TooManyRequests]
+  }
 
   async handle ({ ctx, headers, query, openEventStream }: PublicCall<typeof StreamSchema>): Promise<void> {
     const header = headers['last-event-id']

@@ -1,5 +1,5 @@
 import { KnownUsers, richText } from '../../sdk/rich-text.js'
-import { field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
+import { barChart, field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
 import { shoutboxStrings } from './strings.js'
 
@@ -16,6 +16,30 @@ export default function register (panel: PanelHost): void {
   panel.addPage({ id: 'shouts', title: t('ui.shouts.title'), permission: MANAGE, render: root => shoutsPage(root) })
   panel.addPage({ id: 'mutes', title: t('ui.mutes.title'), permission: MANAGE, render: root => mutesPage(root) })
   panel.addPage({ id: 'settings', title: t('ui.settings.title'), permission: MANAGE, render: root => settingsPage(root) })
+  panel.addOverview({ title: t('ui.overview.title'), permission: MANAGE, render: root => overview(root) })
+
+  /** The overview page's section: live readers now, and shouts per day as a chart drawn here. */
+  function overview (root: HTMLElement): void {
+    const readers = h('dd', { id: 'overview-readers' }, '…')
+    const chart = h('figure', { class: 'chart' }, h('figcaption', {}, t('ui.overview.perDay')))
+    root.replaceChildren(
+      h('dl', { class: 'figures' }, h('div', { title: t('ui.overview.readersHint') }, h('dt', {}, t('ui.overview.readers')), readers)),
+      chart)
+    void panel.api('GET', '/panel/api/shoutbox/overview').then(answer => {
+      if (!answer.ok) {
+        readers.textContent = '–'
+        chart.append(h('p', { class: 'message error' }, say(answer)))
+        return
+      }
+      const days = answer.body!.days as Array<{ day: string, shouts: number }>
+      readers.textContent = (answer.body!.readers as number).toLocaleString(panel.locale)
+      const label = (day: string): string => new Date(`${day}T00:00:00Z`).toLocaleDateString(panel.locale, { month: 'short', day: 'numeric', timeZone: 'UTC' })
+      const total = days.reduce((sum, day) => sum + day.shouts, 0)
+      chart.append(
+        barChart(days.map(day => ({ label: label(day.day), value: day.shouts })), { title: t('ui.overview.perDay') }),
+        h('p', { class: 'hint' }, t('ui.overview.total', { count: total.toLocaleString(panel.locale) })))
+    })
+  }
 
   function shoutsPage (root: HTMLElement): () => void {
     const result = outcome()

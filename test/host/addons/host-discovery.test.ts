@@ -60,7 +60,7 @@ t.test('the host\'s endpoints are found by the same discovery as an addon\'s', a
   const code = await loadHostCode(HOST_DIR)
   t.same(code.endpoints.map(e => e.exportName).sort(), [
     'ActivityFeed', 'ChangePassword', 'CreateRole', 'CreateUser', 'DeleteUser', 'FinishSetup', 'GetSiteSettings', 'Health', 'KnownUsers',
-    'ListAddons', 'ListPermissions', 'ListRoles', 'ListUsers', 'Login', 'Logout', 'Me', 'PanelModules', 'SetAddonEnabled', 'SetupStatus',
+    'ListAddons', 'ListPermissions', 'ListRoles', 'ListUsers', 'Login', 'Logout', 'Me', 'PanelModules', 'PanelOverview', 'SetAddonEnabled', 'SetupStatus',
     'SignUp', 'SignUpStatus', 'UpdateRole', 'UpdateSiteSettings', 'UpdateUser'
   ])
   t.same(code.migrations.map(m => m.name), ['001-platform', '002-sign-in-attempts', '003-user-disabled', '004-members'], 'host migrations are discovered too')

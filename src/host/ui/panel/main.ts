@@ -1,8 +1,9 @@
-import { h, type PanelHost, type PanelModule, type PanelPage, type PanelUser } from '../../../sdk/ui.js'
+import { h, type OverviewSection, type PanelHost, type PanelModule, type PanelPage, type PanelUser } from '../../../sdk/ui.js'
 import { api } from './api.js'
 import { activityPage } from './pages/activity.js'
 import { addonsPage } from './pages/addons.js'
 import { loginPage } from './pages/login.js'
+import { overviewPage } from './pages/overview.js'
 import { passwordPage } from './pages/password.js'
 import { rolesPage } from './pages/roles.js'
 import { settingsPage } from './pages/settings.js'
@@ -44,7 +45,12 @@ async function start (): Promise<void> {
     return show(t, locale, user, h('main', {}, h('p', { class: 'card' }, t('ui.noAccess'), ' ', h('a', { href: '/' }, t('ui.home'))), own))
   }
 
-  const pages: Page[] = await addonPages(user, locale, can, t)
+  const sections: OverviewSection[] = []
+  const pages: Page[] = await addonPages(user, locale, can, t, sections)
+  pages.unshift({
+    key: 'overview', id: 'overview', title: t('ui.overview.title'), permission: 'panel.access',
+    render: overviewPage(t, locale, sections.filter(section => can(section.permission)))
+  })
   pages.push(
     { key: 'activity', id: 'activity', title: t('ui.activity.title'), permission: 'panel.access', render: activityPage(t, locale) },
     { key: 'roles', id: 'roles', title: t('ui.roles.title'), permission: 'panel.manage.roles', render: rolesPage(t, locale) },
@@ -75,7 +81,7 @@ async function start (): Promise<void> {
 }
 
 /** Loads every running addon's panel module; each adds its pages through the PanelHost. */
-async function addonPages (user: PanelUser, locale: string, can: (node: string) => boolean, t: T): Promise<Page[]> {
+async function addonPages (user: PanelUser, locale: string, can: (node: string) => boolean, t: T, sections: OverviewSection[]): Promise<Page[]> {
   const pages: Page[] = []
   const answer = await api('GET', '/panel/api/ui/addons')
   if (!answer.ok) return pages
@@ -87,7 +93,8 @@ async function addonPages (user: PanelUser, locale: string, can: (node: string) 
       can,
       api: (method, path, body) => api(method, path, body),
       errorText: (result, addonStrings) => errorText(t, result, addonStrings),
-      addPage: page => { pages.push({ ...page, key: `${addon.id}/${page.id}` }) }
+      addPage: page => { pages.push({ ...page, key: `${addon.id}/${page.id}` }) },
+      addOverview: section => { sections.push(section) }
     }
     try {
       const module = await import(addon.panel) as { default: PanelModule }

@@ -1,0 +1,164 @@
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { LightMyRequestResponse } from 'fastify'
+import t from 'tap'
+import { ADMIN, build, login, sessionCookie } from '../helpers/app.js'
+import { openApiDocument, type Operation } from '../helpers/openapi.js'
+import { connectSse } from '../helpers/sse.js'
+
+/**
+ * Issue 17: every documented success example is answered through the real app, and the
+ * real answer is checked against the schema the document gives for it. Where the answer
+ * and the document disagree this fails, naming the operation; the document is fixed to
+ * the code (or the code to the contract), never the other way round by hand.
+ */
+
+const PASSWORD = 'a long password'
+
+/** A real answer: status, content type, body as sent. */
+interface Real { status: number, type: string, body: string }
+const real = (response: LightMyRequestResponse): Real => ({ status: response.statusCode, type: String(response.headers['content-type']), body: response.body })
+
+t.test('every documented success answer: produced by the real app, valid against its documented schema', async t => {
+  const app = await build(t)
+  const as = (cookie: string | undefined) => async (method: string, url: string, payload?: Record<string, unknown>): Promise<Real> =>
+    real(await app.inject({ method: method as 'GET', url, ...(cookie === undefined ? {} : { headers: { cookie } }), ...(payload === undefined ? {} : { payload }) }))
+
+  // Setup: the status before, then the wizard's answer.
+  const status = await as(undefined)('GET', '/api/setup/status')
+  const finished = await app.inject({ method: 'POST', url: '/api/setup/finish', payload: ADMIN })
+  const admin = sessionCookie(finished, app)
+  const asAdmin = as(admin)
+  const memberRole = (JSON.parse((await asAdmin('GET', '/api/panel/roles')).body).roles as Array<{ id: number, name: string }>).find(role => role.name === 'member')!.id
+  const settingsPut = await asAdmin('PUT', '/api/panel/settings', { signUp: true })
+  // Members post several times here: no flood rules in the way.
+  await asAdmin('PUT', '/api/panel/shoutbox/config', { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 600 })
+  const signUp = await app.inject({ method: 'POST', url: '/api/auth/signup', payload: { username: 'ada', email: 'ada@example.org', password: PASSWORD } })
+  const ada = sessionCookie(signUp, app)
+  const asAda = as(ada)
+  const posted = await asAda('POST', '/api/shoutbox', { message: 'Hello, board! @admin https://example.org' })
+  const shoutId = JSON.parse(posted.body).shout.id as number
+  const second = JSON.parse((await asAda('POST', '/api/shoutbox', { message: 'a second one' })).body).shout.id as number
+  const role = await asAdmin('POST', '/api/panel/roles', { name: 'moderator', permissions: ['panel.access'] })
+  const roleId = JSON.parse(role.body).role.id as number
+  const user = await asAdmin('POST', '/api/panel/users', { username: 'grace', email: 'grace@example.org', password: PASSWORD, roleId: memberRole })
+  const userId = JSON.parse(user.body).user.id as number
+  const leaving = await asAdmin('POST', '/api/panel/users', { username: 'linus', email: 'linus@example.org', password: PASSWORD, roleId: memberRole })
+  const leavingId = JSON.parse(leaving.body).user.id as number
+  await asAdmin('POST', '/api/panel/users', { username: 'hopper', email: 'hopper@example.org', password: PASSWORD, roleId: memberRole })
+  const hopper = await login(app, 'hopper', PASSWORD)
+  await asAdmin('POST', '/api/panel/shoutbox', { message: 'to be deleted' })
+  const panelShoutId = (JSON.parse((await asAdmin('GET', '/api/shoutbox/list')).body).shouts as Array<{ id: number }>)[0]!.id
+
+  // Each operation's answer, by operationId: every documented example has one here.
+  const answers: Record<string, () => Promise<Real>> = {
+    'host.SetupStatus': async () => status,
+    'host.FinishSetup': async () => real(finished),
+    'host.Login': () => as(undefined)('POST', '/api/auth/login', { username: 'admin', password: ADMIN.password }),
+    'host.Logout': async () => as(await login(app, 'admin', ADMIN.password))('POST', '/api/auth/logout'),
+    'host.Me': () => asAda('GET', '/api/auth/me'),
+    'host.ChangePassword': () => as(hopper)('POST', '/api/auth/password', { currentPassword: PASSWORD, newPassword: 'another long password' }),
+    'host.Health': () => as(undefined)('GET', '/api/health'),
+    'host.ListPermissions': () => asAdmin('GET', '/panel/api/permissions'),
+    'host.ListRoles': () => asAdmin('GET', '/panel/api/roles'),
+    'host.CreateRole': async () => role,
+    'host.UpdateRole': () => asAdmin('PUT', `/panel/api/roles/${roleId}`, { name: 'moderators', permissions: ['panel.access'] }),
+    'host.ListUsers': () => asAdmin('GET', '/panel/api/users'),
+    'host.CreateUser': async () => user,
+    'host.UpdateUser': () => asAdmin('PUT', `/panel/api/users/${userId}`, { disabled: true }),
+    'host.DeleteUser': () => asAdmin('DELETE', `/panel/api/users/${leavingId}`),
+    'host.ActivityFeed': () => asAdmin('GET', '/panel/api/logs/activity?page=1&locale=tr'),
+    'host.ListAddons': () => asAdmin('GET', '/panel/api/addons'),
+    'host.SetAddonEnabled': () => asAdmin('PUT', '/panel/api/addons/shoutbox', { enabled: true }),
+    'host.PanelModules': () => asAdmin('GET', '/panel/api/ui/addons'),
+    'host.PanelOverview': () => asAdmin('GET', '/panel/api/overview'),
+    'host.SignUpStatus': () => as(undefined)('GET', '/api/auth/signup'),
+    'host.SignUp': async () => real(signUp),
+    'host.KnownUsers': () => as(undefined)('GET', '/api/users/known?names=ada,nobody,admin'),
+    'host.GetSiteSettings': () => asAdmin('GET', '/panel/api/settings'),
+    'host.UpdateSiteSettings': async () => settingsPut,
+    'shoutbox.ListShouts': () => as(undefined)('GET', '/api/shoutbox/list'),
+    'shoutbox.PostingRules': () => as(undefined)('GET', '/api/shoutbox/rules'),
+    'shoutbox.PostShout': async () => posted,
+    'shoutbox.EditOwnShout': () => asAda('PUT', `/api/shoutbox/${shoutId}`, { message: 'Hello, board (edited)' }),
+    'shoutbox.DeleteOwnShout': () => asAda('DELETE', `/api/shoutbox/${second}`),
+    'shoutbox.PublishShout': () => asAdmin('POST', '/panel/api/shoutbox', { message: 'From the panel' }),
+    'shoutbox.DeleteShout': () => asAdmin('DELETE', `/panel/api/shoutbox/${panelShoutId}`),
+    'shoutbox.GetSettings': () => asAdmin('GET', '/panel/api/shoutbox/config'),
+    'shoutbox.UpdateSettings': () => asAdmin('PUT', '/panel/api/shoutbox/config', { maxShouts: 50 }),
+    'shoutbox.ShoutboxOverview': () => asAdmin('GET', '/panel/api/shoutbox/overview'),
+    'shoutbox.StreamShouts': async () => {
+      const address = await app.listen({ port: 0, host: '127.0.0.1' })
+      const stream = connectSse(`${address}/api/shoutbox/stream`)
+      try {
+        await stream.next(e => e.event === 'ready')
+        await asAda('POST', '/api/shoutbox', { message: 'live' })
+        const event = await stream.next(e => e.event === 'shout-created')
+        return { status: await stream.status, type: 'text/event-stream', body: event.data }
+      } finally {
+        stream.close()
+      }
+    }
+  }
+
+  const document = await openApiDocument(app)
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  const operations = Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]): [string, Operation] => [`${method.toUpperCase()} ${path}`, op]))
+  let checked = 0
+  for (const [name, op] of operations) {
+    const id = op.operationId ?? name
+    const [type, media] = Object.entries(op.responses['200']?.content ?? {})[0] ?? []
+    const example = media?.example ?? media?.schema?.examples?.[0]
+    if (id === 'host.OpenApiDocument') continue // the document itself, validated in openapi.test.ts
+    if (media?.schema === undefined || example === undefined) {
+      t.fail(`${name} (${id}) documents no success example`)
+      continue
+    }
+    const answer = answers[id]
+    if (answer === undefined) {
+      t.fail(`${name} (${id}) has a documented example, but this test has no way to produce its answer: add one`)
+      continue
+    }
+    const got = await answer()
+    t.equal(got.status, 200, `${name}: answered 200`, { body: got.body })
+    if (type === 'text/event-stream') {
+      // The stream's frames carry JSON shouts; the example is one frame.
+      t.match(String(example), /^id: \d+\nevent: [a-z-]+\ndata: \{.*\}\n\n$/, `${name}: the example is a frame`)
+      t.same(Object.keys(JSON.parse(got.body)).sort(), ['date', 'id', 'message', 'username'], `${name}: a real frame's data is a shout`)
+      checked++
+      continue
+    }
+    t.equal(got.type, 'application/json; charset=utf-8', `${name}: JSON`)
+    const validate = ajv.compile(media.schema)
+    t.ok(validate(example), `${name}: the documented example fits the documented schema`, { errors: ajv.errorsText(validate.errors) })
+    t.ok(validate(JSON.parse(got.body)), `${name}: the real answer fits the documented schema`, { errors: ajv.errorsText(validate.errors), body: got.body })
+    checked++
+  }
+  t.equal(checked, Object.keys(answers).length, 'every answer above was checked against an operation of the document')
+})
+
+t.test('the check fails on drift: a field the schema does not name, or a missing one, is caught', async t => {
+  const app = await build(t)
+  const document = await openApiDocument(app)
+  const schema = document.paths['/api/shoutbox/list']!.get!.responses['200']!.content!['application/json']!.schema!
+  const validate = new Ajv2020({ strict: false }).compile(schema)
+  const shout = { id: 1, message: 'hi', username: 'ada', date: 1 }
+  t.ok(validate({ result: 'ok', shouts: [shout] }))
+  t.notOk(validate({ result: 'ok', shouts: [{ ...shout, authorId: 3 }] }), 'CONTRACT §6: exactly four fields — a fifth fails')
+  t.notOk(validate({ result: 'ok', shouts: [{ id: 1, message: 'hi', username: 'ada' }] }), 'a missing date fails')
+  t.notOk(validate({ result: 'ok' }), 'a missing list fails')
+})
+
+t.test('where the contract fixes an answer, the documented schema is the contract\'s', async t => {
+  const app = await build(t)
+  const document = await openApiDocument(app)
+  const schemaOf = (path: string, method: string) => new Ajv2020({ strict: false }).compile(document.paths[path]![method]!.responses['200']!.content!['application/json']!.schema!)
+  const publish = schemaOf('/panel/api/shoutbox', 'post')
+  t.ok(publish({ result: 'ok' }))
+  t.notOk(publish({ result: 'ok', shout: { id: 1 } }), 'CONTRACT §6: the panel\'s publish answers {"result":"ok"} and nothing else')
+  const post = schemaOf('/api/shoutbox', 'post')
+  t.notOk(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1, authorId: 2 } }), 'CONTRACT §12: a member\'s post answers the shout with its four fields')
+  const me = schemaOf('/api/auth/me', 'get')
+  t.notOk(me({ result: 'ok', user: { id: 1, username: 'ada', role: { id: 2, name: 'member' }, permissions: [], email: 'ada@example.org' } }), 'CONTRACT §5: me is {id, username, role, permissions} — never the e-mail address')
+  const health = schemaOf('/api/health', 'get')
+  t.notOk(health({ result: 'ok', database: 'down' }), 'CONTRACT §5: a 200 from health means the database is up')
+})

@@ -1,0 +1,99 @@
+import t from 'tap'
+import { build, login, setUp, type App } from '../helpers/app.js'
+import { connectSse } from '../helpers/sse.js'
+
+/** Issue 17: the panel's overview — the board's shouts per day and live readers, the site's members. */
+
+const PASSWORD = 'a long password'
+const DAY_MS = 86_400_000
+const error = (code: string) => ({ result: 'error', error: code })
+
+async function account (app: App, admin: string, username: string, roleName: string): Promise<string> {
+  const roles = (await app.inject({ url: '/api/panel/roles', headers: { cookie: admin } })).json().roles as Array<{ id: number, name: string }>
+  const roleId = roles.find(role => role.name === roleName)!.id
+  const created = await app.inject({ method: 'POST', url: '/api/panel/users', headers: { cookie: admin }, payload: { username, email: `${username}@example.org`, password: PASSWORD, roleId } })
+  if (created.statusCode !== 200) throw new Error(created.body)
+  return login(app, username, PASSWORD)
+}
+
+const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10)
+
+t.test('GET /api/panel/shoutbox/overview: 30 UTC days, oldest first, with the shouts kept of each', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  for (const message of ['one', 'two', 'three']) await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: admin }, payload: { message } })
+  const today = Math.floor(Date.now() / DAY_MS) * DAY_MS
+  // Older shouts, written as they would have been stored then: 2 on the first day shown, 1 just before it.
+  await app.db('shoutbox_shouts').insert([
+    { message: 'a month ago', username: 'admin', date: today - 29 * DAY_MS + 5 },
+    { message: 'a month ago too', username: 'admin', date: today - 29 * DAY_MS + DAY_MS - 1 },
+    { message: 'too old', username: 'admin', date: today - 29 * DAY_MS - 1 }
+  ])
+  const response = await app.inject({ url: '/panel/api/shoutbox/overview', headers: { cookie: admin } })
+  t.equal(response.statusCode, 200)
+  const expected = Array.from({ length: 30 }, (_, i) => {
+    const day = today - (29 - i) * DAY_MS
+    return { day: utcDay(day), shouts: i === 0 ? 2 : i === 29 ? 3 : 0 }
+  })
+  t.same(response.json(), { result: 'ok', days: expected, readers: 0 })
+})
+
+t.test('live readers: the streams open on this process now', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const address = await app.listen({ port: 0, host: '127.0.0.1' })
+  const streams = [connectSse(`${address}/api/shoutbox/stream`), connectSse(`${address}/api/shoutbox/stream`)]
+  t.teardown(() => { for (const stream of streams) stream.close() })
+  for (const stream of streams) await stream.next(e => e.event === 'ready')
+  const readers = async (): Promise<number> => (await app.inject({ url: '/panel/api/shoutbox/overview', headers: { cookie: admin } })).json().readers
+  t.equal(await readers(), 2)
+  streams[0]!.close()
+  for (let i = 0; i < 50 && await readers() !== 1; i++) await new Promise(resolve => setTimeout(resolve, 20))
+  t.equal(await readers(), 1, 'a closed stream is no longer counted')
+})
+
+t.test('who may not read the overview figures', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const member = await account(app, admin, 'ayse', 'member')
+  const created = await app.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name: 'helpers', permissions: ['panel.access'] } })
+  t.equal(created.statusCode, 200)
+  const helper = await account(app, admin, 'helper', 'helpers')
+  const get = async (url: string, cookie?: string) => {
+    const response = await app.inject({ url, ...(cookie === undefined ? {} : { headers: { cookie } }) })
+    return [response.statusCode, response.json()]
+  }
+  for (const url of ['/panel/api/shoutbox/overview', '/api/panel/shoutbox/overview', '/panel/api/overview']) {
+    t.same(await get(url), [401, error('NOT_LOGGED_IN')], `${url}: a visitor`)
+    t.same(await get(url, member), [403, error('NO_PERMISSION')], `${url}: a member (no panel access)`)
+    t.same(await get(url, 'shoutbox_session=' + 'x'.repeat(43)), [401, error('NOT_LOGGED_IN')], `${url}: a forged cookie`)
+  }
+  t.same(await get('/panel/api/shoutbox/overview', helper), [403, error('NO_PERMISSION')], 'the board\'s figures need MANAGE_SHOUTBOX')
+  t.same(await get('/panel/api/overview', helper), [200, { result: 'ok', members: 1 }], 'the site\'s figures need panel access only')
+  const fresh = await build(t)
+  const before = await fresh.inject({ url: '/panel/api/overview' })
+  t.same([before.statusCode, before.json()], [503, error('INSTALLATION_REQUIRED')], 'before setup')
+})
+
+t.test('GET /api/panel/overview: active accounts with the member role, no one else', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const count = async (): Promise<number> => (await app.inject({ url: '/panel/api/overview', headers: { cookie: admin } })).json().members
+  t.equal(await count(), 0, 'the administrator is not a member')
+  await account(app, admin, 'ayse', 'member')
+  await account(app, admin, 'mehmet', 'member')
+  t.equal(await count(), 2)
+  const users = (await app.inject({ url: '/api/panel/users', headers: { cookie: admin } })).json().users as Array<{ id: number, username: string }>
+  const mehmet = users.find(user => user.username === 'mehmet')!
+  await app.inject({ method: 'PUT', url: `/api/panel/users/${mehmet.id}`, headers: { cookie: admin }, payload: { disabled: true } })
+  t.equal(await count(), 1, 'a disabled account is not counted')
+})
+
+t.test('a burst of overview requests: each answered alike, none fails', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: admin }, payload: { message: 'hi' } })
+  const answers = await Promise.all(Array.from({ length: 40 }, () => app.inject({ url: '/panel/api/shoutbox/overview', headers: { cookie: admin } })))
+  t.same(new Set(answers.map(answer => answer.statusCode)), new Set([200]))
+  t.equal(new Set(answers.map(answer => answer.body)).size, 1, 'the same figures for all')
+})

@@ -1,0 +1,94 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import t from 'tap'
+import type { Browser, BrowserContext } from 'playwright-core'
+import { buildUi } from '../../scripts/build-ui.js'
+import { ADMIN } from '../helpers/app.js'
+import { http, serverStorage, startServer } from '../helpers/server.js'
+
+/** Issue 17 in a real browser: the API reference at /docs/api and the panel's Overview page, under the pages' CSP. */
+
+const CHROMIUM = '/usr/bin/chromium'
+const missing = !fs.existsSync(CHROMIUM)
+if (missing && process.env.CI === 'true') throw new Error(`CI needs ${CHROMIUM} for the browser tests: apt-get install -y chromium`)
+
+t.test('/docs/api and the Overview page, in a real browser', { skip: missing && `Chromium is not installed (${CHROMIUM}): apt-get install -y chromium` }, async t => {
+  if (!fs.existsSync(fileURLToPath(new URL('../../dist/ui/docs/docs.js', import.meta.url)))) await buildUi()
+  const { chromium } = await import('playwright-core')
+  const storage = await serverStorage(t)
+  const server = await startServer(t, { env: storage.env })
+  const admin = (await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).cookie!
+  for (const message of ['one', 'two', 'three']) await http(server, 'POST', '/api/panel/shoutbox', { body: { message }, cookie: admin })
+  await http(server, 'PUT', '/api/panel/settings', { body: { signUp: true }, cookie: admin })
+  await http(server, 'POST', '/api/auth/signup', { body: { username: 'ayse', email: 'ayse@example.org', password: 'a long password' } })
+  // Screenshots to look at; `npm run screenshots` makes the ones in docs/screenshots/.
+  const shots = fs.mkdtempSync(path.join(os.tmpdir(), 'shoutbox-issue17-'))
+  t.comment(`screenshots in ${shots}`)
+
+  const browser: Browser = await chromium.launch({
+    executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
+  })
+  t.teardown(() => browser.close())
+  const problems: string[] = []
+  const outside: string[] = []
+  const context = async (width: number, height: number, locale = 'en-US'): Promise<BrowserContext> => {
+    const created = await browser.newContext({ viewport: { width, height }, locale })
+    await created.addCookies([{ name: admin.split('=')[0]!, value: admin.split('=')[1]!, url: server.url }])
+    created.on('page', page => {
+      // A CSP violation shows up as a console error.
+      page.on('console', message => { if (message.type() === 'error') problems.push(`console: ${message.text()}`) })
+      page.on('pageerror', error => problems.push(`page error: ${error.message}`))
+      page.on('request', request => { if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) outside.push(request.url()) })
+    })
+    return created
+  }
+
+  await t.test('/docs/api draws every operation of the document, with its access class and error codes', async t => {
+    const page = await (await context(1280, 800)).newPage()
+    const response = await page.goto(`${server.url}/docs/api`)
+    t.match(response?.headers()['content-security-policy'], /script-src 'self'/, 'served under the pages\' CSP')
+    await page.locator('section.op').first().waitFor()
+    const spec = await (await fetch(`${server.url}/api/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> }
+    const operations = Object.values(spec.paths).reduce((count, item) => count + Object.keys(item).length, 0)
+    t.equal(await page.locator('section.op').count(), operations, 'one section per operation')
+    const post = page.locator('section.op', { has: page.locator('.path', { hasText: /^\/api\/shoutbox$/ }) })
+    t.equal(await post.locator('.badge').innerText(), 'LoggedInApi')
+    t.match(await post.locator('table.errors').innerText(), /DUPLICATE_SHOUT/)
+    t.match(await post.locator('pre').first().innerText(), /"shout"/, 'its example')
+    t.ok(await page.locator('.path', { hasText: '/panel/api/shoutbox/config' }).count() > 0, 'panel paths as the panel calls them')
+    await page.screenshot({ path: path.join(shots, 'api-docs-desktop.png') })
+    const phone = await (await context(375, 740)).newPage()
+    await phone.goto(`${server.url}/docs/api#get-api-shoutbox-list`)
+    await phone.locator('section.op').first().waitFor()
+    t.ok(await phone.evaluate(() => document.documentElement.scrollWidth) <= 375, 'no sideways scrolling on a phone')
+    await phone.screenshot({ path: path.join(shots, 'api-docs-phone.png') })
+  })
+
+  await t.test('the panel opens on Overview: members, live readers, shouts per day as an SVG chart', async t => {
+    const page = await (await context(1280, 800)).newPage()
+    await page.goto(`${server.url}/panel/`)
+    await page.getByRole('heading', { name: 'Overview' }).waitFor()
+    t.equal(await page.locator('nav.menu a').first().innerText(), 'Overview', 'the first page')
+    await page.locator('svg.chart rect').last().waitFor()
+    t.equal(await page.locator('svg.chart rect').count(), 30, 'a bar for each of 30 days')
+    t.equal(await page.locator('svg.chart rect').last().locator('title').textContent().then(text => /: 3$/.test(text ?? '')), true, 'today: 3 shouts')
+    await page.locator('#overview-members', { hasText: '1' }).waitFor()
+    t.equal(await page.locator('#overview-readers').innerText(), '0', 'no stream open while the panel looks')
+    await page.screenshot({ path: path.join(shots, 'overview-desktop.png'), fullPage: true })
+
+    const turkish = await (await context(375, 740, 'tr-TR')).newPage()
+    await turkish.goto(`${server.url}/panel/`)
+    await turkish.getByRole('heading', { name: 'Genel bakış' }).waitFor()
+    await turkish.locator('figcaption', { hasText: 'Günlük duyuru sayısı, son 30 gün' }).waitFor()
+    await turkish.getByText('Üyeler').waitFor()
+    t.ok(await turkish.evaluate(() => document.documentElement.scrollWidth) <= 375, 'no sideways scrolling on a phone')
+    await turkish.screenshot({ path: path.join(shots, 'overview-phone-tr.png'), fullPage: true })
+  })
+
+  await t.test('no console errors (a CSP violation would be one), nothing fetched from another site', async t => {
+    t.same(problems, [])
+    t.same(outside, [])
+  })
+})
