@@ -46,6 +46,12 @@ export function mutesRepository (db: Database) {
     },
 
     /** Every mute in force at `now`, the latest made first. */
+    /** How many mutes are in force at `now`. */
+    async count (now: number): Promise<number> {
+      const [row] = await db(MUTES_TABLE).where(q => { void q.whereNull('until').orWhere('until', '>', now) }).count<Array<{ count: string | number }>>({ count: '*' })
+      return Number(row?.count ?? 0)
+    },
+
     async list (now: number): Promise<Mute[]> {
       const rows: Row[] = await db(MUTES_TABLE).where(q => { void q.whereNull('until').orWhere('until', '>', now) }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'user_id', order: 'desc' }])
       return rows.map(toMute)

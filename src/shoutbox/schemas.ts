@@ -80,6 +80,17 @@ export const MuteSchema = {
   })
 }
 
+/** A mute as answered: the member, when it ends (ms; null: until lifted), why, and who made it. */
+export const MuteAnswerSchema = Type.Object({
+  userId: Type.Integer(),
+  username: Type.String(),
+  until: Type.Union([Type.Integer(), Type.Null()], { description: 'ms since the Unix epoch; null: until lifted' }),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  by: Type.String({ description: "the moderator's username" })
+}, { additionalProperties: false })
+
+export const MUTE_EXAMPLE: Static<typeof MuteAnswerSchema> = { userId: 2, username: 'ayse', until: 1795308600000, reason: 'spam', by: 'mod' }
+
 export const MutedUserParamsSchema = {
   params: Type.Object({ userId: Type.String({ pattern: '^[0-9]{1,15}$' }) })
 }

@@ -48,6 +48,13 @@ t.test('every documented success answer: produced by the real app, valid against
   const hopper = await login(app, 'hopper', PASSWORD)
   await asAdmin('POST', '/api/panel/shoutbox', { message: 'to be deleted' })
   const panelShoutId = (JSON.parse((await asAdmin('GET', '/api/shoutbox/list')).body).shouts as Array<{ id: number }>)[0]!.id
+  // Moderation and history: a member to mute (grace) and one muted to ask about themselves (hopper).
+  const muted = await asAdmin('POST', '/panel/api/shoutbox/mutes', { userId: userId, minutes: 10, reason: 'spam' })
+  const hopperId = JSON.parse((await asAdmin('GET', '/panel/api/users')).body).users.find((u: { username: string }) => u.username === 'hopper').id as number
+  await asAdmin('POST', '/panel/api/shoutbox/mutes', { userId: hopperId, minutes: null })
+  await asAdmin('PUT', `/panel/api/shoutbox/${shoutId}/pin`, { pinned: true })
+  // A moderator's edit closes its author's edit window: it gets a shout of its own.
+  const moderated = JSON.parse((await asAda('POST', '/api/shoutbox', { message: 'a rude one' })).body).shout.id as number
 
   // Each operation's answer, by operationId: every documented example has one here.
   const answers: Record<string, () => Promise<Real>> = {
@@ -86,6 +93,16 @@ t.test('every documented success answer: produced by the real app, valid against
     'shoutbox.GetSettings': () => asAdmin('GET', '/panel/api/shoutbox/config'),
     'shoutbox.UpdateSettings': () => asAdmin('PUT', '/panel/api/shoutbox/config', { maxShouts: 50 }),
     'shoutbox.ShoutboxOverview': () => asAdmin('GET', '/panel/api/shoutbox/overview'),
+    'shoutbox.EditAnyShout': () => asAdmin('PUT', `/panel/api/shoutbox/${moderated}`, { message: 'a [removed] one' }),
+    'shoutbox.ShoutAuthor': () => asAdmin('GET', `/panel/api/shoutbox/${moderated}/author`),
+    'shoutbox.MuteMember': async () => muted,
+    'shoutbox.ListMutes': () => asAdmin('GET', '/panel/api/shoutbox/mutes'),
+    'shoutbox.LiftMute': () => asAdmin('DELETE', `/panel/api/shoutbox/mutes/${userId}`),
+    'shoutbox.OwnPostingState': () => as(hopper)('GET', '/api/shoutbox/me'),
+    'shoutbox.ArchiveShouts': () => as(undefined)('GET', '/api/shoutbox/archive?limit=1&q=board'),
+    'shoutbox.GetShout': () => as(undefined)('GET', `/api/shoutbox/shouts/${shoutId}`),
+    'shoutbox.PinnedShouts': () => as(undefined)('GET', '/api/shoutbox/pinned'),
+    'shoutbox.PinShout': () => asAdmin('PUT', `/panel/api/shoutbox/${shoutId}/pin`, { pinned: false }),
     'shoutbox.StreamShouts': async () => {
       const address = await app.listen({ port: 0, host: '127.0.0.1' })
       const stream = connectSse(`${address}/api/shoutbox/stream`)

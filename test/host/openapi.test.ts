@@ -117,13 +117,13 @@ t.test('each endpoint documents the error codes it can answer: its access class,
   t.same(codes('/api/shoutbox', 'post'), {
     400: ['BAD_REQUEST', 'MESSAGE_TOO_LONG'],
     401: ['NOT_LOGGED_IN'],
-    403: ['INVALID_ORIGIN', 'NO_PERMISSION'],
+    403: ['INVALID_ORIGIN', 'MUTED', 'NO_PERMISSION'],
     409: ['DUPLICATE_SHOUT'],
     413: ['PAYLOAD_TOO_LARGE'],
     429: ['TOO_MANY_REQUESTS'],
     500: ['INTERNAL_SERVER_ERROR'],
     503: ['INSTALLATION_REQUIRED', 'SERVICE_UNAVAILABLE']
-  }, 'a member\'s post: its class, its body and the flood rules')
+  }, 'a member\'s post: its class, its body, mutes and the flood rules')
   t.same(codes('/panel/api/users/{id}', 'put'), {
     400: ['BAD_REQUEST', 'UNKNOWN_ROLE'],
     401: ['NOT_LOGGED_IN'],

@@ -35,7 +35,26 @@ t.test('GET /api/panel/shoutbox/overview: 30 UTC days, oldest first, with the sh
     const day = today - (29 - i) * DAY_MS
     return { day: utcDay(day), shouts: i === 0 ? 2 : i === 29 ? 3 : 0 }
   })
-  t.same(response.json(), { result: 'ok', days: expected, readers: 0 })
+  t.same(response.json(), { result: 'ok', days: expected, readers: 0, mutes: 0 })
+})
+
+t.test('mutes: the members muted now, not those whose mute has ended or was lifted', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const ids: number[] = []
+  for (const name of ['ayse', 'bora', 'cem']) {
+    await account(app, admin, name, 'member')
+    ids.push((await app.db('users').where({ username: name }).first<{ id: number }>('id')).id)
+  }
+  const mute = (userId: number, minutes: number | null) => app.inject({ method: 'POST', url: '/api/panel/shoutbox/mutes', headers: { cookie: admin }, payload: { userId, minutes } })
+  const mutes = async (): Promise<number> => (await app.inject({ url: '/panel/api/shoutbox/overview', headers: { cookie: admin } })).json().mutes
+  t.equal(await mutes(), 0)
+  for (const [userId, minutes] of [[ids[0]!, 10], [ids[1]!, null], [ids[2]!, 60]] as const) t.equal((await mute(userId, minutes)).statusCode, 200)
+  t.equal(await mutes(), 3)
+  await app.db('shoutbox_mutes').where({ user_id: ids[0] }).update({ until: Date.now() - 1 })
+  t.equal(await mutes(), 2, 'an ended mute is not counted')
+  t.equal((await app.inject({ method: 'DELETE', url: `/api/panel/shoutbox/mutes/${ids[1]}`, headers: { cookie: admin } })).statusCode, 200)
+  t.equal(await mutes(), 1, 'nor a lifted one')
 })
 
 t.test('live readers: the streams open on this process now', async t => {

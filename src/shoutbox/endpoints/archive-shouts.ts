@@ -1,6 +1,6 @@
-import { Api, Successful, type PublicCall } from '../../sdk/index.js'
+import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import { assertStorable } from '../message.js'
-import { ArchiveSchema } from '../schemas.js'
+import { ArchiveSchema, SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
 /**
@@ -13,6 +13,12 @@ export class ArchiveShouts extends Api<typeof ArchiveSchema> {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/archive'
   readonly schema = ArchiveSchema
+  override readonly answers = {
+    ok: okAnswer({
+      shouts: Type.Array(ShoutSchema, { description: 'newest first' }),
+      next: Type.Union([Type.Integer(), Type.Null()], { description: 'the `before` of the following page; null after the last' })
+    }, { shouts: [SHOUT_EXAMPLE], next: 42 })
+  }
 
   async handle ({ ctx, query }: PublicCall<typeof ArchiveSchema>): Promise<Successful> {
     const { limit } = query

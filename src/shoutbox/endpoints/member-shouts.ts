@@ -2,7 +2,7 @@ import {
   LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, okAnswer, type AddonContext, type SessionUser, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
 import { announceChange } from '../change-notices.js'
-import { DuplicateShout, EditWindowClosed, MessageTooLong } from '../errors.js'
+import { DuplicateShout, EditWindowClosed, MessageTooLong, Muted } from '../errors.js'
 import { ShoutDeleted, ShoutEdited } from '../events.js'
 import { admitPost } from '../flood-control.js'
 import { assertPublishable } from '../message.js'
@@ -30,7 +30,7 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
   readonly schema = PublishShoutSchema
   override readonly answers = {
     ok: okAnswer({ shout: ShoutSchema }, { shout: SHOUT_EXAMPLE }, 'The shout as stored'),
-    errors: [NoPermission, MessageTooLong, DuplicateShout, TooManyRequests]
+    errors: [NoPermission, Muted, MessageTooLong, DuplicateShout, TooManyRequests]
   }
 
   async handle (call: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
@@ -58,7 +58,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   readonly schema = EditShoutSchema
   override readonly answers = {
     ok: okAnswer({ shout: ShoutSchema }, { shout: { ...SHOUT_EXAMPLE, message: 'Hello, board (edited)' } }, 'The shout as edited; its date stays'),
-    errors: [NoPermission, NotFound, EditWindowClosed, MessageTooLong]
+    errors: [NoPermission, Muted, NotFound, EditWindowClosed, MessageTooLong]
   }
 
   async handle (call: SignedInCall<typeof EditShoutSchema>): Promise<Successful> {

@@ -1,10 +1,13 @@
-import { LoggedInApi, NoPermission, NotFound, PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { LoggedInApi, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import { announceChange } from '../change-notices.js'
 import { ShoutEdited } from '../events.js'
 import { assertPublishable, assertStorable } from '../message.js'
 import { mutesRepository } from '../mutes-repository.js'
 import { muteOf, muteSentence } from '../mutes.js'
-import { ModeratorEditSchema, MutedUserParamsSchema, MuteSchema, ShoutIdParamsSchema } from '../schemas.js'
+import { MessageTooLong } from '../errors.js'
+import {
+  MUTE_EXAMPLE, ModeratorEditSchema, MuteAnswerSchema, MutedUserParamsSchema, MuteSchema, SHOUT_EXAMPLE, ShoutIdParamsSchema, ShoutSchema
+} from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -20,6 +23,10 @@ export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
   readonly method = 'PUT'
   readonly path = '/api/panel/shoutbox/:id'
   readonly schema = ModeratorEditSchema
+  override readonly answers = {
+    ok: okAnswer({ shout: ShoutSchema }, { shout: { ...SHOUT_EXAMPLE, message: 'Hello, [removed]' } }, 'The shout as edited; its id, author and date stay'),
+    errors: [NoPermission, NotFound, MessageTooLong]
+  }
 
   async handle (call: SignedInCall<typeof ModeratorEditSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
@@ -52,6 +59,14 @@ export class ShoutAuthor extends PanelApi<typeof ShoutIdParamsSchema> {
   readonly method = 'GET'
   readonly path = '/api/panel/shoutbox/:id/author'
   readonly schema = ShoutIdParamsSchema
+  override readonly answers = {
+    ok: okAnswer({
+      author: Type.Object({
+        userId: Type.Integer(), username: Type.String(), moderator: Type.Boolean({ description: 'holds MANAGE_SHOUTBOX: cannot be muted' })
+      }, { additionalProperties: false })
+    }, { author: { userId: 2, username: 'ayse', moderator: false } }, "The shout's author's account"),
+    errors: [NoPermission, NotFound]
+  }
 
   async handle (call: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
@@ -75,6 +90,7 @@ export class MuteMember extends PanelApi<typeof MuteSchema> {
   readonly method = 'POST'
   readonly path = '/api/panel/shoutbox/mutes'
   readonly schema = MuteSchema
+  override readonly answers = { ok: okAnswer({ mute: MuteAnswerSchema }, { mute: MUTE_EXAMPLE }, 'The mute now in force'), errors: [NoPermission, NotFound] }
 
   async handle (call: SignedInCall<typeof MuteSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
@@ -105,6 +121,10 @@ export class ListMutes extends PanelApi {
   readonly method = 'GET'
   readonly path = '/api/panel/shoutbox/mutes'
   readonly schema = {}
+  override readonly answers = {
+    ok: okAnswer({ mutes: Type.Array(MuteAnswerSchema, { description: 'in force now, the latest made first' }) }, { mutes: [MUTE_EXAMPLE] }),
+    errors: [NoPermission]
+  }
 
   async handle (call: SignedInCall): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
@@ -117,6 +137,7 @@ export class LiftMute extends PanelApi<typeof MutedUserParamsSchema> {
   readonly method = 'DELETE'
   readonly path = '/api/panel/shoutbox/mutes/:userId'
   readonly schema = MutedUserParamsSchema
+  override readonly answers = { ok: okAnswer({}, {}), errors: [NoPermission, NotFound] }
 
   async handle (call: SignedInCall<typeof MutedUserParamsSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
@@ -142,6 +163,14 @@ export class OwnPostingState extends LoggedInApi {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/me'
   readonly schema = {}
+  override readonly answers = {
+    ok: okAnswer({
+      mute: Type.Union([Type.Object({
+        until: Type.Union([Type.Integer(), Type.Null()], { description: 'ms since the Unix epoch; null: until lifted' }),
+        reason: Type.Union([Type.String(), Type.Null()])
+      }, { additionalProperties: false }), Type.Null()], { description: 'null: they may post' })
+    }, { mute: { until: 1795308600000, reason: 'spam' } }, "The signed-in user's own posting state")
+  }
 
   async handle ({ ctx, user }: SignedInCall): Promise<Successful> {
     const mute = await muteOf(ctx, user)

@@ -1,4 +1,5 @@
 import { NoPermission, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
+import { mutesRepository } from '../mutes-repository.js'
 import { shoutsRepository } from '../shouts-repository.js'
 import { StreamHub } from '../stream-hub.js'
 
@@ -9,8 +10,8 @@ export const OVERVIEW_DAYS = 30
 /**
  * GET /api/panel/shoutbox/overview — the board's figures for the panel's overview page:
  * the shouts posted on each of the last 30 days (UTC, oldest first, today last, days
- * without shouts as 0), and the live readers: streams open on this process now. Shouts
- * deleted since are not counted.
+ * without shouts as 0), the live readers (streams open on this process now) and the
+ * mutes in force. Shouts deleted since are not counted.
  */
 export class ShoutboxOverview extends PanelApi {
   readonly method = 'GET'
@@ -22,9 +23,11 @@ export class ShoutboxOverview extends PanelApi {
         day: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'the UTC day' }),
         shouts: Type.Integer({ minimum: 0 })
       }, { additionalProperties: false }), { minItems: OVERVIEW_DAYS, maxItems: OVERVIEW_DAYS, description: 'oldest first, today last' }),
-      readers: Type.Integer({ minimum: 0, description: 'event streams open on the process that answered' })
+      readers: Type.Integer({ minimum: 0, description: 'event streams open on the process that answered' }),
+      mutes: Type.Integer({ minimum: 0, description: 'members muted now' })
     }, {
       readers: 4,
+      mutes: 1,
       days: Array.from({ length: OVERVIEW_DAYS }, (_, i) => ({
         day: new Date(Date.UTC(2026, 10, 22) - (OVERVIEW_DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10),
         shouts: [0, 3, 5, 2, 8][i % 5]!
@@ -42,6 +45,7 @@ export class ShoutboxOverview extends PanelApi {
       const day = first + i * DAY_MS
       return { day: new Date(day).toISOString().slice(0, 10), shouts: counts.get(day) ?? 0 }
     })
-    return new Successful({ days, readers: StreamHub.of(call.ctx).readers })
+    const mutes = await mutesRepository(call.ctx.db).count(Date.now())
+    return new Successful({ days, readers: StreamHub.of(call.ctx).readers, mutes })
   }
 }

@@ -1,4 +1,4 @@
-import { NotFound, PanelApi, Successful, type SignedInCall } from '../../sdk/index.js'
+import { NoPermission, NotFound, PanelApi, Successful, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import { announceChange } from '../change-notices.js'
 import { TooManyPinned } from '../errors.js'
 import { pinsRepository } from '../pins-repository.js'
@@ -16,6 +16,7 @@ export class PinShout extends PanelApi<typeof PinSchema> {
   readonly method = 'PUT'
   readonly path = '/api/panel/shoutbox/:id/pin'
   readonly schema = PinSchema
+  override readonly answers = { ok: okAnswer({}, {}), errors: [NoPermission, NotFound, TooManyPinned] }
 
   async handle (call: SignedInCall<typeof PinSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')

@@ -1,7 +1,8 @@
-import { Api, Successful, type PublicCall } from '../../sdk/index.js'
+import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import { CHANGED } from '../change-notices.js'
 import { pinsRepository } from '../pins-repository.js'
 import { nextPinned } from '../pinned-changes.js'
+import { SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
 
 /**
  * GET /api/shoutbox/pinned — public: the pinned shouts, newest pin first. Kept and served
@@ -13,6 +14,7 @@ export class PinnedShouts extends Api {
   readonly path = '/api/shoutbox/pinned'
   readonly schema = {}
   override readonly cache = { topic: CHANGED, update: nextPinned }
+  override readonly answers = { ok: okAnswer({ shouts: Type.Array(ShoutSchema, { description: 'newest pin first' }) }, { shouts: [SHOUT_EXAMPLE] }) }
 
   async handle ({ ctx }: PublicCall): Promise<Successful> {
     return new Successful({ shouts: await pinsRepository(ctx.db).list() })

@@ -21,18 +21,23 @@ export default function register (panel: PanelHost): void {
   /** The overview page's section: live readers now, and shouts per day as a chart drawn here. */
   function overview (root: HTMLElement): void {
     const readers = h('dd', { id: 'overview-readers' }, '…')
+    const mutes = h('dd', { id: 'overview-mutes' }, '…')
     const chart = h('figure', { class: 'chart' }, h('figcaption', {}, t('ui.overview.perDay')))
     root.replaceChildren(
-      h('dl', { class: 'figures' }, h('div', { title: t('ui.overview.readersHint') }, h('dt', {}, t('ui.overview.readers')), readers)),
+      h('dl', { class: 'figures' },
+        h('div', { title: t('ui.overview.readersHint') }, h('dt', {}, t('ui.overview.readers')), readers),
+        h('div', {}, h('dt', {}, t('ui.overview.mutes')), mutes)),
       chart)
     void panel.api('GET', '/panel/api/shoutbox/overview').then(answer => {
       if (!answer.ok) {
         readers.textContent = '–'
+        mutes.textContent = '–'
         chart.append(h('p', { class: 'message error' }, say(answer)))
         return
       }
       const days = answer.body!.days as Array<{ day: string, shouts: number }>
       readers.textContent = (answer.body!.readers as number).toLocaleString(panel.locale)
+      mutes.textContent = (answer.body!.mutes as number).toLocaleString(panel.locale)
       const label = (day: string): string => new Date(`${day}T00:00:00Z`).toLocaleDateString(panel.locale, { month: 'short', day: 'numeric', timeZone: 'UTC' })
       const total = days.reduce((sum, day) => sum + day.shouts, 0)
       chart.append(
