@@ -39,11 +39,12 @@ t.test('ending a user\'s sessions reaches every process', { skip: DB_KIND !== 'p
   }
   const role = await a.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name: 'Helpers', permissions: ['panel.access'] } })
   t.equal(role.statusCode, 200)
+  const roleId = role.json().role.id as number
   const created = await a.inject({
-    method: 'POST', url: '/api/panel/users', headers: { cookie: admin }, payload: { username: 'alice', email: 'alice@example.org', password: PASSWORD, roleId: 2 }
+    method: 'POST', url: '/api/panel/users', headers: { cookie: admin }, payload: { username: 'alice', email: 'alice@example.org', password: PASSWORD, roleId }
   })
   t.equal(created.statusCode, 200)
-  const alice = { id: 2, username: 'alice', role: { id: 2, name: 'Helpers' }, permissions: ['panel.access'] }
+  const alice = { id: 2, username: 'alice', role: { id: roleId, name: 'Helpers' }, permissions: ['panel.access'] }
   /** Alice signs in through `b`, and `b` remembers her session. */
   const remembered = async (): Promise<string> => {
     const cookie = await login(b, 'alice', PASSWORD)
