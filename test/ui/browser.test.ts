@@ -151,7 +151,7 @@ t.test('the panel and the theme, in a real browser', { skip: missing && `Chromiu
 
   await step('the moderator signs in (on a phone-sized screen) and posts', async () => {
     const mod = await signIn('mod', 'moderator password')
-    t.same(await mod.locator('nav.menu a').allInnerTexts(), ['Overview', 'Shouts', 'Shoutbox settings', 'Activity', 'My password'], 'only the pages the role allows')
+    t.same(await mod.locator('nav.menu a').allInnerTexts(), ['Overview', 'Shouts', 'Mutes', 'Shoutbox settings', 'Activity', 'My password'], 'only the pages the role allows')
     await mod.getByRole('link', { name: 'Shouts', exact: true }).click()
     await mod.getByLabel('Message').fill(XSS)
     await mod.getByRole('button', { name: 'Post shout' }).click()
