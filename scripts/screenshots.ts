@@ -51,7 +51,8 @@ try {
   // Moderation (CONTRACT §13): two mutes for the Mutes page, made after the member's shouts.
   const loud = (await (await json('POST', '/api/auth/signup', { username: 'loud_larry', email: 'larry@example.org', password: 'a long password' })).json() as { user: { id: number } }).user.id
   await json('POST', '/api/panel/shoutbox/mutes', { userId: loud, minutes: 1440, reason: 'Posting the same link over and over' }, cookie)
-  await json('POST', '/api/panel/shoutbox/mutes', { userId: 4, minutes: null }, cookie)
+  const quiet = (await (await json('POST', '/api/auth/signup', { username: 'spam_sam', email: 'sam@example.org', password: 'a long password' })).json() as { user: { id: number } }).user.id
+  await json('POST', '/api/panel/shoutbox/mutes', { userId: quiet, minutes: null }, cookie)
   await fs.mkdir(out, { recursive: true })
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
   const shots: Array<[string, string, (page: Page) => Promise<void>]> = [
