@@ -1,15 +1,14 @@
 import {
   LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, okAnswer, type AddonContext, type SessionUser, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
-import { announceChange } from '../change-notices.js'
 import { DuplicateShout, EditWindowClosed, MessageTooLong, Muted } from '../errors.js'
-import { ShoutDeleted, ShoutEdited } from '../events.js'
 import { admitPost } from '../flood-control.js'
 import { assertPublishable } from '../message.js'
 import { assertNotMuted } from '../mutes.js'
 import { Publisher } from '../publisher.js'
 import { EditShoutSchema, PublishShoutSchema, SHOUT_EXAMPLE, ShoutIdParamsSchema, ShoutSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
+import { deleteShout, editShout } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
 /**
@@ -73,12 +72,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
       // A moderator's edit closes the window: the author may not put back what was taken out.
       if (moderated || Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
       assertPublishable(message, settings.maxMessageLength)
-      const edited = await shoutsRepository(ctx.db).edit(id, message, trx)
-      if (edited === undefined) throw new NotFound()
-      const { shout, eventId } = edited
-      await announceChange(ctx, trx, { kind: 'shout-edited', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-edited', shout }] })
-      ctx.events.emit(ShoutEdited, shout, trx)
-      return shout
+      return editShout(ctx, trx, id, message, false)
     })
     return new Successful({ shout })
   }
@@ -99,11 +93,7 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
     const id = Number(call.params.id)
     await ctx.transaction(async trx => {
       await ownShout(ctx, trx, id, user)
-      const deleted = await shoutsRepository(ctx.db).delete(id, trx)
-      if (deleted === undefined) throw new NotFound()
-      const { shout, eventId } = deleted
-      await announceChange(ctx, trx, { kind: 'shout-deleted', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id } }] })
-      ctx.events.emit(ShoutDeleted, shout, trx)
+      await deleteShout(ctx, trx, id)
     })
     return new Successful()
   }

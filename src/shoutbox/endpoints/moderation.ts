@@ -1,6 +1,4 @@
 import { LoggedInApi, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
-import { announceChange } from '../change-notices.js'
-import { ShoutEdited } from '../events.js'
 import { assertPublishable, assertStorable } from '../message.js'
 import { mutesRepository } from '../mutes-repository.js'
 import { muteOf, muteSentence } from '../mutes.js'
@@ -9,6 +7,7 @@ import {
   MUTE_EXAMPLE, ModeratorEditSchema, MuteAnswerSchema, MutedUserParamsSchema, MuteSchema, SHOUT_EXAMPLE, ShoutIdParamsSchema, ShoutSchema
 } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
+import { editShout } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
 const MINUTE_MS = 60_000
@@ -38,12 +37,8 @@ export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
       const shouts = shoutsRepository(ctx.db)
       const before = await shouts.findWithAuthor(id, trx)
       if (before === undefined) throw new NotFound()
-      const edited = await shouts.edit(id, message, trx, true)
-      if (edited === undefined) throw new NotFound()
-      const { shout, eventId } = edited
+      const shout = await editShout(ctx, trx, id, message, true)
       await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage: before.message } }, trx)
-      await announceChange(ctx, trx, { kind: 'shout-edited', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-edited', shout }] })
-      ctx.events.emit(ShoutEdited, shout, trx)
       return shout
     })
     return new Successful({ shout })

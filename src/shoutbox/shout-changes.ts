@@ -1,0 +1,32 @@
+import { NotFound, type AddonContext, type Transaction } from '../sdk/index.js'
+import { announceChange } from './change-notices.js'
+import { ShoutDeleted, ShoutEdited } from './events.js'
+import type { Shout } from './schemas.js'
+import { shoutsRepository } from './shouts-repository.js'
+
+/**
+ * The edit and the delete of one shout, whoever makes them (its author, or a moderator
+ * through the panel): the change with its stream event, the notice every process's lists
+ * and streams follow, and the addon event — all inside `trx`. NOT_FOUND when the shout is
+ * gone. What only one of them does (an activity entry, a permission) stays with the caller.
+ */
+
+/** `byModerator`: the author may no longer edit it (see `shoutsRepository.edit`). */
+export async function editShout (ctx: AddonContext, trx: Transaction, id: number, message: string, byModerator: boolean): Promise<Shout> {
+  const edited = await shoutsRepository(ctx.db).edit(id, message, trx, byModerator)
+  if (edited === undefined) throw new NotFound()
+  const { shout, eventId } = edited
+  await announceChange(ctx, trx, { kind: 'shout-edited', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-edited', shout }] })
+  ctx.events.emit(ShoutEdited, shout, trx)
+  return shout
+}
+
+/** The deleted shout, as it was. Its text leaves the stream's history; its event carries the id alone. */
+export async function deleteShout (ctx: AddonContext, trx: Transaction, id: number): Promise<Shout> {
+  const deleted = await shoutsRepository(ctx.db).delete(id, trx)
+  if (deleted === undefined) throw new NotFound()
+  const { shout, eventId } = deleted
+  await announceChange(ctx, trx, { kind: 'shout-deleted', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id } }] })
+  ctx.events.emit(ShoutDeleted, shout, trx)
+  return shout
+}
