@@ -1,27 +1,18 @@
-import fs from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { buildUi } from '../../scripts/build-ui.js'
+import type { BrowserContext, Page } from 'playwright-core'
 import { SETUP_TOKEN } from '../helpers/app.js'
 import { serverStorage, startServer } from '../helpers/server.js'
+import { NO_BROWSER, ensurePages, launchBrowser } from '../helpers/browser.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const missing = !fs.existsSync(CHROMIUM)
-if (missing && process.env.CI === 'true') throw new Error(`CI needs ${CHROMIUM} for the browser tests: apt-get install -y chromium`)
 
 /** A shout that would run script if any page rendered it as HTML. */
 const XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script> & "quotes"'
 
-t.test('the panel and the theme, in a real browser', { skip: missing && `Chromium is not installed (${CHROMIUM}): apt-get install -y chromium` }, async t => {
-  if (!fs.existsSync(fileURLToPath(new URL('../../dist/ui/panel/panel.js', import.meta.url)))) await buildUi()
-  const { chromium } = await import('playwright-core')
+t.test('the panel and the theme, in a real browser', { skip: NO_BROWSER }, async t => {
+  await ensurePages('ui/panel/panel.js')
   const storage = await serverStorage(t)
   const server = await startServer(t, { env: storage.env })
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchBrowser(t)
   const problems: string[] = []
   const context = async (width = 1280, height = 800): Promise<BrowserContext> => {
     const created = await browser.newContext({ viewport: { width, height }, locale: 'en-US' })

@@ -1,16 +1,12 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { buildUi } from '../../scripts/build-ui.js'
+import type { BrowserContext, Page } from 'playwright-core'
 import { ADMIN } from '../helpers/app.js'
 import { http, serverStorage, startServer } from '../helpers/server.js'
+import { NO_BROWSER, ensurePages, launchBrowser } from '../helpers/browser.js'
 
-const CHROMIUM = '/usr/bin/chromium'
-const missing = !fs.existsSync(CHROMIUM)
-if (missing && process.env.CI === 'true') throw new Error(`CI needs ${CHROMIUM} for the browser tests: apt-get install -y chromium`)
 
 /** A shout that would run script if any page rendered it as HTML. */
 const XSS = '<img src=x onerror="window.__xss=1"> <b>bold</b> markup'
@@ -18,9 +14,8 @@ const XSS = '<img src=x onerror="window.__xss=1"> <b>bold</b> markup'
 const text = (i: number): string => i % 6 === 0 ? `Shout ${i}: the meet-up moves to Saturday` : `Shout ${i}: hello from the board`
 
 /** CONTRACT §14 in a browser: the archive (search, pages), permalinks, and the widget's pinned shouts. */
-t.test('the archive, permalinks and pinned shouts, in a real browser', { skip: missing && `Chromium is not installed (${CHROMIUM}): apt-get install -y chromium` }, async t => {
-  if (!fs.existsSync(fileURLToPath(new URL('../../dist/addon/shoutbox/ui/archive.js', import.meta.url)))) await buildUi()
-  const { chromium } = await import('playwright-core')
+t.test('the archive, permalinks and pinned shouts, in a real browser', { skip: NO_BROWSER }, async t => {
+  await ensurePages('addon/shoutbox/ui/archive.js')
   const storage = await serverStorage(t)
   const server = await startServer(t, { env: storage.env })
   t.equal((await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).status, 200)
@@ -34,10 +29,7 @@ t.test('the archive, permalinks and pinned shouts, in a real browser', { skip: m
   await publish('The newest shout: server maintenance tonight from 23:00, back by midnight.')
   const pin = (id: number, pinned = true) => http(server, 'PUT', `/api/panel/shoutbox/${id}/pin`, { body: { pinned }, cookie })
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchBrowser(t)
   const problems: string[] = []
   // Asked for: "who am I?" signed out (401, the account area and the widget ask it), the
   // permalink of a deleted shout gets the 404 it shows in words, a pin past maxPinned gets its 409.

@@ -1,31 +1,22 @@
-import fs from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { buildUi } from '../../scripts/build-ui.js'
+import type { BrowserContext, Page } from 'playwright-core'
 import { ADMIN } from '../helpers/app.js'
 import { http, serverStorage, startServer } from '../helpers/server.js'
+import { NO_BROWSER, ensurePages, launchBrowser } from '../helpers/browser.js'
 
 /** CONTRACT §12 in a real browser: a visitor signs up on the home page and talks in the widget. */
 
-const CHROMIUM = '/usr/bin/chromium'
-const missing = !fs.existsSync(CHROMIUM)
-if (missing && process.env.CI === 'true') throw new Error(`CI needs ${CHROMIUM} for the browser tests: apt-get install -y chromium`)
 
 const XSS = '<img src=x onerror=alert(1)>'
 
-t.test('members on the home page, in a real browser', { skip: missing && `Chromium is not installed (${CHROMIUM}): apt-get install -y chromium` }, async t => {
-  if (!fs.existsSync(fileURLToPath(new URL('../../dist/ui/theme/account.js', import.meta.url)))) await buildUi()
-  const { chromium } = await import('playwright-core')
+t.test('members on the home page, in a real browser', { skip: NO_BROWSER }, async t => {
+  await ensurePages('ui/theme/account.js')
   const storage = await serverStorage(t)
   const server = await startServer(t, { env: storage.env })
   const admin = (await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).cookie!
   const settings = (body: Record<string, unknown>) => http(server, 'PUT', '/api/panel/shoutbox/config', { body, cookie: admin })
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchBrowser(t)
   const problems: string[] = []
   // Answers this test asks for: "who am I?" signed out (401), a duplicate (409), flood control (429).
   const expected = /^Failed to load resource: the server responded with a status of (401|409|429) /

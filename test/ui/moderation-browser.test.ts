@@ -1,21 +1,15 @@
-import fs from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import { buildUi } from '../../scripts/build-ui.js'
+import type { BrowserContext, Page } from 'playwright-core'
 import { ADMIN } from '../helpers/app.js'
 import { http, serverStorage, startServer } from '../helpers/server.js'
+import { NO_BROWSER, ensurePages, launchBrowser } from '../helpers/browser.js'
 
 /** CONTRACT §13 in a real browser: a moderator mutes a member from the widget, lifts it on the Mutes page, and reads both in the feed. */
 
-const CHROMIUM = '/usr/bin/chromium'
-const missing = !fs.existsSync(CHROMIUM)
-if (missing && process.env.CI === 'true') throw new Error(`CI needs ${CHROMIUM} for the browser tests: apt-get install -y chromium`)
 const PASSWORD = 'a long password'
 
-t.test('moderation, in a real browser', { skip: missing && `Chromium is not installed (${CHROMIUM}): apt-get install -y chromium` }, async t => {
-  if (!fs.existsSync(fileURLToPath(new URL('../../dist/ui/theme/account.js', import.meta.url)))) await buildUi()
-  const { chromium } = await import('playwright-core')
+t.test('moderation, in a real browser', { skip: NO_BROWSER }, async t => {
+  await ensurePages('ui/theme/account.js')
   const storage = await serverStorage(t)
   const server = await startServer(t, { env: storage.env })
   const admin = (await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).cookie!
@@ -29,10 +23,7 @@ t.test('moderation, in a real browser', { skip: missing && `Chromium is not inst
   await http(server, 'POST', '/api/shoutbox', { body: { message: 'BUY CHEAP WATCHES NOW' }, cookie: ayseCookie })
   await http(server, 'POST', '/api/shoutbox', { body: { message: 'a second one to delete' }, cookie: ayseCookie })
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchBrowser(t)
   const problems: string[] = []
   // Answers this test asks for: the MUTED refusal (403).
   const expected = /^Failed to load resource: the server responded with a status of (401|403) /

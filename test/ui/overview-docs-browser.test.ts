@@ -1,22 +1,17 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import t from 'tap'
-import type { Browser, BrowserContext } from 'playwright-core'
-import { buildUi } from '../../scripts/build-ui.js'
+import type { BrowserContext } from 'playwright-core'
 import { ADMIN } from '../helpers/app.js'
 import { http, serverStorage, startServer } from '../helpers/server.js'
+import { NO_BROWSER, ensurePages, launchBrowser } from '../helpers/browser.js'
 
 /** Issue 17 in a real browser: the API reference at /docs/api and the panel's Overview page, under the pages' CSP. */
 
-const CHROMIUM = '/usr/bin/chromium'
-const missing = !fs.existsSync(CHROMIUM)
-if (missing && process.env.CI === 'true') throw new Error(`CI needs ${CHROMIUM} for the browser tests: apt-get install -y chromium`)
 
-t.test('/docs/api and the Overview page, in a real browser', { skip: missing && `Chromium is not installed (${CHROMIUM}): apt-get install -y chromium` }, async t => {
-  if (!fs.existsSync(fileURLToPath(new URL('../../dist/ui/docs/docs.js', import.meta.url)))) await buildUi()
-  const { chromium } = await import('playwright-core')
+t.test('/docs/api and the Overview page, in a real browser', { skip: NO_BROWSER }, async t => {
+  await ensurePages('ui/docs/docs.js')
   const storage = await serverStorage(t)
   const server = await startServer(t, { env: storage.env })
   const admin = (await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).cookie!
@@ -27,10 +22,7 @@ t.test('/docs/api and the Overview page, in a real browser', { skip: missing && 
   const shots = fs.mkdtempSync(path.join(os.tmpdir(), 'shoutbox-issue17-'))
   t.comment(`screenshots in ${shots}`)
 
-  const browser: Browser = await chromium.launch({
-    executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking']
-  })
-  t.teardown(() => browser.close())
+  const browser = await launchBrowser(t)
   const problems: string[] = []
   const outside: string[] = []
   const context = async (width: number, height: number, locale = 'en-US'): Promise<BrowserContext> => {
