@@ -69,11 +69,8 @@ export interface ReplyControl {
  * and ends it when the host stops; a client that falls too far behind is cut off.
  */
 export interface EventStream {
-  /**
-   * Writes frames made by `eventFrame` (format an event once, write it to every stream):
-   * one frame as a string, or several joined and encoded once, as bytes, for many streams.
-   */
-  write (frames: string | Uint8Array): void
+  /** Writes one frame made by `eventFrame` (format an event once, write it to every stream). */
+  write (frame: string): void
   end (): void
   readonly closed: boolean
   onClose (listener: () => void): void

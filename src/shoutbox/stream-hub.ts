@@ -5,24 +5,17 @@ import { perContext } from './per-context.js'
 
 const PRUNE_EVERY_MS = 3_600_000
 
-/** An event, formatted: its id (a catching-up subscriber skips what it was sent) and its frame. */
-type Frame = readonly [id: number, frame: string]
-
 /**
  * The live stream's subscribers in this process. Each change notice, from any process,
  * carries the stream events it wrote (or, when they are too many, their ids, and they
- * are read once); each is formatted once, in the order the commits were announced. The
- * events that arrive within one turn of the event loop are joined and encoded once and
- * go to each subscriber in one write: a burst of publishes costs a write per subscriber
- * per turn, not per event.
+ * are read once); each is formatted once and written to every subscriber, one notice at
+ * a time, in the order the commits were announced.
  */
 export class StreamHub {
   static readonly of = perContext(ctx => new StreamHub(ctx))
 
   private readonly subscribers = new Set<Subscriber>()
   private deliveries: Promise<void> = Promise.resolve()
-  /** Formatted and waiting for the next flush (set while one is scheduled). */
-  private pending: Frame[] | undefined
   private pruneTimer: NodeJS.Timeout | undefined
 
   private constructor (private readonly ctx: AddonContext) {}
@@ -75,24 +68,13 @@ export class StreamHub {
   private deliver ({ eventIds = [], events: carried }: ChangeNotice): void {
     this.deliveries = this.deliveries
       .then(() => carried ?? eventsRepository(this.ctx.db).find(eventIds))
-      .then(events => this.queue(events))
+      .then(events => {
+        for (const event of events) {
+          const frame = frameOf(event)
+          for (const subscriber of this.subscribers) subscriber.send(event.id, frame)
+        }
+      })
       .catch(error => this.ctx.log.warn({ err: error, eventIds }, 'could not deliver stream events'))
-  }
-
-  private queue (events: readonly ShoutEvent[]): void {
-    if (this.pending === undefined) {
-      this.pending = []
-      setImmediate(() => this.flush())
-    }
-    for (const event of events) this.pending.push([event.id, frameOf(event)])
-  }
-
-  private flush (): void {
-    const frames = this.pending ?? []
-    this.pending = undefined
-    if (frames.length === 0) return
-    const bytes = Buffer.from(frames.map(([, frame]) => frame).join(''))
-    for (const subscriber of this.subscribers) subscriber.send(frames, bytes)
   }
 }
 
@@ -106,17 +88,16 @@ function frameOf (event: ShoutEvent): string {
 
 /** One subscriber. Events that arrive while it catches up are held, then sent once. */
 class Subscriber {
-  private held: Frame[] | undefined = []
+  private held: Array<[number, string]> | undefined = []
 
   constructor (readonly stream: EventStream) {}
 
-  /** `bytes`: the frames joined and encoded, shared by every subscriber. */
-  send (frames: readonly Frame[], bytes: Uint8Array): void {
-    if (this.held !== undefined) this.held.push(...frames)
-    else this.stream.write(bytes)
+  send (id: number, frame: string): void {
+    if (this.held !== undefined) this.held.push([id, frame])
+    else this.stream.write(frame)
   }
 
-  catchUp (missed: Frame[]): void {
+  catchUp (missed: Array<[number, string]>): void {
     const sent = new Set<number>()
     for (const [id, frame] of missed) {
       sent.add(id)

@@ -101,13 +101,13 @@ class OpenStream implements EventStream {
     return this.response.writableEnded || this.response.destroyed
   }
 
-  write (frames: string | Uint8Array): void {
+  write (frame: string): void {
     if (this.closed) return
     if (this.response.writableLength > MAX_BUFFERED_BYTES) {
       this.response.destroy()
       return
     }
-    this.response.write(frames)
+    this.response.write(frame)
   }
 
   end (): void {
