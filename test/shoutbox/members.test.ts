@@ -8,6 +8,9 @@ import { connectSse } from '../helpers/sse.js'
 const PASSWORD = 'a long password'
 const error = (code: string, extras: Record<string, unknown> = {}) => ({ result: 'error', error: code, ...extras })
 const badRequest = (what: string) => error('BAD_REQUEST', { bodyValidationError: what })
+/** A Retry-After header holding whole seconds from `least` to `most`. */
+const within = (header: unknown, least: number, most: number): boolean =>
+  typeof header === 'string' && /^\d+$/.test(header) && Number(header) >= least && Number(header) <= most
 
 interface Shout { id: number, message: string, username: string, date: number }
 
@@ -171,7 +174,8 @@ t.test('flood control', async t => {
     t.equal(refused.length, 10, 'the rest refused')
     for (const answer of refused) {
       t.same(answer.json(), error('TOO_MANY_REQUESTS'))
-      t.match(answer.headers['retry-after'], /^(59|60)$/, 'wait until the oldest leaves the minute')
+      // The minute began at the first of the burst: a slow machine may have spent seconds on it.
+      t.ok(within(answer.headers['retry-after'], 50, 60), `wait until the oldest leaves the minute: ${answer.headers['retry-after']}`)
     }
     t.equal(await api.stored(), before + 10, 'exactly 10 stored')
     t.equal((await api.list()).filter(s => s.username === 'emre').length, 10)
@@ -200,7 +204,7 @@ t.test('flood control', async t => {
     await timePasses(app, 'gul', 61_000)
     const soon = await api.post(gul, { message: 'second' })
     t.same([soon.statusCode, soon.json()], [429, error('TOO_MANY_REQUESTS')])
-    t.match(soon.headers['retry-after'], /^(58|59)$/)
+    t.ok(within(soon.headers['retry-after'], 50, 59), `what is left of the 120 s: ${soon.headers['retry-after']}`)
     await api.settings(admin, { minSecondsBetweenShouts: 3 })
   })
 

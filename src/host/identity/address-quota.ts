@@ -35,7 +35,10 @@ export class AddressQuota {
       returning count, window_started_at`, [`${this.name}:${clientKey(address)}`, now, expired, expired])
     const row = result.rows[0]
     if (row !== undefined && row.count > this.policy.limit) {
-      throw new TooManyRequests((Number(row.window_started_at) + this.policy.windowMs - now) / 1000)
+      // An attempt sent at the same moment may have opened the window a few milliseconds
+      // after this one read the clock; no one is told to wait longer than one window.
+      const waitMs = Math.min(this.policy.windowMs, Number(row.window_started_at) + this.policy.windowMs - now)
+      throw new TooManyRequests(waitMs / 1000)
     }
   }
 }

@@ -203,6 +203,10 @@ t.test('POST /api/auth/signup', async t => {
     t.equal((await users(app)).length, before + 5, 'exactly five accounts')
     const failedToo = await signUp(app, { username: 'ayse', email: 'ayse@example.org', password: 'a long password' }, address)
     t.same([failedToo.statusCode, failedToo.json()], [429, error('TOO_MANY_REQUESTS')], 'checked before anything else is looked at')
+    // Attempts sent at once: the one that opened the window read the clock after this one.
+    await app.db('address_quotas').where({ key: `sign-up:${address}` }).update({ window_started_at: Date.now() + 2000 })
+    const overlapping = await signUp(app, { username: 'farm98', email: 'farm98@example.org', password: 'a long password' }, address)
+    t.same([overlapping.statusCode, overlapping.headers['retry-after']], [429, '3600'], 'never told to wait longer than the hour')
     const elsewhere = await signUp(app, { username: 'neighbour', email: 'neighbour@example.org', password: 'a long password' })
     t.equal(elsewhere.statusCode, 200, 'another address is not held back')
     await app.db('address_quotas').where({ key: `sign-up:${address}` }).update({ window_started_at: Date.now() - 3_600_001 })
