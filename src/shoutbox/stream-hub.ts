@@ -1,6 +1,7 @@
-import { eventFrame, type AddonContext, type EventStream } from '../sdk/index.js'
+import { eventFrame, type AddonContext, type EventFrame, type EventStream } from '../sdk/index.js'
 import { onChange, type ChangeNotice } from './change-notices.js'
 import { eventsRepository, type ShoutEvent } from './events-repository.js'
+import { FanOut, Subscriber } from './fan-out.js'
 import { perContext } from './per-context.js'
 
 const PRUNE_EVERY_MS = 3_600_000
@@ -8,17 +9,20 @@ const PRUNE_EVERY_MS = 3_600_000
 /**
  * The live stream's subscribers in this process. Each change notice, from any process,
  * carries the stream events it wrote (or, when they are too many, their ids, and they
- * are read once); each is formatted once and written to every subscriber, one notice at
- * a time, in the order the commits were announced.
+ * are read once); each is formatted once and handed to the fan-out, one notice at a
+ * time, in the order the commits were announced.
  */
 export class StreamHub {
   static readonly of = perContext(ctx => new StreamHub(ctx))
 
   private readonly subscribers = new Set<Subscriber>()
+  private readonly fanOut: FanOut
   private deliveries: Promise<void> = Promise.resolve()
   private pruneTimer: NodeJS.Timeout | undefined
 
-  private constructor (private readonly ctx: AddonContext) {}
+  private constructor (private readonly ctx: AddonContext) {
+    this.fanOut = new FanOut(this.subscribers, error => ctx.log.warn({ err: error }, 'could not write to a stream'))
+  }
 
   /** Open streams in this process: the board's live readers here. */
   get readers (): number {
@@ -40,6 +44,7 @@ export class StreamHub {
   stop (): void {
     clearInterval(this.pruneTimer)
     this.subscribers.clear()
+    this.fanOut.stop()
   }
 
   /**
@@ -47,7 +52,7 @@ export class StreamHub {
    * first; otherwise the stream starts now, with a `ready` event carrying the current id.
    */
   async subscribe (stream: EventStream, lastEventId: number | undefined): Promise<void> {
-    const subscriber = new Subscriber(stream)
+    const subscriber = new Subscriber(stream, this.fanOut.latest)
     this.subscribers.add(subscriber)
     stream.onClose(() => this.subscribers.delete(subscriber))
     try {
@@ -68,43 +73,15 @@ export class StreamHub {
   private deliver ({ eventIds = [], events: carried }: ChangeNotice): void {
     this.deliveries = this.deliveries
       .then(() => carried ?? eventsRepository(this.ctx.db).find(eventIds))
-      .then(events => {
-        for (const event of events) {
-          const frame = frameOf(event)
-          for (const subscriber of this.subscribers) subscriber.send(event.id, frame)
-        }
-      })
+      .then(events => { for (const event of events) this.fanOut.add(event.id, frameOf(event)) })
       .catch(error => this.ctx.log.warn({ err: error, eventIds }, 'could not deliver stream events'))
   }
 }
 
-function frameOf (event: ShoutEvent): string {
+function frameOf (event: ShoutEvent): EventFrame {
   // A deletion names the shout and nothing of what it said.
   if (event.kind === 'shout-deleted') return eventFrame(event.id, event.kind, JSON.stringify({ id: event.shout.id }))
   // The fields in the list's order (jsonb keeps its own).
   const { id, message, username, date } = event.shout
   return eventFrame(event.id, event.kind, JSON.stringify({ id, message, username, date }))
-}
-
-/** One subscriber. Events that arrive while it catches up are held, then sent once. */
-class Subscriber {
-  private held: Array<[number, string]> | undefined = []
-
-  constructor (readonly stream: EventStream) {}
-
-  send (id: number, frame: string): void {
-    if (this.held !== undefined) this.held.push([id, frame])
-    else this.stream.write(frame)
-  }
-
-  catchUp (missed: Array<[number, string]>): void {
-    const sent = new Set<number>()
-    for (const [id, frame] of missed) {
-      sent.add(id)
-      this.stream.write(frame)
-    }
-    const held = this.held ?? []
-    this.held = undefined
-    for (const [id, frame] of held) if (!sent.has(id)) this.stream.write(frame)
-  }
 }

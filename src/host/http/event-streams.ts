@@ -1,9 +1,10 @@
 import type { ServerResponse } from 'node:http'
-import { ServiceUnavailable, TooManyRequests, type EventStream } from '../../sdk/index.js'
+import { EventFrame, ServiceUnavailable, TooManyRequests, type EventStream } from '../../sdk/index.js'
 import { clientKey } from './client-address.js'
 import { EVERY_ANSWER } from './headers.js'
 
 const HEARTBEAT_MS = 15_000
+const HEARTBEAT = new EventFrame(': ping\n\n')
 /** A client this far behind is cut off rather than buffered without end. */
 const MAX_BUFFERED_BYTES = 1 << 20
 /** What a refused client is told to wait: streams end when their clients leave, at no set time. */
@@ -42,7 +43,7 @@ export class EventStreams {
   private ended = false
 
   constructor (private readonly limits: StreamLimits = DEFAULT_STREAM_LIMITS) {
-    this.heartbeat = setInterval(() => { for (const stream of this.open) stream.write(': ping\n\n') }, HEARTBEAT_MS).unref()
+    this.heartbeat = setInterval(() => { for (const stream of this.open) stream.write(HEARTBEAT) }, HEARTBEAT_MS).unref()
   }
 
   get size (): number {
@@ -71,8 +72,10 @@ export class EventStreams {
     })
     this.open.add(stream)
     response.writeHead(200, HEAD)
+    // A HEAD request gets the head and no stream: its answer has no body to hold open.
+    if (response.req.method === 'HEAD') response.end()
     // Browsers reconnect after 3 s, sending Last-Event-ID.
-    response.write('retry: 3000\n\n')
+    else response.write('retry: 3000\n\n')
     return stream
   }
 
@@ -101,13 +104,23 @@ class OpenStream implements EventStream {
     return this.response.writableEnded || this.response.destroyed
   }
 
-  write (frame: string): void {
-    if (this.closed) return
+  /**
+   * Once the answer holds its socket, the head has gone out and the socket carries only
+   * the body: each frame is written to it straight, as one ready piece (a chunk of the
+   * chunked body, or for an HTTP/1.0 client the bytes alone) made once for every stream.
+   * One socket write a frame, nothing encoded per stream. An answer still queued behind
+   * another on its connection (HTTP pipelining) has no socket yet; Node holds its writes.
+   */
+  write (frame: EventFrame): void {
+    // An empty chunk would be the chunked body's last one.
+    if (this.closed || frame.bytes.length === 0) return
     if (this.response.writableLength > MAX_BUFFERED_BYTES) {
       this.response.destroy()
       return
     }
-    this.response.write(frame)
+    const socket = this.response.socket
+    if (socket === null) this.response.write(frame.bytes)
+    else socket.write(this.response.chunkedEncoding ? chunkOf(frame) : frame.bytes)
   }
 
   end (): void {
@@ -117,4 +130,17 @@ class OpenStream implements EventStream {
   onClose (listener: () => void): void {
     this.response.on('close', listener)
   }
+}
+
+const CRLF = Buffer.from('\r\n')
+const chunks = new WeakMap<EventFrame, Buffer>()
+
+/** `frame` as a chunk of a chunked body (RFC 9112, 7.1), made once per frame. */
+function chunkOf (frame: EventFrame): Buffer {
+  let chunk = chunks.get(frame)
+  if (chunk === undefined) {
+    chunk = Buffer.concat([Buffer.from(`${frame.bytes.length.toString(16)}\r\n`), frame.bytes, CRLF])
+    chunks.set(frame, chunk)
+  }
+  return chunk
 }
