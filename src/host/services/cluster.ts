@@ -20,6 +20,11 @@ interface Message {
  */
 export class Cluster {
   private readonly origin = randomUUID()
+  /**
+   * How this process's own notices begin on the wire (`notify` writes `origin` first).
+   * PostgreSQL sends them back to this process's link too; they are skipped unread.
+   */
+  private readonly ownPrefix = `{"origin":${JSON.stringify(this.origin)},`
   private readonly channel: string
   private readonly handlers = new Map<string, Set<Handler>>()
   private readonly resyncHandlers = new Set<() => void>()
@@ -96,7 +101,7 @@ export class Cluster {
       connectionString: this.db.url, connectionTimeoutMillis: 5000, keepAlive: true, application_name: `shoutbox-listen:${this.db.schema}`
     })
     client.on('notification', notice => {
-      if (notice.channel !== this.channel || notice.payload === undefined) return
+      if (notice.channel !== this.channel || notice.payload === undefined || notice.payload.startsWith(this.ownPrefix)) return
       let message: Message
       try {
         message = JSON.parse(notice.payload) as Message
