@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, publish, stream, stream10k
+ *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, cost, publish, stream, stream10k
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -24,13 +24,24 @@
  * rotates from round to round; the ratios busy/idle, busy/bare and idle/bare are the
  * medians of the rounds' ratios.
  *
+ * cost: for each of `--rates`, the CPU time a publish costs the host (user and system),
+ * every PostgreSQL process and the publishing client, read from /proc over `--seconds`
+ * of publishing with nothing else running: where the busy list's lost share goes.
+ *
  * stream, stream10k: `--subscribers` event streams (spread over client processes of
  * 2,500 and over loopback source addresses, 20 streams each) receive a run of 20
  * publishes — 250 ms apart for stream, back to back for stream10k — from a host
  * restarted first, so its memory does not depend on the parts before. Delivery is
- * timed from each publish's answer; reported with the subscribers that missed any
- * event and the host's resident memory before they connected, with them, and per
- * subscriber.
+ * timed from each publish's answer, and from its sending (a server that held the answer
+ * until its writes were done would look fast from the answer alone); reported with the
+ * subscribers that missed any
+ * event, how long the publishes waited for their answers, and the host's resident
+ * memory before they connected, with them, and per subscriber. The baseline,
+ * bench/bare-stream.ts, is a bare node:http server that answers a publish and writes its
+ * event to every socket in one loop, nothing else: the floor this machine's socket
+ * writes set. Each of `--rounds` rounds runs the host and the baseline back to back (the
+ * order alternating), with the same subscribers and publishes; the figures are medians,
+ * the ratios the medians of the rounds' ratios.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -53,12 +64,12 @@ const { values: options } = parseArgs({
     seconds: { type: 'string', default: '5' },
     /** The stream parts' subscribers; by default 2,000 for stream and 10,000 for stream10k. */
     subscribers: { type: 'string' },
-    /** The busy part's publishes a second. */
+    /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'list,million,archive,busy,publish,stream,stream10k' }
+    only: { type: 'string', default: 'list,million,archive,busy,cost,publish,stream,stream10k' }
   }
 })
-/** `--only list,publish`: the parts to run (list, million, archive, busy, publish, stream, stream10k); all by default. */
+/** `--only list,publish`: the parts to run (list, million, archive, busy, cost, publish, stream, stream10k); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -111,6 +122,12 @@ function node (args: string[], env: NodeJS.ProcessEnv = {}, core?: 0 | 1): Child
   return spawn('/bin/sh', ['-c', 'ulimit -n "$(ulimit -H -n)" 2>/dev/null; exec "$@"', 'sh', ...command], {
     cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit']
   })
+}
+
+/** Resident memory of process `pid`, in MiB. */
+async function residentMiB (pid: number): Promise<number> {
+  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8')
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024
 }
 
 /** The soft limit of open files of process `pid` (Infinity where /proc cannot tell). */
@@ -241,8 +258,7 @@ class Site {
 
   /** Resident memory of the host process, in MiB. */
   async rssMiB (): Promise<number> {
-    const status = await fs.readFile(`/proc/${this.child!.pid}/status`, 'utf8')
-    return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024
+    return residentMiB(this.child!.pid!)
   }
 
   async api (method: string, url: string, body?: unknown): Promise<{ status: number, json: Record<string, unknown> }> {
@@ -450,6 +466,81 @@ async function busyBoard (site: Site): Promise<BusyRate[]> {
   return results
 }
 
+/** CPU time of process `pid` (user and system, ms) from /proc; 0 for a process gone. */
+async function cpuMs (pid: number): Promise<{ user: number, system: number }> {
+  try {
+    const fields = (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ')
+    const tick = 1000 / 100 // USER_HZ
+    return { user: Number(fields[11]) * tick, system: Number(fields[12]) * tick }
+  } catch {
+    return { user: 0, system: 0 }
+  }
+}
+
+/** The PostgreSQL server's processes (every backend, the WAL writer, …), for their CPU time. */
+async function postgresPids (): Promise<number[]> {
+  const pids: number[] = []
+  for (const entry of await fs.readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    const comm = await fs.readFile(`/proc/${entry}/comm`, 'utf8').catch(() => '')
+    if (comm.startsWith('postgres')) pids.push(Number(entry))
+  }
+  return pids
+}
+
+interface PublishCost {
+  readonly rate: number
+  readonly published: number
+  /** CPU per publish, ms. */
+  readonly hostUser: number
+  readonly hostSystem: number
+  readonly postgres: number
+  readonly publisher: number
+}
+
+/**
+ * cost: where a publish's CPU goes. With nothing else running, a separate process
+ * publishes at `rate` a second; over `--seconds` after a lead-in, the CPU time of the
+ * host, of every PostgreSQL process and of the publisher is read from /proc and divided
+ * by the publishes answered. The busy list shares the host's core with the host's part.
+ */
+async function publishCost (site: Site, rate: number): Promise<PublishCost> {
+  const publisher = node(['--import', 'tsx', 'bench/publisher.ts', JSON.stringify({
+    url: `${await site.url()}/api/panel/shoutbox`, cookie: site.cookie, rate, maxSeconds: SECONDS + 32, message: `Costed shout, ${rate}/s, as long as a real one would be:`
+  })], {}, 1)
+  const next = lines(publisher)
+  try {
+    if (await next() !== 'started') throw new Error('the publisher did not start')
+    await sleep(2000)
+    const postgres = DATABASE_URL === undefined ? [] : await postgresPids()
+    const read = async (): Promise<{ host: { user: number, system: number }, postgres: number, publisher: number, at: number }> => {
+      const [host, own, database] = await Promise.all([cpuMs(site.child!.pid!), cpuMs(publisher.pid!), Promise.all(postgres.map(cpuMs))])
+      return { host, postgres: database.reduce((sum, each) => sum + each.user + each.system, 0), publisher: own.user + own.system, at: performance.now() }
+    }
+    const before = await read()
+    await sleep(SECONDS * 1000)
+    const after = await read()
+    publisher.stdin!.write('stop\n')
+    const result = JSON.parse(await next()) as PublisherResult
+    if (result.errors > 0) throw new Error(`cost, ${rate} publishes/s: ${result.errors} publishes failed`)
+    // Evenly spaced and all answered: the publishes of the window are its length at the rate achieved.
+    // (Counting rows would stop the embedded database's host, which owns its files.)
+    const published = result.achievedPerSecond * (after.at - before.at) / 1000
+    const per = (ms: number): number => ms / published
+    return {
+      rate,
+      published,
+      hostUser: per(after.host.user - before.host.user),
+      hostSystem: per(after.host.system - before.host.system),
+      postgres: per(after.postgres - before.postgres),
+      publisher: per(after.publisher - before.publisher)
+    }
+  } finally {
+    publisher.kill('SIGTERM')
+  }
+}
+
+
 async function publishLoad (site: Site): Promise<{ load: Load, stored: number, lost: number, logged: number }> {
   const before = await site.count('shoutbox_shouts')
   const logsBefore = await site.count('activity_logs', "type = 'CREATED_SHOUT'")
@@ -480,12 +571,18 @@ interface FanOut {
   readonly p50: number
   readonly p99: number
   readonly max: number
+  /** The same delays, from each publish's sending rather than its answer. */
+  readonly sentP50: number
+  readonly sentP99: number
   readonly delivered: number
   readonly expected: number
   /** Subscribers (connected or not) that did not receive every publish of the run. */
   readonly missed: number
   readonly duplicates: number
   readonly closed: number
+  /** How long a publish of the run waited for its answer, ms. */
+  readonly answerP50: number
+  readonly answerMax: number
   readonly idleMiB: number
   readonly connectedMiB: number
   readonly rssMiB: number
@@ -493,19 +590,62 @@ interface FanOut {
   readonly perSubscriberKiB: number
 }
 
+/** What the stream parts measure: the host, or the bare fan-out (bench/bare-stream.ts). */
+interface StreamTarget {
+  readonly pid: number
+  readonly streamUrl: string
+  publish (message: string): Promise<void>
+  rssMiB (): Promise<number>
+}
+
+function hostTarget (site: Site, url: string): StreamTarget {
+  return {
+    pid: site.child!.pid!,
+    streamUrl: `${url}/api/shoutbox/stream`,
+    async publish (message) {
+      const response = await site.api('POST', '/api/panel/shoutbox', { message })
+      if (response.status !== 200) throw new Error(`publish failed: ${JSON.stringify(response.json)}`)
+    },
+    rssMiB: () => site.rssMiB()
+  }
+}
+
+/** The bare fan-out on the servers' core, run as `measure` asks, then stopped. */
+async function withBareStream<T> (measure: (target: StreamTarget) => Promise<T>): Promise<T> {
+  const port = await freePort()
+  const child = node(['--import', 'tsx', 'bench/bare-stream.ts', String(port)], {}, 0)
+  try {
+    await firstLine(child)
+    return await measure({
+      pid: child.pid!,
+      streamUrl: `http://127.0.0.1:${port}/stream`,
+      async publish (message) {
+        const response = await fetch(`http://127.0.0.1:${port}/publish`, { method: 'POST', body: JSON.stringify({ message }) })
+        await response.text()
+        if (response.status !== 200) throw new Error('the bare fan-out refused a publish')
+      },
+      rssMiB: () => residentMiB(child.pid!)
+    })
+  } finally {
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    child.kill('SIGTERM')
+    await exited
+  }
+}
+
 /**
- * `subscribers` streams of `site`, then FAN_OUT_PUBLISHES publishes, `gapMs` apart (0:
+ * `subscribers` streams of `target`, then FAN_OUT_PUBLISHES publishes, `gapMs` apart (0:
  * each sent once the one before is answered). Each event's delay runs from its
  * publish's answer to its arrival; a subscriber that misses one is counted.
  */
-async function fanOut (site: Site, subscribers: number, gapMs: number): Promise<FanOut> {
-  const limit = await openFilesLimit(site.child!.pid!)
+async function fanOut (target: StreamTarget, subscribers: number, gapMs: number): Promise<FanOut> {
+  const limit = await openFilesLimit(target.pid)
   if (limit < subscribers + 256) {
-    throw new Error(`the host may open ${limit} files, too few for ${subscribers} streams: raise the hard limit (ulimit -Hn) or pass a smaller --subscribers`)
+    throw new Error(`the server may open ${limit} files, too few for ${subscribers} streams: raise the hard limit (ulimit -Hn) or pass a smaller --subscribers`)
   }
-  const url = `${await site.url()}/api/shoutbox/stream`
+  const url = target.streamUrl
   const marker = `fan-out-${randomBytes(3).toString('hex')}`
-  const idleMiB = await site.rssMiB()
+  const idleMiB = await target.rssMiB()
   const groups: Array<{ child: ChildProcess, next: () => Promise<string> }> = []
   try {
     const connecting = Date.now()
@@ -520,13 +660,16 @@ async function fanOut (site: Site, subscribers: number, gapMs: number): Promise<
     const connectSeconds = (Date.now() - connecting) / 1000
     log(`${connected} of ${subscribers} subscribers connected in ${connectSeconds.toFixed(1)} s from ${Math.ceil(subscribers / STREAMS_PER_ADDRESS)} loopback addresses, ${groups.length} client processes`)
     await sleep(1000)
-    const connectedMiB = await site.rssMiB()
+    const connectedMiB = await target.rssMiB()
 
+    const sentAt: number[] = []
     const answeredAt: number[] = []
+    const answerMs: number[] = []
     for (let i = 0; i < FAN_OUT_PUBLISHES; i++) {
-      const response = await site.api('POST', '/api/panel/shoutbox', { message: `${marker} ${i}` })
+      sentAt.push(Date.now())
+      await target.publish(`${marker} ${i}`)
       answeredAt.push(Date.now())
-      if (response.status !== 200) throw new Error(`publish failed: ${JSON.stringify(response.json)}`)
+      answerMs.push(answeredAt[i]! - sentAt[i]!)
       if (gapMs > 0) await sleep(gapMs)
     }
     // Until every connected subscriber has every event, or 10 s have passed.
@@ -542,12 +685,13 @@ async function fanOut (site: Site, subscribers: number, gapMs: number): Promise<
       if (received >= expected || Date.now() > deadline) break
     }
     await sleep(500)
-    const rssMiB = await site.rssMiB()
+    const rssMiB = await target.rssMiB()
     const results = await Promise.all(groups.map(async group => {
-      group.child.stdin!.write(`done ${JSON.stringify(answeredAt)}\n`)
+      group.child.stdin!.write(`done ${JSON.stringify({ sentAt, answeredAt })}\n`)
       return JSON.parse(await group.next()) as SubscribersResult
     }))
     const latencies = results.flatMap(result => result.latencies)
+    const fromSent = results.flatMap(result => result.fromSent)
     const total = (key: 'missed' | 'duplicates' | 'closed'): number => results.reduce((sum, result) => sum + result[key], 0)
     return {
       subscribers,
@@ -556,11 +700,15 @@ async function fanOut (site: Site, subscribers: number, gapMs: number): Promise<
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       max: percentile(latencies, 100),
+      sentP50: percentile(fromSent, 50),
+      sentP99: percentile(fromSent, 99),
       delivered: latencies.length,
       expected: subscribers * FAN_OUT_PUBLISHES,
       missed: total('missed'),
       duplicates: total('duplicates'),
       closed: total('closed'),
+      answerP50: percentile(answerMs, 50),
+      answerMax: percentile(answerMs, 100),
       idleMiB,
       connectedMiB,
       rssMiB,
@@ -671,16 +819,34 @@ try {
     }
   }
 
+  if (PARTS.has('cost')) {
+    rows.push(['cost: CPU per publish, ms (host user + system; PostgreSQL, every process; the publishing client)', '', '', '', '', ''])
+    // A first run, not shown, so that the host measured is warm whatever parts ran before.
+    await publishCost(site, Math.max(...RATES))
+    for (const rate of RATES) {
+      const cost = await publishCost(site, rate)
+      rows.push([`  ${rate} publishes/s (${fmt(cost.published)} in the window): host ${fmt(cost.hostUser + cost.hostSystem, 2)} (${fmt(cost.hostUser, 2)} + ${fmt(cost.hostSystem, 2)}), ` +
+        `PostgreSQL ${DATABASE_URL === undefined ? '— (in the host)' : fmt(cost.postgres, 2)}, client ${fmt(cost.publisher, 2)}`, '', '', '', '', ''])
+    }
+  }
+
   if (PARTS.has('publish')) {
     const publish = await publishLoad(site)
     rows.push([`publish, 32 clients (${publish.load.total} sent)`, fmt(publish.load.requestsPerSecond), '', '', `${fmt(publish.load.p50)} / ${fmt(publish.load.p99)} ms`, fmt(publish.load.non2xx + publish.load.errors)])
     rows.push([`  acknowledged ${publish.load.status2xx}, stored ${publish.stored}, logged ${publish.logged}, lost ${publish.lost}`, '', '', '', '', ''])
   }
 
-  const fanOutRows = (label: string, fan: FanOut): void => {
-    rows.push([`${label}, ${fmt(fan.subscribers)} subscribers (${fan.delivered}/${fan.expected} delivered)`, '', '', '', `${fmt(fan.p50)} / ${fmt(fan.p99)} ms`, ""])
-    rows.push([`  ${fmt(fan.connected)} connected in ${fmt(fan.connectSeconds, 1)} s; ${fmt(fan.missed)} missed an event, ${fmt(fan.closed)} closed, ${fmt(fan.duplicates)} duplicates, slowest ${fmt(fan.max)} ms`, '', '', '', '', ''])
-    rows.push([`  host resident memory: ${fmt(fan.idleMiB)} MiB before they connected, ${fmt(fan.rssMiB)} MiB with them, ${fmt(fan.perSubscriberKiB, 1)} KiB a subscriber`, '', '', '', '', ''])
+  const fanOutRows = (label: string, host: FanOut[], bare: FanOut[]): void => {
+    const sum = (runs: FanOut[], key: 'delivered' | 'expected' | 'missed' | 'closed' | 'duplicates'): number => runs.reduce((total, run) => total + run[key], 0)
+    const mid = (runs: FanOut[], key: 'p50' | 'p99' | 'max' | 'sentP50' | 'sentP99' | 'answerP50' | 'answerMax' | 'connectSeconds' | 'idleMiB' | 'rssMiB' | 'perSubscriberKiB'): number => median(runs.map(run => run[key]))
+    const ratio = (key: 'p50' | 'p99'): number => median(host.map((run, i) => run[key] / bare[i]![key]))
+    rows.push([`${label}, ${fmt(host[0]!.subscribers)} subscribers, ${host.length} rounds (${sum(host, 'delivered')}/${sum(host, 'expected')} delivered)`, '', '', '', `${fmt(mid(host, 'p50'))} / ${fmt(mid(host, 'p99'))} ms`, ''])
+    rows.push([`  ${fmt(sum(host, 'missed'))} missed an event, ${fmt(sum(host, 'closed'))} closed, ${fmt(sum(host, 'duplicates'))} duplicates; slowest ${fmt(mid(host, 'max'))} ms`, '', '', '', '', ''])
+    rows.push([`  publishes answered in ${fmt(mid(host, 'answerP50'))} ms (p50), ${fmt(mid(host, 'answerMax'))} ms at most`, '', '', '', '', ''])
+    rows.push([`  delivery from the publish's sending, p50 / p99: host ${fmt(mid(host, 'sentP50'))} / ${fmt(mid(host, 'sentP99'))} ms, bare ${fmt(mid(bare, 'sentP50'))} / ${fmt(mid(bare, 'sentP99'))} ms`, '', '', '', '', ''])
+    rows.push([`  host resident memory: ${fmt(mid(host, 'idleMiB'))} MiB before they connected, ${fmt(mid(host, 'rssMiB'))} MiB with them, ${fmt(mid(host, 'perSubscriberKiB'), 1)} KiB a subscriber`, '', '', '', '', ''])
+    rows.push([`  bare node:http fan-out, same subscribers and frames (${sum(bare, 'delivered')}/${sum(bare, 'expected')} delivered)`, '', '', '', `${fmt(mid(bare, 'p50'))} / ${fmt(mid(bare, 'p99'))} ms`, ''])
+    rows.push([`  host / bare, paired by round: p50 ${fmt(ratio('p50'), 2)}, p99 ${fmt(ratio('p99'), 2)}`, '', '', '', '', ''])
   }
 
   /**
@@ -698,13 +864,23 @@ try {
     return site
   }
 
-  if (PARTS.has('stream')) {
-    fanOutRows('stream, 20 publishes 250 ms apart', await fanOut(await restarted(), SUBSCRIBERS ?? 2000, 250))
+  /** `ROUNDS` rounds of the host and the bare fan-out, back to back, the order alternating. */
+  const streamPart = async (label: string, subscribers: number, gapMs: number): Promise<void> => {
+    const host: FanOut[] = []
+    const bare: FanOut[] = []
+    for (let round = 1; round <= ROUNDS; round++) {
+      const runs = [
+        async () => { host.push(await fanOut(hostTarget(await restarted(), await site.url()), subscribers, gapMs)) },
+        async () => { bare.push(await withBareStream(target => fanOut(target, subscribers, gapMs))) }
+      ]
+      for (const run of round % 2 === 1 ? runs : runs.reverse()) await run()
+      log(`${label}, round ${round}: host p50/p99 ${host.at(-1)!.p50}/${host.at(-1)!.p99} ms, bare ${bare.at(-1)!.p50}/${bare.at(-1)!.p99} ms`)
+    }
+    fanOutRows(label, host, bare)
   }
 
-  if (PARTS.has('stream10k')) {
-    fanOutRows('stream10k, a burst of 20 publishes', await fanOut(await restarted(), SUBSCRIBERS ?? 10_000, 0))
-  }
+  if (PARTS.has('stream')) await streamPart('stream, 20 publishes 250 ms apart', SUBSCRIBERS ?? 2000, 250)
+  if (PARTS.has('stream10k')) await streamPart('stream10k, a burst of 20 publishes', SUBSCRIBERS ?? 10_000, 0)
 } finally {
   await mid.destroy()
   await big.destroy()

@@ -8,7 +8,8 @@
  * - prints {"connected":n,"failed":m} once every subscriber has had its `ready` event
  *   or failed (or 300 s have passed);
  * - on "count": prints {"received":n}, the events of the burst received so far;
- * - on "done [answeredAt…]" (when each publish of the burst was answered, Date.now()):
+ * - on "done {"sentAt":[…],"answeredAt":[…]}" (when each publish of the burst was sent
+ *   and answered, Date.now()):
  *   prints the figures (see SubscribersResult) and exits.
  *
  * The burst's publishes carry the message "<job.marker> <i>"; an event counts as
@@ -29,6 +30,8 @@ interface Job {
 export interface SubscribersResult {
   /** Arrival minus answer, ms, one per event received. */
   readonly latencies: number[]
+  /** Arrival minus the publish's sending, ms, one per event received. */
+  readonly fromSent: number[]
   /** Subscribers that did not get every publish of the burst. */
   readonly missed: number
   /** Events received more than once by the same subscriber. */
@@ -155,18 +158,22 @@ process.stdin.on('data', (text: string) => {
     input = input.slice(end + 1)
     if (line === 'count') process.stdout.write(JSON.stringify({ received }) + '\n')
     if (line.startsWith('done ')) {
-      const answeredAt = JSON.parse(line.slice(5)) as number[]
+      const { sentAt, answeredAt } = JSON.parse(line.slice(5)) as { sentAt: number[], answeredAt: number[] }
       const latencies: number[] = []
+      const fromSent: number[] = []
       let missed = 0
       for (const times of arrivals) {
         let all = true
         times.forEach((at, i) => {
           if (at === 0) all = false
-          else latencies.push(at - answeredAt[i]!)
+          else {
+            latencies.push(at - answeredAt[i]!)
+            fromSent.push(at - sentAt[i]!)
+          }
         })
         if (!all) missed++
       }
-      const result: SubscribersResult = { latencies, missed, duplicates, closed }
+      const result: SubscribersResult = { latencies, fromSent, missed, duplicates, closed }
       process.stdout.write(JSON.stringify(result) + '\n', () => process.exit(0))
     }
   }
