@@ -238,6 +238,6 @@ t.test('slow clients are cut off: headers must arrive in time', async t => {
   const received = await closed
   clearInterval(drip)
   const after = Date.now() - started
-  t.ok(after < 4000, `closed after ${after} ms`)
+  t.ok(after < 10_000, `closed after ${after} ms (the drip alone would hold it forever)`)
   t.match(parseResponse(received), { status: 408, body: { result: 'error', error: 'REQUEST_TIMEOUT' } })
 })

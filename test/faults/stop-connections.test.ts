@@ -92,10 +92,16 @@ const post = (path: string, cookie: string, body: unknown, connection = 'keep-al
   return `POST ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: ${connection}\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`
 }
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
+/** Waits for `done` to hold, checking every 10 ms; throws after 15 s. */
+async function until (done: () => boolean): Promise<void> {
+  for (const start = Date.now(); !done(); await sleep(10)) {
+    if (Date.now() - start > 15_000) throw new Error('waited 15 s in vain')
+  }
+}
 
 t.test('connections accepted just before SIGTERM: each request is answered, health says stopping', async t => {
   const storage = await serverStorage(t)
-  const server = await startServer(t, { env: storage.env })
+  const server = await startServer(t, { env: { ...storage.env, LOG_LEVEL: 'info' } })
   t.equal((await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).status, 200)
   const cookie = (await http(server, 'POST', '/api/auth/login', { body: { username: ADMIN.username, password: ADMIN.password } })).cookie!
 
@@ -116,7 +122,8 @@ t.test('connections accepted just before SIGTERM: each request is answered, heal
   t.ok(keptAlive.every(k => k.first?.status === 200 && /\r\nconnection: keep-alive/i.test(k.first.head ?? '')), 'served once, kept alive')
   await sleep(300)
   server.child.kill('SIGTERM')
-  await sleep(250)
+  // The requests go out once the server has begun to stop (it logs it in the same turn).
+  await until(() => server.stdout().includes('stopping: finishing requests in flight'))
   go()
   const results = await Promise.all(exchanges.map(e => e.done))
   const seconds = await Promise.all(keptAlive.map(k => k.done))

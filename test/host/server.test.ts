@@ -50,10 +50,13 @@ t.test('a port already in use: one line, exit code 1', async t => {
 t.test('SIGTERM: requests in flight finish, then the process exits 0', async t => {
   const storage = await serverStorage(t)
   const addonsDir = await greeterAddonsDir(t)
-  const server = await startServer(t, { args: ['--addons-dir', addonsDir], env: storage.env })
+  const server = await startServer(t, { args: ['--addons-dir', addonsDir], env: { ...storage.env, LOG_LEVEL: 'info', LOG_REQUESTS: '1' } })
   t.equal((await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).status, 200)
   const inFlight = Array.from({ length: 5 }, () => http(server, 'GET', '/api/greeter/slow?ms=1500'))
-  await new Promise(resolve => setTimeout(resolve, 300))
+  // The signal comes once the server has read all five (it logs each request it reads).
+  for (const start = Date.now(); server.stdout().split('/api/greeter/slow').length - 1 < 5; await new Promise(resolve => setTimeout(resolve, 10))) {
+    if (Date.now() - start > 15_000) throw new Error(`the five requests never arrived: ${server.stdout()}`)
+  }
   server.child.kill('SIGTERM')
   const answers = await Promise.all(inFlight)
   t.same(answers.map(a => [a.status, a.body]), Array(5).fill([200, { result: 'ok', waited: 1500 }]), 'every accepted request answered')

@@ -344,6 +344,18 @@ t.test('own shouts: edit within the window, delete any time; never someone else\
   })
 })
 
+/**
+ * Waits until `app` (another host process) has heard of a settings change: it reads the
+ * settings it remembers, which follow the change notice, not the database.
+ */
+async function heard (app: App, rules: Record<string, number>): Promise<void> {
+  for (const start = Date.now(); ; await new Promise(resolve => setTimeout(resolve, 10))) {
+    const now = (await app.inject({ url: '/api/shoutbox/rules' })).json() as Record<string, unknown>
+    if (Object.entries(rules).every(([key, value]) => now[key] === value)) return
+    if (Date.now() - start > 15_000) throw new Error(`not heard within 15 s: ${JSON.stringify(now)}`)
+  }
+}
+
 t.test('flood control holds across two host processes on one PostgreSQL', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
   const db = await testDatabase()
   t.teardown(() => db.drop())
@@ -354,16 +366,19 @@ t.test('flood control holds across two host processes on one PostgreSQL', { skip
   const both = [client(a), client(b)] as const
 
   await both[0].settings(admin, { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 10 })
+  await heard(b, { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 10 })
   const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => both[i % 2]!.post(member, { message: `two processes ${i}` })))
   t.same(answers.filter(x => x.statusCode !== 200).map(x => [x.statusCode, x.json()]), Array(10).fill([429, error('TOO_MANY_REQUESTS')]))
   t.equal(await both[0].stored(), 10, 'exactly maxShoutsPerMinute stored, whichever process took them')
 
   await both[0].settings(admin, { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10 })
+  await heard(b, { minSecondsBetweenShouts: 3 })
   const other = await account(a, admin, 'jale')
   const pair = await Promise.all([both[0].post(other, { message: 'from a' }), both[1].post(other, { message: 'from b' })])
   t.same(pair.map(x => x.statusCode).sort(), [200, 429], 'two posts at once on two processes: one passes')
   const duplicate = await account(a, admin, 'kaan')
   await both[0].settings(admin, { minSecondsBetweenShouts: 0 })
+  await heard(b, { minSecondsBetweenShouts: 0 })
   const twice = await Promise.all([both[0].post(duplicate, { message: 'same' }), both[1].post(duplicate, { message: 'same' })])
   t.same(twice.map(x => x.statusCode).sort(), [200, 409], 'the same text at once on two processes: one passes')
 })

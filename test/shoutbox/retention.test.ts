@@ -1,6 +1,7 @@
 import pg from 'pg'
 import t from 'tap'
 import { MAX_PRUNED_PER_RUN, RETENTION_LOCK, Retention } from '../../src/shoutbox/retention.js'
+import { ShoutboxSettings } from '../../src/shoutbox/settings.js'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, TEST_DATABASE_URL, testDatabase } from '../helpers/database.js'
@@ -128,6 +129,11 @@ t.test('two processes on one PostgreSQL: one prunes at a time, one entry per run
   const admin = await setUp(a)
   const b = await build(t, { db })
   await configure(a, admin, { keepDays: 30 })
+  // b follows the change notice, not the database: wait until it has heard.
+  const settingsOf = (app: App) => ShoutboxSettings.of(app.addons.runtimes.get('shoutbox')!.ctx)
+  for (const start = Date.now(); (await settingsOf(b).current()).keepDays !== 30; await new Promise(resolve => setTimeout(resolve, 10))) {
+    if (Date.now() - start > 15_000) throw new Error('b never heard of keepDays 30')
+  }
 
   t.test('while another process holds the lock, a run does nothing', async t => {
     await storeOld(a, 31, 20)
