@@ -4,6 +4,8 @@
  * An addon's `ui/panel.ts` default-exports a function taking a PanelHost.
  */
 
+import { formatMessage } from './message-format.js'
+
 export interface PanelUser {
   readonly id: number
   readonly username: string
@@ -117,12 +119,11 @@ export function h (tag: string, props: Record<string, unknown> = {}, ...children
 
 export type Strings = Readonly<Record<string, Readonly<Record<string, string>>>>
 
-/** `t(key, values)` over `{ en: {...}, tr: {...} }`, English fallback, the key itself last. */
+/** `t(key, values)` over `{ en: {...}, tr: {...} }` (see `formatMessage`), English fallback, the key itself last. */
 export function translator (strings: Strings, locale: string) {
   const lookup = (key: string): string | undefined => strings[locale]?.[key] ?? strings.en?.[key]
   const t = (key: string, values: Record<string, unknown> = {}): string => {
-    const template = lookup(key) ?? key
-    return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] === undefined ? whole : String(values[name]))
+    return formatMessage(lookup(key) ?? key, values, locale)
   }
   return Object.assign(t, { has: (key: string) => lookup(key) !== undefined })
 }

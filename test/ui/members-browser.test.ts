@@ -70,6 +70,9 @@ t.test('members on the home page, in a real browser', { skip: NO_BROWSER }, asyn
     t.notMatch(member.url(), /#sign-up/, 'the address is clean again')
     t.match(await composer.getAttribute('aria-describedby'), /shoutbox-left/, 'the characters left are read with it')
     t.equal(await widgetOf(member).getByText('500 characters left').count(), 1)
+    await composer.fill('x'.repeat(499))
+    t.equal(await widgetOf(member).getByText('1 character left', { exact: true }).count(), 1, 'one left, in the singular')
+    await composer.fill('')
   })
 
   await t.test('Enter sends, Shift+Enter makes a new line; the shout appears in another browser without a reload', async t => {
@@ -156,7 +159,7 @@ t.test('members on the home page, in a real browser', { skip: NO_BROWSER }, asyn
     await composer.fill('x'.repeat(501))
     await composer.press('Enter')
     await alert.getByText('The message is too long: at most 500 characters.').waitFor()
-    await widgetOf(member).getByText('1 characters too many').waitFor()
+    await widgetOf(member).getByText('1 character too many', { exact: true }).waitFor()
     t.pass()
   })
 

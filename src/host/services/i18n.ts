@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { formatMessage } from '../../sdk/message-format.js'
 
 export type Strings = Readonly<Record<string, string>>
 
@@ -62,7 +63,7 @@ export class I18n {
 
   t (owner: string, locale: string, key: string, values: Record<string, unknown> = {}): string {
     const template = this.lookup(owner, locale, key)
-    return template === undefined ? key : format(template, values)
+    return template === undefined ? key : formatMessage(template, values, locale)
   }
 
   /** `?locale=` if we have it, else the best `Accept-Language` match, else English. */
@@ -80,14 +81,6 @@ export class I18n {
 
 function baseLanguage (locale: string): string {
   return locale.split('-')[0] ?? locale
-}
-
-/** Replaces `{name}` with the value's text; unknown placeholders stay as they are. */
-export function format (template: string, values: Record<string, unknown>): string {
-  return template.replace(/\{([a-zA-Z0-9_]+)\}/g, (whole, name: string) => {
-    const value = values[name]
-    return value === undefined || value === null ? whole : String(value)
-  })
 }
 
 function parseAcceptLanguage (header: string): string[] {
