@@ -1,3 +1,9 @@
+/** `{name, plural, <forms>}` (a form's text may hold `{name}` placeholders, one level deep), or `{name}`. */
+const PIECE = /\{(\w+),\s*plural,\s*((?:[=\w]+\s*\{(?:[^{}]|\{\w+\})*\}\s*)+)\}|\{(\w+)\}/g
+const FORM = /([=\w]+)\s*\{((?:[^{}]|\{\w+\})*)\}/g
+/** In a chosen form: `#`, the number, or a `{name}` placeholder. */
+const IN_FORM = /#|\{(\w+)\}/g
+
 /**
  * The strings' one template language, on the server and in the browser alike:
  *
@@ -9,25 +15,22 @@
  *   A form may hold `{name}` placeholders of its own.
  */
 export function formatMessage (template: string, values: Readonly<Record<string, unknown>>, locale: string): string {
-  return template
-    .replace(PLURAL, (whole, name: string, forms: string) => {
-      const value = values[name]
-      if (value === undefined || value === null) return whole
-      const chosen = pluralForms(forms)
-      const count = Number(value)
-      const form = (Number.isFinite(count) ? chosen.get(`=${count}`) ?? chosen.get(rules(locale).select(count)) : undefined) ?? chosen.get('other')
-      return form === undefined ? whole : form.replaceAll('#', String(value))
-    })
-    .replace(PLACEHOLDER, (whole, name: string) => {
-      const value = values[name]
-      return value === undefined || value === null ? whole : String(value)
-    })
+  // One pass over the template: what a value brings in is never read as a template.
+  return template.replace(PIECE, (whole, pluralName: string | undefined, forms: string | undefined, name: string | undefined) => {
+    if (pluralName === undefined) return placeholder(whole, values[name!])
+    const value = values[pluralName]
+    if (value === undefined || value === null) return whole
+    const chosen = pluralForms(forms!)
+    const count = Number(value)
+    const form = (Number.isFinite(count) ? chosen.get(`=${count}`) ?? chosen.get(rules(locale).select(count)) : undefined) ?? chosen.get('other')
+    if (form === undefined) return whole
+    return form.replace(IN_FORM, (piece, inner: string | undefined) => inner === undefined ? String(value) : placeholder(piece, values[inner]))
+  })
 }
 
-const PLACEHOLDER = /\{(\w+)\}/g
-/** `{name, plural, <forms>}`, where a form's text may hold `{name}` placeholders (one level). */
-const PLURAL = /\{(\w+),\s*plural,\s*((?:[=\w]+\s*\{(?:[^{}]|\{\w+\})*\}\s*)+)\}/g
-const FORM = /([=\w]+)\s*\{((?:[^{}]|\{\w+\})*)\}/g
+function placeholder (whole: string, value: unknown): string {
+  return value === undefined || value === null ? whole : String(value)
+}
 
 function pluralForms (forms: string): Map<string, string> {
   return new Map([...forms.matchAll(FORM)].map(([, category, text]) => [category!, text!]))

@@ -13,6 +13,8 @@ t.test('{name}: the value\'s text; without a value the placeholder stays', async
   t.equal(formatMessage('{username} muted {user}', { username: 'ayse', user: 'bora' }, 'en'), 'ayse muted bora')
   t.equal(formatMessage('{username} muted {user}', { username: 'ayse', user: null }, 'en'), 'ayse muted {user}')
   t.equal(formatMessage('{a}{a}', { a: 0 }, 'en'), '00')
+  t.equal(formatMessage('{username} muted {user}', { username: '{user}', user: 'bora' }, 'en'), '{user} muted bora', 'a value is never read as a template')
+  t.equal(formatMessage('{n, plural, one {# by {who}} other {# by {who}}}', { n: '1', who: '{n} #' }, 'en'), '1 by {n} #', 'nor inside a plural form')
 })
 
 t.test('{name, plural, …}: the form the locale\'s rules give, # for the number', async t => {
