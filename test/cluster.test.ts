@@ -68,7 +68,7 @@ t.test('two host processes on one PostgreSQL', { skip: DB_KIND !== 'postgres' &&
 
   t.test('a delete on one is in the other\'s list within a moment', async t => {
     await http(b, 'POST', '/api/panel/shoutbox', { body: { message: 'doomed' }, cookie })
-    await eventually(() => messages(a), m => m[0] === 'doomed')
+    t.ok((await eventually(() => messages(a), m => m[0] === 'doomed')).ms < Infinity, 'a publish on b reaches a')
     const id = ((await http(b, 'GET', '/api/shoutbox/list')).body!.shouts as Shout[])[0]!.id
     t.equal((await http(b, 'DELETE', `/api/panel/shoutbox/${id}`, { cookie })).status, 200)
     const seen = await eventually(() => messages(a), m => !m.includes('doomed'))
@@ -79,7 +79,7 @@ t.test('two host processes on one PostgreSQL', { skip: DB_KIND !== 'postgres' &&
     // At least two shouts, and b showing them, before the cap of one.
     await http(a, 'POST', '/api/panel/shoutbox', { body: { message: 'first' }, cookie })
     await http(a, 'POST', '/api/panel/shoutbox', { body: { message: 'second' }, cookie })
-    await eventually(() => messages(b), m => m.length >= 2 && m[0] === 'second')
+    t.ok((await eventually(() => messages(b), m => m.length >= 2 && m[0] === 'second')).ms < Infinity, 'b shows both')
     t.equal((await http(a, 'PUT', '/api/panel/shoutbox/config', { body: { maxShouts: 1 }, cookie })).status, 200)
     const seen = await eventually(() => messages(b), m => m.length === 1)
     t.ok(seen.ms < Infinity, `applied on b after ${seen.ms} ms`)

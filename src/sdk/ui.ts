@@ -122,9 +122,9 @@ export type Strings = Readonly<Record<string, Readonly<Record<string, string>>>>
 /** `t(key, values)` over `{ en: {...}, tr: {...} }` (see `formatMessage`), English fallback, the key itself last. */
 export function translator (strings: Strings, locale: string) {
   const lookup = (key: string): string | undefined => strings[locale]?.[key] ?? strings.en?.[key]
-  const t = (key: string, values: Record<string, unknown> = {}): string => {
-    return formatMessage(lookup(key) ?? key, values, locale)
-  }
+  // An English fallback is read with English plural rules.
+  const t = (key: string, values: Record<string, unknown> = {}): string =>
+    formatMessage(lookup(key) ?? key, values, strings[locale]?.[key] === undefined ? 'en' : locale)
   return Object.assign(t, { has: (key: string) => lookup(key) !== undefined })
 }
 

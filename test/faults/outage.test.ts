@@ -30,7 +30,8 @@ t.test('a PostgreSQL outage: 503 within seconds, health says so, recovery withou
       const answer = await http(server, method, url, { cookie, ...(method === 'POST' ? { body: { message: 'while down' } } : {}) })
       const took = Date.now() - started
       t.same([answer.status, answer.body], [503, { result: 'error', error: 'SERVICE_UNAVAILABLE' }], `${method} ${url}`)
-      t.ok(took < 15_000, `${method} ${url} answered in ${took} ms, no hanging`)
+      // The promise is the 5 s connect timeout at most; 4 s more for a loaded machine.
+      t.ok(took < 9000, `${method} ${url} answered in ${took} ms, no hanging`)
     }
     const health = await http(server, 'GET', '/api/health')
     t.same([health.status, health.body], [503, { result: 'error', error: 'SERVICE_UNAVAILABLE', database: 'down' }])

@@ -57,13 +57,23 @@ export class I18n {
   }
 
   lookup (owner: string, locale: string, key: string): string | undefined {
-    const byLocale = this.catalogues.get(owner)
-    return byLocale?.get(locale)?.[key] ?? byLocale?.get(baseLanguage(locale))?.[key] ?? byLocale?.get(FALLBACK)?.[key]
+    return this.find(owner, locale, key)?.template
   }
 
   t (owner: string, locale: string, key: string, values: Record<string, unknown> = {}): string {
-    const template = this.lookup(owner, locale, key)
-    return template === undefined ? key : formatMessage(template, values, locale)
+    const found = this.find(owner, locale, key)
+    // An English fallback is read with English plural rules.
+    return found === undefined ? key : formatMessage(found.template, values, found.locale)
+  }
+
+  /** The string for `key` and the locale it was found in: `locale`, its base language, or English. */
+  private find (owner: string, locale: string, key: string): { template: string, locale: string } | undefined {
+    const byLocale = this.catalogues.get(owner)
+    for (const candidate of [locale, baseLanguage(locale), FALLBACK]) {
+      const template = byLocale?.get(candidate)?.[key]
+      if (template !== undefined) return { template, locale: candidate }
+    }
+    return undefined
   }
 
   /** `?locale=` if we have it, else the best `Accept-Language` match, else English. */

@@ -42,7 +42,7 @@ export default function register (panel: PanelHost): void {
       const total = days.reduce((sum, day) => sum + day.shouts, 0)
       chart.append(
         barChart(days.map(day => ({ label: label(day.day), value: day.shouts })), { title: t('ui.overview.perDay') }),
-        h('p', { class: 'hint' }, t('ui.overview.total', { count: total.toLocaleString(panel.locale) })))
+        h('p', { class: 'hint' }, t('ui.overview.total', { count: total })))
     })
   }
 
