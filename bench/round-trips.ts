@@ -1,0 +1,100 @@
+/**
+ * What the publish transaction's five round trips cost, against one statement doing the
+ * same writes — the lever left for a busy board (README, *A busy board*):
+ *
+ *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test SHOUTBOX_TEST_DB=postgres \
+ *     taskset -c 1 node --import tsx bench/round-trips.ts [publishes] [rounds]
+ *
+ * On a schema of its own, migrated by the host, one publish at a time:
+ * - five round trips: what `Publisher` writes today, through the same code — begin, the
+ *   shout and its event (`shoutsRepository.insert`), the CREATED_SHOUT entry
+ *   (`ActivityLogStore.write`), the notice (`pg_notify`, as the cluster sends it), commit;
+ * - one statement: the same rows and the same NOTIFY from one statement, a sketch of the
+ *   folded write (its own transaction, as every statement is).
+ * Prints, per publish, the wall time, this process's CPU (user + system) and every
+ * PostgreSQL process's CPU (from /proc), round by round.
+ */
+import { execSync } from 'node:child_process'
+import type { Knex } from 'knex'
+import { buildApp } from '../src/host/app.js'
+import { ActivityLogStore } from '../src/host/services/activity-log.js'
+import { I18n } from '../src/host/services/i18n.js'
+import { EVENTS_TABLE } from '../src/shoutbox/events-repository.js'
+import { shoutsRepository } from '../src/shoutbox/shouts-repository.js'
+import { SHOUTS_TABLE } from '../src/shoutbox/tables.js'
+import { setUp, testConfig, testHasher } from '../test/helpers/app.js'
+import { DB_KIND, testDatabase } from '../test/helpers/database.js'
+
+if (DB_KIND !== 'postgres') throw new Error('run on PostgreSQL: SHOUTBOX_TEST_DB=postgres TEST_DATABASE_URL=postgres://…')
+const publishes = Number(process.argv[2] ?? 3000)
+const rounds = Number(process.argv[3] ?? 3)
+/** Nobody listens here: the cost is the sending. */
+const CHANNEL = 'round_trips_bench'
+
+const database = await testDatabase()
+const opened = await database.open()
+const app = await buildApp({ hasher: testHasher, config: testConfig(), database: opened })
+await setUp(app) // the administrator (user 1), the author of every shout here
+const db: Knex = app.db
+const admin = { id: 1, username: 'admin' }
+const activity = new ActivityLogStore(db, new I18n())
+const shout = (n: number) => ({ message: `shout ${n}`, username: admin.username, date: Date.now(), authorId: admin.id })
+
+async function fiveRoundTrips (n: number): Promise<void> {
+  await db.transaction(async trx => {
+    const [recorded] = await shoutsRepository(db).insert([shout(n)], trx)
+    await activity.write('shoutbox', { type: 'CREATED_SHOUT', user: admin, details: { message: recorded!.shout.message } }, trx)
+    const notice = { kind: 'shout-created', eventIds: [recorded!.eventId], events: [{ id: recorded!.eventId, kind: 'shout-created', shout: recorded!.shout }] }
+    await trx.raw('select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ origin: 'bench', topic: 'shoutbox:changed', payload: JSON.stringify(notice) })])
+  })
+}
+
+async function oneStatement (n: number): Promise<void> {
+  const { message, username, date, authorId } = shout(n)
+  await db.raw(`
+    with s as (insert into ?? (message, username, date, author_id) values (?, ?, ?, ?) returning id, message, username, date, author_id),
+    e as (insert into ?? (kind, shout, created_at)
+          select 'shout-created', jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date), ? from s
+          returning id, shout),
+    a as (insert into activity_logs (type, user_id, username, addon_id, details, created_at)
+          select 'CREATED_SHOUT', author_id, username, 'shoutbox', jsonb_build_object('message', message), ? from s)
+    select pg_notify(?, json_build_object('origin', 'bench', 'topic', 'shoutbox:changed', 'payload',
+      json_build_object('kind', 'shout-created', 'eventIds', json_build_array(e.id),
+        'events', json_build_array(json_build_object('id', e.id, 'kind', 'shout-created', 'shout', e.shout)))::text)::text)
+    from e`, [SHOUTS_TABLE, message, username, date, authorId, EVENTS_TABLE, Date.now(), Date.now(), CHANNEL])
+}
+
+/** CPU time of every PostgreSQL process, ms (utime + stime from /proc, in clock ticks of 10 ms). */
+function postgresCpuMs (): number {
+  const stats = execSync('for p in $(pgrep -x postgres; pgrep -f "^postgres:"); do cat /proc/$p/stat 2>/dev/null; done').toString()
+  let ticks = 0
+  for (const line of stats.trim().split('\n')) {
+    const fields = line.slice(line.lastIndexOf(')') + 2).split(' ')
+    ticks += Number(fields[11]) + Number(fields[12])
+  }
+  return ticks * 10
+}
+
+async function measure (label: string, publish: (n: number) => Promise<void>): Promise<void> {
+  for (let n = 0; n < 300; n++) await publish(n) // warm-up
+  const postgresBefore = postgresCpuMs()
+  const cpuBefore = process.cpuUsage()
+  const started = performance.now()
+  for (let n = 0; n < publishes; n++) await publish(n)
+  const wall = performance.now() - started
+  const cpu = process.cpuUsage(cpuBefore)
+  const postgres = postgresCpuMs() - postgresBefore
+  const per = (ms: number): string => (ms / publishes).toFixed(2)
+  console.log(`${label}: wall ${per(wall)} ms, this process ${per((cpu.user + cpu.system) / 1000)} ms, PostgreSQL ${per(postgres)} ms CPU a publish`)
+}
+
+try {
+  for (let round = 1; round <= rounds; round++) {
+    console.log(`round ${round}, ${publishes} publishes one at a time`)
+    await measure('  five round trips', fiveRoundTrips)
+    await measure('  one statement   ', oneStatement)
+  }
+} finally {
+  await app.close()
+  await database.drop()
+}
