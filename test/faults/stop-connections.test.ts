@@ -1,6 +1,7 @@
 import net from 'node:net'
 import t from 'tap'
 import { ADMIN } from '../helpers/app.js'
+import { eventually } from '../helpers/eventually.js'
 import { http, serverStorage, startServer } from '../helpers/server.js'
 import { querySql } from '../helpers/storage-sql.js'
 
@@ -92,12 +93,6 @@ const post = (path: string, cookie: string, body: unknown, connection = 'keep-al
   return `POST ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: ${connection}\r\nCookie: ${cookie}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\n\r\n${json}`
 }
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms))
-/** Waits for `done` to hold, checking every 10 ms; throws after 15 s. */
-async function until (done: () => boolean): Promise<void> {
-  for (const start = Date.now(); !done(); await sleep(10)) {
-    if (Date.now() - start > 15_000) throw new Error('waited 15 s in vain')
-  }
-}
 
 t.test('connections accepted just before SIGTERM: each request is answered, health says stopping', async t => {
   const storage = await serverStorage(t)
@@ -123,7 +118,7 @@ t.test('connections accepted just before SIGTERM: each request is answered, heal
   await sleep(300)
   server.child.kill('SIGTERM')
   // The requests go out once the server has begun to stop (it logs it in the same turn).
-  await until(() => server.stdout().includes('stopping: finishing requests in flight'))
+  if ((await eventually(() => server.stdout(), log => log.includes('stopping: finishing requests in flight'))).ms === Infinity) throw new Error('the server never said it was stopping')
   go()
   const results = await Promise.all(exchanges.map(e => e.done))
   const seconds = await Promise.all(keptAlive.map(k => k.done))

@@ -5,6 +5,7 @@ import path from 'node:path'
 import t from 'tap'
 import { ADMIN } from '../helpers/app.js'
 import { DB_KIND } from '../helpers/database.js'
+import { eventually } from '../helpers/eventually.js'
 import { greeterAddonsDir, tempAddonsDir } from '../helpers/fixtures.js'
 import { http, serverStorage, startServer } from '../helpers/server.js'
 
@@ -54,9 +55,8 @@ t.test('SIGTERM: requests in flight finish, then the process exits 0', async t =
   t.equal((await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).status, 200)
   const inFlight = Array.from({ length: 5 }, () => http(server, 'GET', '/api/greeter/slow?ms=1500'))
   // The signal comes once the server has read all five (it logs each request it reads).
-  for (const start = Date.now(); server.stdout().split('/api/greeter/slow').length - 1 < 5; await new Promise(resolve => setTimeout(resolve, 10))) {
-    if (Date.now() - start > 15_000) throw new Error(`the five requests never arrived: ${server.stdout()}`)
-  }
+  const read = await eventually(() => server.stdout().split('/api/greeter/slow').length - 1, count => count >= 5)
+  if (read.ms === Infinity) throw new Error(`the five requests never arrived: ${server.stdout()}`)
   server.child.kill('SIGTERM')
   const answers = await Promise.all(inFlight)
   t.same(answers.map(a => [a.status, a.body]), Array(5).fill([200, { result: 'ok', waited: 1500 }]), 'every accepted request answered')

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap'
 import { build, login, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
+import { eventually } from '../helpers/eventually.js'
 import { connectSse } from '../helpers/sse.js'
 
 /** CONTRACT §12: members post in the shoutbox, edit and delete their own shouts, within the flood rules. */
@@ -349,11 +350,9 @@ t.test('own shouts: edit within the window, delete any time; never someone else\
  * settings it remembers, which follow the change notice, not the database.
  */
 async function heard (app: App, rules: Record<string, number>): Promise<void> {
-  for (const start = Date.now(); ; await new Promise(resolve => setTimeout(resolve, 10))) {
-    const now = (await app.inject({ url: '/api/shoutbox/rules' })).json() as Record<string, unknown>
-    if (Object.entries(rules).every(([key, value]) => now[key] === value)) return
-    if (Date.now() - start > 15_000) throw new Error(`not heard within 15 s: ${JSON.stringify(now)}`)
-  }
+  const { value, ms } = await eventually(async () => (await app.inject({ url: '/api/shoutbox/rules' })).json() as Record<string, unknown>,
+    now => Object.entries(rules).every(([key, value]) => now[key] === value))
+  if (ms === Infinity) throw new Error(`not heard within 15 s: ${JSON.stringify(value)}`)
 }
 
 t.test('flood control holds across two host processes on one PostgreSQL', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
