@@ -18,6 +18,8 @@ export interface Actor {
 
 export type Transaction = Knex.Transaction
 export type Database = Knex
+/** A piece of SQL with its bindings, to place in a statement (`db.raw('… ? …', [part])`). */
+export type SqlPart = Knex.Raw
 
 export interface Logger {
   debug (obj: unknown, msg?: string): void
@@ -53,6 +55,12 @@ export interface ActivityLog {
    * transaction that holds the change it describes.
    */
   write (entries: ActivityLogEntryInput | readonly ActivityLogEntryInput[], trx?: Transaction): Promise<void>
+  /**
+   * The INSERT of these entries, for a caller that writes them in a statement of its own
+   * (`with logged as (?) …`): the entries then land, or not, with that statement's change,
+   * and a busy path saves a round trip. Writes nothing when `entries` is empty.
+   */
+  insertion (entries: readonly ActivityLogEntryInput[]): SqlPart
 }
 
 export interface Events {
@@ -74,6 +82,16 @@ export interface Cluster {
    * With `trx`, the message is sent by PostgreSQL only when that transaction commits.
    */
   notify (topic: string, payload: string, trx?: Transaction): Promise<void>
+  /**
+   * `notify` folded into a statement of the caller's, for a change announced by the
+   * statement that makes it (no transaction around it: one round trip). Returns the SQL
+   * expression to select there; `payload` is an SQL text expression of that statement.
+   * PostgreSQL sends the message when the statement commits; then pass the text it sent
+   * to `delivered`, which is how this process hears it.
+   */
+  notifying (topic: string, payload: SqlPart): SqlPart
+  /** This process hears a message that a committed statement sent with `notifying`. */
+  delivered (topic: string, payload: string): void
   /** Runs `handler` for each message on `topic`, from any process. */
   subscribe (topic: string, handler: (payload: string) => void): void
   /** Runs `handler` whenever messages may have been missed (the notification link was down). */

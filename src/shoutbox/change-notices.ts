@@ -1,4 +1,4 @@
-import type { AddonContext, Transaction } from '../sdk/index.js'
+import type { AddonContext, SqlPart, Transaction } from '../sdk/index.js'
 import type { ShoutEvent, ShoutEventKind } from './events-repository.js'
 
 /**
@@ -22,7 +22,7 @@ export interface ChangeNotice {
  * PostgreSQL refuses a NOTIFY payload of 8000 bytes or more; the notice travels inside
  * the cluster's own envelope, escaped once more, so it must stay well below.
  */
-const MAX_NOTICE_BYTES = 3000
+export const MAX_NOTICE_BYTES = 3000
 
 /** Announces a change; every process hears it once `trx` commits (never if it rolls back). */
 export async function announceChange (ctx: AddonContext, trx: Transaction, notice: ChangeNotice): Promise<void> {
@@ -32,6 +32,19 @@ export async function announceChange (ctx: AddonContext, trx: Transaction, notic
     payload = JSON.stringify(withoutEvents)
   }
   await ctx.cluster.notify(CHANGED, payload, trx)
+}
+
+/**
+ * For a change announced by the statement that makes it (see `insertAnnounced`): the SQL
+ * that sends the notice text `text`, an expression of that statement, when it commits…
+ */
+export function announcing (ctx: AddonContext): (text: SqlPart) => SqlPart {
+  return text => ctx.cluster.notifying(CHANGED, text)
+}
+
+/** …and, once it has, this process hears the text it sent. */
+export function announced (ctx: AddonContext, text: string): void {
+  ctx.cluster.delivered(CHANGED, text)
 }
 
 /**

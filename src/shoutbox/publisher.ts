@@ -1,5 +1,6 @@
 import type { Actor, AddonContext } from '../sdk/index.js'
-import { announceChange } from './change-notices.js'
+import { announced, announcing, MAX_NOTICE_BYTES, type ChangeNotice } from './change-notices.js'
+import type { ShoutEvent } from './events-repository.js'
 import { ShoutCreated } from './events.js'
 import { perContext } from './per-context.js'
 import type { Shout } from './schemas.js'
@@ -21,23 +22,26 @@ interface Waiting {
   readonly reject: (error: unknown) => void
 }
 
-/** The most publishes written in one transaction. */
+/** The most publishes written in one statement. */
 const MAX_BATCH = 256
 
 /**
- * Writes publishes the way PostgreSQL writes commits: together. While one transaction
- * is being written, the publishes that arrive wait, and the next transaction takes them
- * all — their shouts, stream events and CREATED_SHOUT entries (of the logged ones), and one change notice —
- * in the same four statements whatever their number. A publish that finds nothing
- * being written goes at once (with any read in the same turn of the event loop); under
- * load the cost of a transaction is shared, which is what lets one process take
- * thousands of publishes a second.
+ * Writes publishes the way PostgreSQL writes commits: together. While one statement is
+ * being written, the publishes that arrive wait, and the next statement takes them all —
+ * their shouts, stream events and CREATED_SHOUT entries (of the logged ones), and one
+ * change notice, whatever their number. A publish that finds nothing being written goes
+ * at once (with any read in the same turn of the event loop); under load the cost of a
+ * statement is shared, which is what lets one process take thousands of publishes a second.
  *
- * Each publish is answered only once its transaction has committed. Should a statement
- * fail, nothing was committed, and the publishes of that transaction are written again,
- * each alone, so that one that cannot be stored fails by itself and the others land. Should
- * the commit itself fail, the outcome is unknown and nothing is written twice: each of them
- * gets the error.
+ * It is one statement, not a transaction of several (`insertAnnounced`): a round trip to
+ * the database costs both processes more CPU than the writing itself, and a busy board's
+ * list shares that CPU.
+ *
+ * Each publish is answered only once its statement has committed. Should PostgreSQL refuse
+ * the statement, nothing of it was written, and its publishes are written again, each
+ * alone, so that one that cannot be stored fails by itself and the others land. Should the
+ * outcome be unknown (the connection lost on the way), nothing is written twice: each of
+ * them gets the error.
  */
 export class Publisher {
   static readonly of = perContext(ctx => new Publisher(ctx))
@@ -71,30 +75,40 @@ export class Publisher {
     }
   }
 
-  /** Writes `batch` in one transaction and answers each of its publishes. */
+  /** Writes `batch` in one statement and answers each of its publishes. */
   private async write (batch: readonly Waiting[]): Promise<void> {
     const { ctx } = this
-    let committing = false
+    let events: ShoutEvent[]
     try {
-      const recorded = await ctx.transaction(async trx => {
-        const recorded = await shoutsRepository(ctx.db).insert(batch.map(waiting => waiting.shout), trx)
-        await ctx.activityLog.write(recorded.flatMap(({ shout }, index) => batch[index]!.logged
-          ? [{ type: 'CREATED_SHOUT', user: batch[index]!.user, details: { message: shout.message } }]
-          : []), trx)
-        await announceChange(ctx, trx, {
-          kind: 'shout-created',
-          eventIds: recorded.map(({ eventId }) => eventId),
-          events: recorded.map(({ eventId, shout }) => ({ id: eventId, kind: 'shout-created', shout }))
-        })
-        for (const { shout } of recorded) ctx.events.emit(ShoutCreated, shout, trx)
-        committing = true
-        return recorded
+      const { notice, sent } = await shoutsRepository(ctx.db).insertAnnounced(batch.map(waiting => waiting.shout), {
+        also: ctx.activityLog.insertion(batch.flatMap(({ shout, user, logged }) => logged
+          ? [{ type: 'CREATED_SHOUT', user, details: { message: shout.message } }]
+          : [])),
+        announce: announcing(ctx),
+        maxNoticeBytes: MAX_NOTICE_BYTES
       })
-      this.published.inc(batch.length)
-      batch.forEach((waiting, index) => waiting.resolve(recorded[index]!.shout))
+      announced(ctx, sent)
+      events = (JSON.parse(notice) as ChangeNotice).events as ShoutEvent[]
     } catch (error) {
-      if (batch.length > 1 && !committing) await Promise.all(batch.map(waiting => this.write([waiting])))
+      if (batch.length > 1 && refusedByDatabase(error)) await Promise.all(batch.map(waiting => this.write([waiting])))
       else for (const waiting of batch) waiting.reject(error)
+      return
     }
+    this.published.inc(batch.length)
+    batch.forEach((waiting, index) => {
+      const { shout } = events[index]! as ShoutEvent & { kind: 'shout-created' }
+      ctx.events.emit(ShoutCreated, shout)
+      waiting.resolve(shout)
+    })
   }
+}
+
+/**
+ * True when PostgreSQL answered the statement with an error of the statement's own (a
+ * constraint, a trigger): then nothing of it was written. A lost connection, a server
+ * shutting down or an internal error leave the outcome unknown.
+ */
+function refusedByDatabase (error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|58|XX)/.test(code)
 }

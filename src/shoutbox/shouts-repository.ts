@@ -1,4 +1,4 @@
-import type { Database, Transaction } from '../sdk/index.js'
+import type { Database, SqlPart, Transaction } from '../sdk/index.js'
 import { EVENTS_TABLE } from './events-repository.js'
 import type { Shout } from './schemas.js'
 import { PINS_TABLE, SHOUTS_TABLE } from './tables.js'
@@ -115,6 +115,45 @@ export function shoutsRepository (db: Database) {
           from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
           order by position`, [SHOUTS_TABLE, JSON.stringify(shouts)]))
       return result.rows.map(recorded)
+    },
+
+    /**
+     * `insert` and everything that goes with it as one statement, which is its own
+     * transaction: the shouts, their stream events, `also` (the activity log's insertion),
+     * and the change notice, which the statement builds from the rows it wrote and sends
+     * with `announce` (the cluster's `notifying`). One round trip where a transaction
+     * around `insert` takes five: the busy board's path. Answers the notice with every
+     * event in it, and the text sent, which leaves the events out past `maxNoticeBytes`
+     * as `announceChange` does.
+     */
+    async insertAnnounced (shouts: readonly NewShout[], parts: {
+      readonly also: SqlPart
+      readonly announce: (text: SqlPart) => SqlPart
+      readonly maxNoticeBytes: number
+    }): Promise<{ notice: string, sent: string }> {
+      const result = await db.raw<{ rows: Array<{ notice: string, sent: string }> }>(`
+        with s as (insert into ?? (message, username, date, author_id)
+              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer
+              from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
+              order by position
+              returning id, message, username, date),
+        e as (insert into ?? (kind, shout, created_at)
+              select 'shout-created', jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date), ? from s
+              order by s.id
+              returning id, (shout->>'id')::bigint as shout_id),
+        also as (?),
+        built as (select
+              json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id), 'events', json_agg(json_build_object(
+                'id', e.id, 'kind', 'shout-created', 'shout', json_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date)
+              ) order by e.id))::text as notice,
+              json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id))::text as bare
+            from s join e on e.shout_id = s.id),
+        chosen as (select notice, case when octet_length(notice) > ? then bare else notice end as sent from built)
+        select notice, sent, ? as announced from chosen`,
+      [SHOUTS_TABLE, JSON.stringify(shouts), EVENTS_TABLE, Date.now(), parts.also, parts.maxNoticeBytes, parts.announce(db.raw('sent'))])
+      const [row] = result.rows
+      if (row === undefined) throw new Error('the publish statement answered no row')
+      return row
     },
 
     /** Who wrote the shout and when, its row locked until `trx` ends; undefined when there is none. */

@@ -61,13 +61,18 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
       },
       set: (values, trx) => config.set(owner.id, owner.configDefaults, values, trx)
     },
-    activityLog: { write: (entries, trx) => activity.write(owner.id, entries, trx) },
+    activityLog: {
+      write: (entries, trx) => activity.write(owner.id, entries, trx),
+      insertion: entries => activity.insertion(owner.id, entries)
+    },
     events: { emit: (event, payload, trx) => events.emit(event.name, payload, trx) },
     cluster: {
       get linked () {
         return cluster.isLinked
       },
       notify: (name, payload, trx) => cluster.notify(topic(name), payload, trx),
+      notifying: (name, payload) => cluster.notifying(topic(name), payload),
+      delivered: (name, payload) => cluster.delivered(topic(name), payload),
       subscribe: (name, handler) => cluster.subscribe(topic(name), handler),
       onResync: handler => cluster.onResync(handler)
     },

@@ -37,16 +37,16 @@ export class ActivityLogStore {
   /** One entry, or several in one statement. */
   async write (owner: string, entries: ActivityLogEntryInput | readonly ActivityLogEntryInput[], db: Knex = this.db): Promise<void> {
     const list: readonly ActivityLogEntryInput[] = Array.isArray(entries) ? entries : [entries]
-    if (list.length === 0) return
-    const createdAt = Date.now()
-    await db('activity_logs').insert(list.map(entry => ({
-      type: entry.type,
-      user_id: entry.user?.id ?? null,
-      username: entry.user?.username ?? null,
-      addon_id: owner === HOST ? null : owner,
-      details: JSON.stringify(entry.details ?? {}),
-      created_at: createdAt
-    })))
+    if (list.length > 0) await db.raw('?', [this.insertion(owner, list)])
+  }
+
+  /** The INSERT of `entries` as a statement part (the SDK's `activityLog.insertion`); all dated now. */
+  insertion (owner: string, entries: readonly ActivityLogEntryInput[]): Knex.Raw {
+    const rows = entries.map(entry => ({ type: entry.type, userId: entry.user?.id ?? null, username: entry.user?.username ?? null, details: entry.details ?? {} }))
+    return this.db.raw(`insert into activity_logs (type, user_id, username, addon_id, details, created_at)
+      select entry->>'type', (entry->>'userId')::integer, entry->>'username', ?::text, entry->'details', ?::bigint
+      from jsonb_array_elements(?::jsonb) with ordinality as given(entry, position)
+      order by position`, [owner === HOST ? null : owner, Date.now(), JSON.stringify(rows)])
   }
 
   /** One page of the feed, newest first, each entry with its sentence in `locale`. */

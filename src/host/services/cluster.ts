@@ -76,6 +76,28 @@ export class Cluster {
     else trx.executionPromise.then(() => this.deliver(topic, payload), () => {})
   }
 
+  /**
+   * The SQL expression that sends the text `payload` (an expression of the caller's
+   * statement) on `topic` when that statement's transaction commits: for a change
+   * announced by the very statement that makes it, in one round trip. The envelope is
+   * written as `notify` writes it, so this process knows its own notice on the wire. On
+   * the embedded database it sends nothing (there is nobody else to tell).
+   *
+   * Once the statement has committed, hand the text it sent to `delivered`: this process
+   * hears its own notices from there.
+   */
+  notifying (topic: string, payload: Knex.Raw): Knex.Raw {
+    const knex = this.db.knex
+    if (this.db.kind !== 'postgres') return knex.raw('null')
+    return knex.raw(`pg_notify(?, ? || to_json(?::text)::text || ',"payload":' || to_json((?)::text)::text || '}')`,
+      [this.channel, this.ownPrefix + '"topic":', topic, payload])
+  }
+
+  /** Delivers to this process a notice a committed statement sent with `notifying`. */
+  delivered (topic: string, payload: string): void {
+    this.deliver(topic, payload)
+  }
+
   private deliver (topic: string, payload: string): void {
     for (const handler of this.handlers.get(topic) ?? []) {
       try {

@@ -1,0 +1,104 @@
+/**
+ * A publish is one statement (src/shoutbox/publisher.ts): its change notice is built in
+ * SQL from the rows the statement wrote, sent by PostgreSQL when it commits, and handed to
+ * this process by the cluster's `delivered`. These check that notice against what was
+ * stored, as this process and as another one hear it.
+ */
+import t from 'tap'
+import { eventsRepository } from '../../src/shoutbox/events-repository.js'
+import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
+import { build, setUp, type App } from '../helpers/app.js'
+import { DB_KIND, testDatabase } from '../helpers/database.js'
+import { eventually } from '../helpers/eventually.js'
+
+const CHANGED = 'shoutbox:changed'
+
+/** Messages that SQL building, JSON escaping or knex's placeholders could get wrong. */
+const AWKWARD = [
+  'plain',
+  '"quoted" and \\back\\slashed\\',
+  "it's '); drop table shoutbox_shouts; --",
+  'placeholders ? ?? :name $1 \\? {x}',
+  'ünïcödé 😀 \u2028 \u00a0 tab\there',
+  'line\nbreaks\r\n and a control \u0001 character',
+  '{"kind":"settings"}'
+]
+
+/** Every notice `app` hears on the board's topic, as sent. */
+function hear (app: App): string[] {
+  const heard: string[] = []
+  app.cluster.subscribe(CHANGED, payload => heard.push(payload))
+  return heard
+}
+
+/** What announceChange would send for these stored shouts: their created events, whole. */
+async function expectedNotice (app: App, ids: readonly number[]) {
+  const events = await app.db('shoutbox_events').where({ kind: 'shout-created' })
+    .whereRaw("(shout->>'id')::integer = any(?)", [ids as number[]]).orderBy('id').select<Array<{ id: number }>>('id')
+  const stored = await eventsRepository(app.db).find(events.map(e => e.id))
+  const shouts = new Map((await shoutsRepository(app.db).list(null)).map(shout => [shout.id, shout]))
+  return {
+    kind: 'shout-created',
+    eventIds: stored.map(e => e.id),
+    events: stored.map(e => ({ id: e.id, kind: e.kind, shout: shouts.get(e.shout.id) }))
+  }
+}
+
+function publishAll (app: App, cookie: string, messages: readonly string[]) {
+  return Promise.all(messages.map(message =>
+    app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message } })))
+}
+
+t.test('the notice of a publish is the stored shouts and events, whole; this process hears it once', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  const heard = hear(app)
+  const answers = await publishAll(app, cookie, AWKWARD)
+  t.same(answers.map(a => a.statusCode), AWKWARD.map(() => 200))
+  const stored = await shoutsRepository(app.db).list(null)
+  t.same(stored.map(s => s.message).sort(), [...AWKWARD].sort(), 'stored as sent')
+  const ids = stored.map(s => s.id)
+
+  const notices = heard.map(text => JSON.parse(text) as { kind: string, eventIds: number[], events: unknown[] })
+  t.ok(notices.length >= 1 && notices.length <= AWKWARD.length, `${notices.length} notice(s) for ${AWKWARD.length} publishes arriving together`)
+  const joined = {
+    kind: notices[0]!.kind,
+    eventIds: notices.flatMap(n => n.eventIds),
+    events: notices.flatMap(n => n.events)
+  }
+  t.same(joined, await expectedNotice(app, ids), 'the notices name every event, with the shout as stored, in order')
+  t.ok(notices.every(n => n.kind === 'shout-created'), 'each of kind shout-created')
+})
+
+t.test('a notice too long for NOTICE names its events without them; the list still follows', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  const heard = hear(app)
+  await app.inject({ url: '/api/shoutbox/list' }) // a kept list, to be updated from the notice
+  // Each control character is six bytes in JSON (\u0001): one such shout is over 3,000 bytes of notice.
+  const message = '\u0001'.repeat(499) + '!'
+  const answer = await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message } })
+  t.equal(answer.statusCode, 200)
+  const { id } = (await shoutsRepository(app.db).list(1))[0]!
+  t.equal(heard.length, 1)
+  const notice = JSON.parse(heard[0]!) as Record<string, unknown>
+  const { eventIds } = await expectedNotice(app, [id])
+  t.same(notice, { kind: 'shout-created', eventIds }, 'the event ids, and no events')
+  const listed = (await app.inject({ url: '/api/shoutbox/list' })).json() as { shouts: Array<{ id: number, message: string }> }
+  t.same(listed.shouts[0], { ...listed.shouts[0], id, message }, 'the list has it, read back from the database')
+})
+
+t.test('another process hears the same notice', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
+  const db = await testDatabase()
+  t.teardown(() => db.drop())
+  const a = await build(t, { db })
+  const cookie = await setUp(a)
+  const b = await build(t, { db })
+  const [onA, onB] = [hear(a), hear(b)]
+  const answers = await publishAll(a, cookie, AWKWARD)
+  t.same(answers.map(r => r.statusCode), AWKWARD.map(() => 200))
+  const heard = await eventually(async () => onB.length, () => onB.length === onA.length)
+  t.ok(heard.ms < Infinity, `b heard all ${onA.length} after ${heard.ms} ms`)
+  t.same(onB, onA, 'the same texts, in the same order')
+  t.same(onB.map(text => JSON.parse(text) as unknown), onA.map(text => JSON.parse(text) as unknown))
+})
