@@ -84,8 +84,9 @@ export interface Cluster {
   notify (topic: string, payload: string, trx?: Transaction): Promise<void>
   /**
    * `notify` folded into a statement of the caller's, for a change announced by the
-   * statement that makes it (no transaction around it: one round trip). Returns the SQL
-   * expression to select there; `payload` is an SQL text expression of that statement.
+   * statement that makes it: one round trip. Returns the SQL expression to select there;
+   * `payload` is an SQL text expression of that statement. For a statement run on its
+   * own (its own transaction), not inside `transaction` — use `notify` with `trx` there.
    * PostgreSQL sends the message when the statement commits; then pass the text it sent
    * to `delivered`, which is how this process hears it.
    */

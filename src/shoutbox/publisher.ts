@@ -87,7 +87,7 @@ export class Publisher {
         announce: announcing(ctx),
         maxNoticeBytes: MAX_NOTICE_BYTES
       })
-      announced(ctx, sent)
+      announced(ctx, sent ?? notice)
       events = (JSON.parse(notice) as ChangeNotice).events as ShoutEvent[]
     } catch (error) {
       if (batch.length > 1 && refusedByDatabase(error)) await Promise.all(batch.map(waiting => this.write([waiting])))
@@ -104,11 +104,15 @@ export class Publisher {
 }
 
 /**
- * True when PostgreSQL answered the statement with an error of the statement's own (a
- * constraint, a trigger): then nothing of it was written. A lost connection, a server
- * shutting down or an internal error leave the outcome unknown.
+ * PostgreSQL's error classes for a statement it refused before anything of it was written
+ * (data, constraints, the statement itself, a trigger's exception, a limit, a conflict
+ * with another transaction). Any other failure — a lost connection, a server shutting
+ * down, resources, anything not from PostgreSQL — leaves the outcome unknown.
  */
+const REFUSED = /^(22|23|42|P0|54)...$|^40001$|^40P01$/
+
+/** True when PostgreSQL (or PGlite) answered the statement with a refusal: nothing of it was written. */
 function refusedByDatabase (error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57|58|XX)/.test(code)
+  const { code, severity } = (error ?? {}) as { code?: unknown, severity?: unknown }
+  return typeof severity === 'string' && typeof code === 'string' && REFUSED.test(code)
 }

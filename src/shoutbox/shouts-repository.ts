@@ -123,15 +123,15 @@ export function shoutsRepository (db: Database) {
      * and the change notice, which the statement builds from the rows it wrote and sends
      * with `announce` (the cluster's `notifying`). One round trip where a transaction
      * around `insert` takes five: the busy board's path. Answers the notice with every
-     * event in it, and the text sent, which leaves the events out past `maxNoticeBytes`
-     * as `announceChange` does.
+     * event in it, and the text sent when that is another: the notice without its events,
+     * past `maxNoticeBytes` of PostgreSQL's text (a little longer than JSON.stringify's).
      */
     async insertAnnounced (shouts: readonly NewShout[], parts: {
       readonly also: SqlPart
       readonly announce: (text: SqlPart) => SqlPart
       readonly maxNoticeBytes: number
-    }): Promise<{ notice: string, sent: string }> {
-      const result = await db.raw<{ rows: Array<{ notice: string, sent: string }> }>(`
+    }): Promise<{ notice: string, sent: string | null }> {
+      const result = await db.raw<{ rows: Array<{ notice: string, sent: string | null }> }>(`
         with s as (insert into ?? (message, username, date, author_id)
               select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer
               from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
@@ -148,9 +148,9 @@ export function shoutsRepository (db: Database) {
               ) order by e.id))::text as notice,
               json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id))::text as bare
             from s join e on e.shout_id = s.id),
-        chosen as (select notice, case when octet_length(notice) > ? then bare else notice end as sent from built)
-        select notice, sent, ? as announced from chosen`,
-      [SHOUTS_TABLE, JSON.stringify(shouts), EVENTS_TABLE, Date.now(), parts.also, parts.maxNoticeBytes, parts.announce(db.raw('sent'))])
+        chosen as (select notice, case when octet_length(notice) > ? then bare end as shorter from built)
+        select notice, shorter as sent, ? as announced from chosen`,
+      [SHOUTS_TABLE, JSON.stringify(shouts), EVENTS_TABLE, Date.now(), parts.also, parts.maxNoticeBytes, parts.announce(db.raw('coalesce(shorter, notice)'))])
       const [row] = result.rows
       if (row === undefined) throw new Error('the publish statement answered no row')
       return row

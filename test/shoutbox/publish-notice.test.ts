@@ -66,7 +66,7 @@ t.test('the notice of a publish is the stored shouts and events, whole; this pro
     eventIds: notices.flatMap(n => n.eventIds),
     events: notices.flatMap(n => n.events)
   }
-  t.same(joined, await expectedNotice(app, ids), 'the notices name every event, with the shout as stored, in order')
+  t.strictSame(joined, await expectedNotice(app, ids), 'the notices name every event, with the shout as stored, in order')
   t.ok(notices.every(n => n.kind === 'shout-created'), 'each of kind shout-created')
 })
 
@@ -83,7 +83,7 @@ t.test('a notice too long for NOTICE names its events without them; the list sti
   t.equal(heard.length, 1)
   const notice = JSON.parse(heard[0]!) as Record<string, unknown>
   const { eventIds } = await expectedNotice(app, [id])
-  t.same(notice, { kind: 'shout-created', eventIds }, 'the event ids, and no events')
+  t.strictSame(notice, { kind: 'shout-created', eventIds }, 'the event ids, and no events')
   const listed = (await app.inject({ url: '/api/shoutbox/list' })).json() as { shouts: Array<{ id: number, message: string }> }
   t.same(listed.shouts[0], { ...listed.shouts[0], id, message }, 'the list has it, read back from the database')
 })
@@ -99,6 +99,78 @@ t.test('another process hears the same notice', { skip: DB_KIND !== 'postgres' &
   t.same(answers.map(r => r.statusCode), AWKWARD.map(() => 200))
   const heard = await eventually(async () => onB.length, () => onB.length === onA.length)
   t.ok(heard.ms < Infinity, `b heard all ${onA.length} after ${heard.ms} ms`)
-  t.same(onB, onA, 'the same texts, in the same order')
-  t.same(onB.map(text => JSON.parse(text) as unknown), onA.map(text => JSON.parse(text) as unknown))
+  t.strictSame(onB, onA, 'the same texts, in the same order')
+  // PostgreSQL sends a's notices back to a too, in commit order: once b has heard a later
+  // one, a has had its echoes of these. It skips them: it heard each once, from `delivered`.
+  const heardBefore = onA.length
+  await publishAll(a, cookie, ['a later one'])
+  t.ok((await eventually(async () => onB.length, n => n === heardBefore + 1)).ms < Infinity, 'b heard the later one')
+  t.equal(onA.length, heardBefore + 1, 'a heard each of its own notices once')
+})
+
+/**
+ * Publishes arriving together are one statement; how it failed decides what happens to
+ * them. The first statement of several publishes is made to fail, as the database or the
+ * network would fail it.
+ */
+t.test('a failed statement: refused, each is written again alone; outcome unknown, none is', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  // Where knex hands a statement to the driver (pg or PGlite).
+  const client = app.db.client as { _query: (connection: unknown, query: { sql: string, bindings: unknown[] }) => Promise<unknown> }
+  const query = client._query.bind(client)
+  let failWith: Error | undefined
+  let failed: string[] | undefined
+  let hold: Promise<void> | undefined
+  client._query = async (connection, statement) => {
+    if (statement.sql.includes('with s as (insert into "shoutbox_shouts"')) {
+      const messages = (JSON.parse(statement.bindings[0] as string) as Array<{ message: string }>).map(shout => shout.message)
+      if (failWith !== undefined && messages.length > 1) {
+        const error = failWith
+        failWith = undefined
+        failed = messages
+        throw error
+      }
+      const held = hold
+      hold = undefined
+      await held
+    }
+    return query(connection, statement)
+  }
+  t.teardown(() => { client._query = query })
+  const storedTimes = async (message: string) => (await shoutsRepository(app.db).list(null)).filter(s => s.message === message).length
+
+  const cases: Array<[string, Error, 'retried' | 'refused']> = [
+    ['a check violated', Object.assign(new Error('violates check constraint'), { code: '23514', severity: 'ERROR' }), 'retried'],
+    ['a trigger\'s exception', Object.assign(new Error('injected'), { code: 'P0001', severity: 'ERROR' }), 'retried'],
+    ['a deadlock', Object.assign(new Error('deadlock detected'), { code: '40P01', severity: 'ERROR' }), 'retried'],
+    ['the connection lost', new Error('Connection terminated unexpectedly'), 'refused'],
+    ['a broken pipe', Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }), 'refused'],
+    ['the server shutting down', Object.assign(new Error('terminating connection'), { code: '57P01', severity: 'FATAL' }), 'refused'],
+    ['the outcome unknown', Object.assign(new Error('statement completion unknown'), { code: '40003', severity: 'ERROR' }), 'refused'],
+    ['the disk full', Object.assign(new Error('could not extend file'), { code: '53100', severity: 'ERROR' }), 'refused']
+  ]
+  for (const [label, error, outcome] of cases) {
+    failed = undefined
+    // A first publish's statement is held a moment, so the five arrive while it is written and go together next.
+    for (let attempt = 1; attempt <= 3 && failed === undefined; attempt++) {
+      hold = new Promise(resolve => setTimeout(resolve, 300))
+      const first = publishAll(app, cookie, [`${label} ${attempt}: first`])
+      failWith = error
+      const messages = Array.from({ length: 5 }, (_, i) => `${label} ${attempt}: ${i}`)
+      const answers = await publishAll(app, cookie, messages)
+      await first
+      failWith = undefined
+      if (failed === undefined) continue
+      const inFailed = new Set(failed)
+      for (const [i, message] of messages.entries()) {
+        const status = answers[i]!.statusCode
+        if (!inFailed.has(message)) t.equal(status, 200, `${label}: ${message}, not in that statement, stored`)
+        else if (outcome === 'retried') t.same([status, await storedTimes(message)], [200, 1], `${label}: ${message} written again alone, once`)
+        else t.same([status >= 500, await storedTimes(message)], [true, 0], `${label}: ${message} an error (${status}), nothing written again`)
+      }
+    }
+    const together = failed as string[] | undefined // set by the driver hook above
+    t.ok(together !== undefined && together.length > 1, `${label}: publishes arriving together were one statement`)
+  }
 })
