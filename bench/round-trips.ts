@@ -1,16 +1,16 @@
 /**
- * What the publish transaction's five round trips cost, against one statement doing the
- * same writes — the lever left for a busy board (README, *A busy board*):
+ * What the publish transaction's five round trips (the publisher until 2026-11-23) cost,
+ * against the one statement it writes now (README, *A busy board*):
  *
  *   TEST_DATABASE_URL=postgres://postgres@127.0.0.1:5432/test SHOUTBOX_TEST_DB=postgres \
  *     taskset -c 1 node --import tsx bench/round-trips.ts [publishes] [rounds]
  *
  * On a schema of its own, migrated by the host, one publish at a time:
- * - five round trips: what `Publisher` writes today, through the same code — begin, the
- *   shout and its event (`shoutsRepository.insert`), the CREATED_SHOUT entry
+ * - five round trips: what `Publisher` wrote, through the same code — begin, the shout
+ *   and its event (`shoutsRepository.insert`), the CREATED_SHOUT entry
  *   (`ActivityLogStore.write`), the notice (`pg_notify`, as the cluster sends it), commit;
- * - one statement: the same rows and the same NOTIFY from one statement, a sketch of the
- *   folded write (its own transaction, as every statement is).
+ * - one statement: what it writes now, `insertAnnounced` (the same rows, and the notice
+ *   built in SQL and sent on the cluster's channel, where this process listens).
  * Prints, per publish, the wall time, this process's CPU (user + system) and every
  * PostgreSQL process's CPU (from /proc), round by round.
  */
@@ -19,17 +19,14 @@ import type { Knex } from 'knex'
 import { buildApp } from '../src/host/app.js'
 import { ActivityLogStore } from '../src/host/services/activity-log.js'
 import { I18n } from '../src/host/services/i18n.js'
-import { EVENTS_TABLE } from '../src/shoutbox/events-repository.js'
+import { MAX_NOTICE_BYTES } from '../src/shoutbox/change-notices.js'
 import { shoutsRepository } from '../src/shoutbox/shouts-repository.js'
-import { SHOUTS_TABLE } from '../src/shoutbox/tables.js'
 import { setUp, testConfig, testHasher } from '../test/helpers/app.js'
 import { DB_KIND, testDatabase } from '../test/helpers/database.js'
 
 if (DB_KIND !== 'postgres') throw new Error('run on PostgreSQL: SHOUTBOX_TEST_DB=postgres TEST_DATABASE_URL=postgres://…')
 const publishes = Number(process.argv[2] ?? 3000)
 const rounds = Number(process.argv[3] ?? 3)
-/** Nobody listens here: the cost is the sending. */
-const CHANNEL = 'round_trips_bench'
 
 const database = await testDatabase()
 const opened = await database.open()
@@ -45,23 +42,19 @@ async function fiveRoundTrips (n: number): Promise<void> {
     const [recorded] = await shoutsRepository(db).insert([shout(n)], trx)
     await activity.write('shoutbox', { type: 'CREATED_SHOUT', user: admin, details: { message: recorded!.shout.message } }, trx)
     const notice = { kind: 'shout-created', eventIds: [recorded!.eventId], events: [{ id: recorded!.eventId, kind: 'shout-created', shout: recorded!.shout }] }
-    await trx.raw('select pg_notify(?, ?)', [CHANNEL, JSON.stringify({ origin: 'bench', topic: 'shoutbox:changed', payload: JSON.stringify(notice) })])
+    // As cluster.notify sends it, on the channel this process listens on (as in oneStatement).
+    await trx.raw('select ?', [app.cluster.notifying('shoutbox:changed', trx.raw('?::text', [JSON.stringify(notice)]))])
   })
 }
 
+/** What the publisher writes now: `insertAnnounced`, with the host's activity insertion and NOTIFY. */
 async function oneStatement (n: number): Promise<void> {
-  const { message, username, date, authorId } = shout(n)
-  await db.raw(`
-    with s as (insert into ?? (message, username, date, author_id) values (?, ?, ?, ?) returning id, message, username, date, author_id),
-    e as (insert into ?? (kind, shout, created_at)
-          select 'shout-created', jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date), ? from s
-          returning id, shout),
-    a as (insert into activity_logs (type, user_id, username, addon_id, details, created_at)
-          select 'CREATED_SHOUT', author_id, username, 'shoutbox', jsonb_build_object('message', message), ? from s)
-    select pg_notify(?, json_build_object('origin', 'bench', 'topic', 'shoutbox:changed', 'payload',
-      json_build_object('kind', 'shout-created', 'eventIds', json_build_array(e.id),
-        'events', json_build_array(json_build_object('id', e.id, 'kind', 'shout-created', 'shout', e.shout)))::text)::text)
-    from e`, [SHOUTS_TABLE, message, username, date, authorId, EVENTS_TABLE, Date.now(), Date.now(), CHANNEL])
+  const published = shout(n)
+  await shoutsRepository(db).insertAnnounced([published], {
+    also: activity.insertion('shoutbox', [{ type: 'CREATED_SHOUT', user: admin, details: { message: published.message } }]),
+    announce: text => app.cluster.notifying('shoutbox:changed', text),
+    maxNoticeBytes: MAX_NOTICE_BYTES
+  })
 }
 
 /** CPU time of every PostgreSQL process, ms (utime + stime from /proc, in clock ticks of 10 ms). */
