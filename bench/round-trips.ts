@@ -20,7 +20,10 @@ import { buildApp } from '../src/host/app.js'
 import { ActivityLogStore } from '../src/host/services/activity-log.js'
 import { I18n } from '../src/host/services/i18n.js'
 import { MAX_NOTICE_BYTES } from '../src/shoutbox/change-notices.js'
+import { EVENTS_TABLE } from '../src/shoutbox/events-repository.js'
+import type { Shout } from '../src/shoutbox/schemas.js'
 import { shoutsRepository } from '../src/shoutbox/shouts-repository.js'
+import { SHOUTS_TABLE } from '../src/shoutbox/tables.js'
 import { setUp, testConfig, testHasher } from '../test/helpers/app.js'
 import { DB_KIND, testDatabase } from '../test/helpers/database.js'
 
@@ -39,9 +42,23 @@ const shout = (n: number) => ({ message: `shout ${n}`, username: admin.username,
 
 async function fiveRoundTrips (n: number): Promise<void> {
   await db.transaction(async trx => {
-    const [recorded] = await shoutsRepository(db).insert([shout(n)], trx)
-    await activity.write('shoutbox', { type: 'CREATED_SHOUT', user: admin, details: { message: recorded!.shout.message } }, trx)
-    const notice = { kind: 'shout-created', eventIds: [recorded!.eventId], events: [{ id: recorded!.eventId, kind: 'shout-created', shout: recorded!.shout }] }
+    // The shout and its event, as the repository's `insert` wrote them then.
+    const { rows: [row] } = await trx.raw<{ rows: Array<Shout & { event_id: number }> }>(`
+      with s as (insert into ?? (message, username, date, author_id)
+            select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer
+            from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
+            order by position
+            returning id, message, username, date),
+      e as (insert into ?? (kind, shout, created_at)
+            select 'shout-created', jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date), ? from s
+            order by s.id
+            returning id, (shout->>'id')::bigint as shout_id)
+      select s.id, s.message, s.username, s.date, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+    [SHOUTS_TABLE, JSON.stringify([shout(n)]), EVENTS_TABLE, Date.now()])
+    const { event_id: eventId, ...published } = row!
+    const recorded = { shout: published, eventId }
+    await activity.write('shoutbox', { type: 'CREATED_SHOUT', user: admin, details: { message: recorded.shout.message } }, trx)
+    const notice = { kind: 'shout-created', eventIds: [recorded.eventId], events: [{ id: recorded.eventId, kind: 'shout-created', shout: recorded.shout }] }
     // As cluster.notify sends it, on the channel this process listens on (as in oneStatement).
     await trx.raw('select ?', [app.cluster.notifying('shoutbox:changed', trx.raw('?::text', [JSON.stringify(notice)]))])
   })

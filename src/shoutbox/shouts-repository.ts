@@ -108,21 +108,12 @@ export function shoutsRepository (db: Database) {
       return new Map(rows.map(row => [Number(row.day), Number(row.count)]))
     },
 
-    /** Stores the shouts in one statement; ids are given in the order of `shouts`. */
-    async insert (shouts: readonly NewShout[], trx: Transaction): Promise<Recorded[]> {
-      const result = await withEvents(trx, 'shout-created', trx.raw(`insert into ?? (message, username, date, author_id)
-          select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer
-          from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
-          order by position`, [SHOUTS_TABLE, JSON.stringify(shouts)]))
-      return result.rows.map(recorded)
-    },
-
     /**
-     * `insert` and everything that goes with it as one statement, which is its own
-     * transaction: the shouts, their stream events, `also` (the activity log's insertion),
+     * Stores the shouts (ids in the order of `shouts`) and everything that goes with them
+     * as one statement, which is its own transaction: the shouts, their stream events, `also` (the activity log's insertion),
      * and the change notice, which the statement builds from the rows it wrote and sends
      * with `announce` (the cluster's `notifying`). One round trip where a transaction
-     * around `insert` takes five: the busy board's path. Answers the notice with every
+     * of the same writes takes five: the busy board's path. Answers the notice with every
      * event in it, and the text sent when that is another: the notice without its events,
      * past `maxNoticeBytes` of PostgreSQL's text (a little longer than JSON.stringify's).
      */
