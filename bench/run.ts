@@ -22,7 +22,9 @@
  * publishes at each of `--rates` a second, evenly spaced. Each round is three
  * back-to-back runs — the idle list, the busy list, the bare server — in an order that
  * rotates from round to round; the ratios busy/idle, busy/bare and idle/bare are the
- * medians of the rounds' ratios.
+ * medians of the rounds' ratios. Each run also records the share of the machine's CPU
+ * its hypervisor gave to other guests meanwhile (steal, from /proc/stat), which slows a
+ * run from outside; the part prints it, and busy/idle over the rounds that lost little.
  *
  * cost: for each of `--rates`, the CPU time a publish costs the host (user and system),
  * every PostgreSQL process and the publishing client, read from /proc over `--seconds`
@@ -311,11 +313,30 @@ class Site {
 
 // ---------------------------------------------------------------- measurements
 
-interface Load { requestsPerSecond: number, total: number, sent: number, p50: number, p99: number, non2xx: number, errors: number, timeouts: number, status2xx: number }
+interface Load {
+  requestsPerSecond: number, total: number, sent: number, p50: number, p99: number, non2xx: number, errors: number, timeouts: number, status2xx: number
+  /** The share of this machine's CPU time (%) its hypervisor gave to others during the run (steal, /proc/stat). */
+  stolen: number
+}
+
+/** The machine's CPU time so far, in ticks: all of it and what the hypervisor stole (0, 0 where /proc/stat cannot tell). */
+async function machineTicks (): Promise<{ all: number, stolen: number }> {
+  try {
+    const fields = (await fs.readFile('/proc/stat', 'utf8')).split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number)
+    // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    return { all: fields.slice(0, 8).reduce((a, b) => a + b, 0), stolen: fields[7] ?? 0 }
+  } catch {
+    return { all: 0, stolen: 0 }
+  }
+}
 
 async function load (job: Record<string, unknown>): Promise<Load> {
+  const before = await machineTicks()
   const child = node(['--import', 'tsx', 'bench/load.ts', JSON.stringify(job)], {}, 1)
-  return JSON.parse(await firstLine(child)) as Load
+  const measured = JSON.parse(await firstLine(child)) as Omit<Load, 'stolen'>
+  const after = await machineTicks()
+  const all = after.all - before.all
+  return { ...measured, stolen: all > 0 ? 100 * (after.stolen - before.stolen) / all : 0 }
 }
 
 /** Measurements of two servers, pair by pair, and the second's throughput over the first's. */
@@ -375,6 +396,12 @@ async function compareList (label: string, site: Site): Promise<Comparison> {
 
 /** The busy part's list load: the connections the issue measured with. */
 const BUSY_CONNECTIONS = 64
+/**
+ * A run that lost more than this share of the machine's CPU (%) to other guests of its
+ * hypervisor (steal) was slowed by something outside it; the busy part names the rounds
+ * that lost no more, and their busy / idle, beside the median of all of them.
+ */
+const QUIET_STEAL = 3
 /** The publisher runs this long before the list is measured, so the measurement sees it steady. */
 const BUSY_LEAD_IN_MS = 1000
 
@@ -447,8 +474,8 @@ async function busyBoard (site: Site): Promise<BusyRate[]> {
           }
         }
         const publisher = runs.publishers.at(-1)!
-        log(`busy, ${rate} publishes/s, round ${round} (${order.join(', ')}): idle ${Math.round(runs.idle.at(-1)!.requestsPerSecond)}, ` +
-          `busy ${Math.round(runs.busy.at(-1)!.requestsPerSecond)}, bare ${Math.round(runs.bare.at(-1)!.requestsPerSecond)} req/s; ` +
+        const run = (which: 'idle' | 'busy' | 'bare'): string => `${which} ${Math.round(runs[which].at(-1)!.requestsPerSecond)} (${runs[which].at(-1)!.stolen.toFixed(1)} % stolen)`
+        log(`busy, ${rate} publishes/s, round ${round} (${order.join(', ')}): ${run('idle')}, ${run('busy')}, ${run('bare')} req/s; ` +
           `${publisher.achievedPerSecond.toFixed(1)} publishes/s (at most ${Math.round(publisher.maxLagMs)} ms late), ${publisher.errors} errors, ${publisher.skipped} not sent`)
       }
     } finally {
@@ -794,7 +821,7 @@ try {
       load: job => load(job)
     })
     log(`archive: ${Math.round(archive.firstPage.requestsPerSecond)} / ${Math.round(archive.deepPage.requestsPerSecond)} / ${Math.round(archive.search.requestsPerSecond)} req/s`)
-    const archiveRow = (label: string, measured: Omit<Load, 'sent'>): void => {
+    const archiveRow = (label: string, measured: Pick<Load, 'requestsPerSecond' | 'p50' | 'p99' | 'non2xx' | 'errors' | 'timeouts'>): void => {
       rows.push([label, fmt(measured.requestsPerSecond), '', '', `${fmt(measured.p50)} / ${fmt(measured.p99)} ms`, fmt(measured.non2xx + measured.errors + measured.timeouts)])
     }
     archiveRow(`archive, first page (20) of ${fmt(total)}`, archive.firstPage)
@@ -816,6 +843,11 @@ try {
       rows.push([`    busy / idle ${fmt(result.busyToIdle, 2)}; ${fmt(median(published.map(p => p.achievedPerSecond)), 1)} publishes/s achieved, ` +
         `${fmt(sum('errors'))} errors, ${fmt(sum('skipped'))} not sent; answered in ${fmt(median(published.map(p => p.p50)))} / ${fmt(median(published.map(p => p.p99)))} ms`, '', '', '', '', ''])
       rows.push([`    busy list: ${fmt(result.busy.reduce((total, l) => total + l.total, 0))} answered, ${fmt(unanswered)} still waiting when the runs ended`, '', '', '', '', ''])
+      const stolen = (runs: Load[]): string => fmt(median(runs.map(run => run.stolen)), 1)
+      // Rounds none of whose runs the hypervisor took more than QUIET_STEAL % of the CPU from.
+      const quiet = result.busy.flatMap((busy, i) => Math.max(busy.stolen, result.idle[i]!.stolen, result.bare[i]!.stolen) <= QUIET_STEAL ? [busy.requestsPerSecond / result.idle[i]!.requestsPerSecond] : [])
+      rows.push([`    CPU stolen by the hypervisor (median %): idle ${stolen(result.idle)}, busy ${stolen(result.busy)}, bare ${stolen(result.bare)}; ` +
+        `rounds with at most ${QUIET_STEAL} % stolen in each run: ${quiet.length} of ${result.busy.length}${quiet.length > 0 ? `, busy / idle ${fmt(median(quiet), 2)}` : ''}`, '', '', '', '', ''])
     }
   }
 
