@@ -5,8 +5,14 @@
  * `job.maxSeconds`. Prints "started" when the first one goes out, then, once stopped and
  * the requests in flight answered (at most 15 s more: a host that fell behind works
  * through them before the next measurement), its figures as JSON.
+ *
+ * With `job.database`, the same publishes go straight to PostgreSQL instead, the host
+ * not involved: each a commit of its own that inserts a row and sends a NOTIFY, which
+ * a listening connection hears, as a host process's would. The busy part's `database`
+ * source: what the commits alone cost a machine the list shares.
  */
 import net from 'node:net'
+import pg from 'pg'
 
 interface Job {
   readonly url: string
@@ -15,6 +21,8 @@ interface Job {
   readonly maxSeconds: number
   /** The message prefix; each publish appends its number, so messages stay distinct. */
   readonly message: string
+  /** Commit straight to this PostgreSQL, in a table `bench_commits` of `schema` (made if missing), instead of posting to `url`. */
+  readonly database?: { readonly url: string, readonly schema: string }
 }
 
 export interface PublisherResult {
@@ -63,7 +71,7 @@ const latencies: number[] = []
  * (node:http's agent cost about twice as much here). It reads only what it needs: the
  * status and the length of the body (the host always sends content-length).
  */
-class Connection {
+class Connection implements Sender {
   private readonly socket: net.Socket
   private buffered = ''
   private done: ((status: number) => void) | undefined
@@ -115,8 +123,58 @@ class Connection {
   }
 }
 
+/** One client's way to publish: `send` takes the request's JSON body and tells the status (0: failed before any answer). */
+interface Sender {
+  readonly closed: boolean
+  send: (body: string, done: (status: number) => void) => void
+  destroy: () => void
+}
+
+const COMMIT = `with row as (insert into bench_commits (message, username, date) values ($1, 'admin', $2) returning id)
+  select pg_notify('bench_commits', (select id::text from row))`
+
+/** A connection to PostgreSQL that publishes as a commit of one statement; 200 once committed. */
+class DatabaseConnection implements Sender {
+  private readonly client
+  private readonly ready: Promise<unknown>
+  closed = false
+
+  constructor ({ url, schema }: NonNullable<Job['database']>) {
+    this.client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+    this.client.on('error', () => { this.closed = true })
+    this.ready = this.client.connect()
+  }
+
+  send (body: string, done: (status: number) => void): void {
+    const { message } = JSON.parse(body) as { message: string }
+    this.ready
+      .then(() => this.client.query(COMMIT, [message, Date.now()]))
+      .then(() => done(200), () => {
+        this.closed = true
+        done(0)
+      })
+  }
+
+  destroy (): void {
+    this.closed = true
+    void this.client.end().catch(() => {})
+  }
+}
+
+/** For `job.database`: the table, and a connection that listens, as each host process's does. */
+async function listenToCommits ({ url, schema }: NonNullable<Job['database']>): Promise<void> {
+  const listener = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+  await listener.connect()
+  await listener.query('create table if not exists bench_commits (id bigserial primary key, message text not null, username text not null, date bigint not null)')
+  await listener.query('listen bench_commits')
+  listener.on('notification', () => {})
+}
+
+const { database } = job
+if (database !== undefined) await listenToCommits(database)
+
 /** Connections not waiting for an answer: each publish takes one, or opens one, as from that many clients. */
-const idle: Connection[] = []
+const idle: Sender[] = []
 
 function publish (n: number): void {
   if (inFlight >= MAX_IN_FLIGHT) {
@@ -127,7 +185,7 @@ function publish (n: number): void {
   const sentAt = performance.now()
   inFlight++
   sent++
-  const connection = idle.pop() ?? new Connection()
+  const connection = idle.pop() ?? (database === undefined ? new Connection() : new DatabaseConnection(database))
   const timeout = setTimeout(() => connection.destroy(), 10_000)
   connection.send(body, status => {
     clearTimeout(timeout)

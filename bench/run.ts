@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, cost, publish, stream, stream10k
+ *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, sources, cost, publish, stream, stream10k
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -25,6 +25,13 @@
  * medians of the rounds' ratios. Each run also records the share of the machine's CPU
  * its hypervisor gave to other guests meanwhile (steal, from /proc/stat), which slows a
  * run from outside; the part prints it, and busy/idle over the rounds that lost little.
+ *
+ * sources: where the busy list's loss comes from. For each of `--rates`, rounds of the
+ * list idle and busy with the same publishes sent elsewhere: to a bare server that
+ * answers them on the host's core (`sink`: the publishing client's share), straight to
+ * PostgreSQL as commits of a row and a NOTIFY each (`database`: the commits' share; not
+ * on the embedded database, which runs in the host), and through the host (`host`, as in
+ * busy); busy / idle for each, the medians of the rounds.
  *
  * cost: for each of `--rates`, the CPU time a publish costs the host (user and system),
  * every PostgreSQL process and the publishing client, read from /proc over `--seconds`
@@ -68,10 +75,10 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'list,million,archive,busy,cost,publish,stream,stream10k' }
+    only: { type: 'string', default: 'list,million,archive,busy,sources,cost,publish,stream,stream10k' }
   }
 })
-/** `--only list,publish`: the parts to run (list, million, archive, busy, cost, publish, stream, stream10k); all by default. */
+/** `--only list,publish`: the parts to run (list, million, archive, busy, sources, cost, publish, stream, stream10k); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -417,13 +424,39 @@ interface BusyRate {
 }
 
 /**
- * One run of the list while a separate process (bench/publisher.ts, on the load
- * generator's core) publishes `rate` times a second: it starts, publishes for a lead-in,
- * goes on through the whole measurement, and stops when it ends.
+ * Where a busy run's publishes go:
+ * - `host`: through the host, as a site's do;
+ * - `sink`: to a bare node:http server on the host's core that answers each at once, the
+ *   host not involved: what the publishing client and the least answering cost;
+ * - `database`: straight to PostgreSQL, a commit each (a row and a NOTIFY, heard by a
+ *   listening connection), the host not involved: what the commits cost.
  */
-async function busyList (site: Site, rate: number, round: number): Promise<{ load: Load, publisher: PublisherResult }> {
+type PublishSource = 'host' | 'sink' | 'database'
+
+/** A bare server answering every request `{"result":"ok"}`, on the servers' core. */
+async function startSink (): Promise<{ url: string, stop: () => void }> {
+  const file = path.join(os.tmpdir(), `shoutbox-bench-sink-${process.pid}.json`)
+  await fs.writeFile(file, JSON.stringify({ body: '{"result":"ok"}', headers: { 'content-type': 'application/json; charset=utf-8' } }))
+  const port = await freePort()
+  const sink = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(port)], {}, 0)
+  try {
+    await firstLine(sink)
+  } finally {
+    await fs.rm(file, { force: true })
+  }
+  return { url: `http://127.0.0.1:${port}/api/panel/shoutbox`, stop: () => sink.kill('SIGTERM') }
+}
+
+/**
+ * One run of the list while a separate process (bench/publisher.ts, on the load
+ * generator's core) publishes `rate` times a second to `source`: it starts, publishes
+ * for a lead-in, goes on through the whole measurement, and stops when it ends.
+ */
+async function busyList (site: Site, rate: number, round: number, source: PublishSource = 'host'): Promise<{ load: Load, publisher: PublisherResult }> {
+  const sink = source === 'sink' ? await startSink() : undefined
   const publisher = node(['--import', 'tsx', 'bench/publisher.ts', JSON.stringify({
-    url: `${await site.url()}/api/panel/shoutbox`,
+    url: sink?.url ?? `${await site.url()}/api/panel/shoutbox`,
+    ...(source === 'database' ? { database: { url: DATABASE_URL, schema: site.schema } } : {}),
     cookie: site.cookie,
     rate,
     // A bound of its own, should this process fail to stop it.
@@ -443,7 +476,55 @@ async function busyList (site: Site, rate: number, round: number): Promise<{ loa
     return { load: measured, publisher: result }
   } finally {
     publisher.kill('SIGTERM')
+    sink?.stop()
   }
+}
+
+interface SourcesRate {
+  readonly rate: number
+  /** The idle list's runs, and the busy list's by where the publishes went. */
+  readonly runs: Record<'idle' | PublishSource, Load[]>
+  /** Median over the rounds of each source's busy / idle. */
+  readonly toIdle: Partial<Record<PublishSource, number>>
+}
+
+/**
+ * The sources part: where the busy list's loss comes from. For each rate, `ROUNDS` rounds
+ * of back-to-back runs of the list — idle, and busy with the publishes going to each
+ * source (see PublishSource; `database` on PostgreSQL only, the embedded one being in
+ * the host) — in an order that rotates from round to round.
+ */
+async function busySources (site: Site): Promise<SourcesRate[]> {
+  await site.seedTo(10_000)
+  await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
+  const listUrl = `${await site.url()}/api/shoutbox/list`
+  const sources: PublishSource[] = DATABASE_URL === undefined ? ['sink', 'host'] : ['sink', 'database', 'host']
+  const results: SourcesRate[] = []
+  await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+  for (const rate of RATES) {
+    const runs: SourcesRate['runs'] = { idle: [], sink: [], database: [], host: [] }
+    const kinds = ['idle', ...sources] as const
+    for (let round = 1; round <= ROUNDS; round++) {
+      const order = kinds.map((_, i) => kinds[(i + round - 1) % kinds.length]!)
+      const achieved: string[] = []
+      for (const which of order) {
+        if (which === 'idle') {
+          runs.idle.push(await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
+          continue
+        }
+        const { load: measured, publisher } = await busyList(site, rate, round, which)
+        if (publisher.errors > 0) throw new Error(`sources, ${rate} publishes/s to ${which}: ${publisher.errors} publishes failed`)
+        runs[which].push(measured)
+        achieved.push(`${which} ${publisher.achievedPerSecond.toFixed(1)}`)
+      }
+      log(`sources, ${rate} publishes/s, round ${round} (${order.join(', ')}): ` +
+        kinds.map(which => `${which} ${Math.round(runs[which].at(-1)!.requestsPerSecond)} (${runs[which].at(-1)!.stolen.toFixed(1)} % stolen)`).join(', ') +
+        ` req/s; publishes/s achieved: ${achieved.join(', ')}`)
+    }
+    const toIdle = Object.fromEntries(sources.map(source => [source, median(runs[source].map((run, i) => run.requestsPerSecond / runs.idle[i]!.requestsPerSecond))]))
+    results.push({ rate, runs, toIdle })
+  }
+  return results
 }
 
 /**
@@ -848,6 +929,15 @@ try {
       const quiet = result.busy.flatMap((busy, i) => Math.max(busy.stolen, result.idle[i]!.stolen, result.bare[i]!.stolen) <= QUIET_STEAL ? [busy.requestsPerSecond / result.idle[i]!.requestsPerSecond] : [])
       rows.push([`    CPU stolen by the hypervisor (median %): idle ${stolen(result.idle)}, busy ${stolen(result.busy)}, bare ${stolen(result.bare)}; ` +
         `rounds with at most ${QUIET_STEAL} % stolen in each run: ${quiet.length} of ${result.busy.length}${quiet.length > 0 ? `, busy / idle ${fmt(median(quiet), 2)}` : ''}`, '', '', '', '', ''])
+    }
+  }
+
+  if (PARTS.has('sources')) {
+    const results = await busySources(site)
+    rows.push(['sources: the list while the publishes go elsewhere (busy / idle, medians of the rounds)', '', '', '', '', ''])
+    for (const { rate, toIdle } of results) {
+      const shares = (['sink', 'database', 'host'] as const).flatMap(source => toIdle[source] === undefined ? [] : [`${source} ${fmt(toIdle[source], 2)}`])
+      rows.push([`  ${fmt(rate)} publishes/s: ${shares.join(', ')}`, '', '', '', '', ''])
     }
   }
 
