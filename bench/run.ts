@@ -378,17 +378,23 @@ async function startBare (label: string, site: Site): Promise<{ url: string, sto
     const value = sample.headers.get(name)
     if (value !== null) headers[name] = value
   }
+  const bare = await startBareServer(body, headers)
+  log(`${label}: ${body.length} bytes a response (bare vs host)`)
+  return { url: `http://127.0.0.1:${bare.port}/`, stop: async () => { bare.stop() } }
+}
+
+/** bench/bare-server.ts on the servers' core, answering every request with `body` and `headers`. */
+async function startBareServer (body: string, headers: Record<string, string>): Promise<{ port: number, stop: () => void }> {
   const file = path.join(os.tmpdir(), `shoutbox-bench-body-${process.pid}.json`)
   await fs.writeFile(file, JSON.stringify({ body, headers }))
-  const barePort = await freePort()
-  const bare = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(barePort)], {}, 0)
+  const port = await freePort()
+  const bare = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(port)], {}, 0)
   try {
     await firstLine(bare)
   } finally {
     await fs.rm(file, { force: true })
   }
-  log(`${label}: ${body.length} bytes a response (bare vs host)`)
-  return { url: `http://127.0.0.1:${barePort}/`, stop: async () => { bare.kill('SIGTERM') } }
+  return { port, stop: () => bare.kill('SIGTERM') }
 }
 
 /** The list of `site` against a bare node:http server sending the identical bytes and headers. */
@@ -435,16 +441,8 @@ type PublishSource = 'host' | 'sink' | 'database'
 
 /** A bare server answering every request `{"result":"ok"}`, on the servers' core. */
 async function startSink (): Promise<{ url: string, stop: () => void }> {
-  const file = path.join(os.tmpdir(), `shoutbox-bench-sink-${process.pid}.json`)
-  await fs.writeFile(file, JSON.stringify({ body: '{"result":"ok"}', headers: { 'content-type': 'application/json; charset=utf-8' } }))
-  const port = await freePort()
-  const sink = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(port)], {}, 0)
-  try {
-    await firstLine(sink)
-  } finally {
-    await fs.rm(file, { force: true })
-  }
-  return { url: `http://127.0.0.1:${port}/api/panel/shoutbox`, stop: () => sink.kill('SIGTERM') }
+  const sink = await startBareServer('{"result":"ok"}', { 'content-type': 'application/json; charset=utf-8' })
+  return { url: `http://127.0.0.1:${sink.port}/api/panel/shoutbox`, stop: sink.stop }
 }
 
 /**
