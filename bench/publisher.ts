@@ -8,7 +8,7 @@
  *
  * With `job.database`, the same publishes go straight to PostgreSQL instead, the host
  * not involved: each a commit of its own that inserts a row and sends a NOTIFY, which
- * a listening connection hears, as a host process's would. The busy part's `database`
+ * a listening connection hears, as a host process's would. The sources part's `database`
  * source: what the commits alone cost a machine the list shares.
  */
 import net from 'node:net'
