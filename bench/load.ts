@@ -1,7 +1,10 @@
 /**
  * The load generator, in a process of its own so it does not share an event loop with
- * what it measures. Reads its job as JSON from argv, prints autocannon's figures as JSON.
+ * what it measures. Reads its job as JSON from argv, prints autocannon's figures as JSON,
+ * with `stolen`: the share of the machine's CPU time (%) its hypervisor gave to other
+ * guests during the run (steal, from /proc/stat; null where that cannot be read).
  */
+import fs from 'node:fs'
 import autocannon from 'autocannon'
 
 interface Job {
@@ -13,7 +16,19 @@ interface Job {
   readonly body?: string
 }
 
+/** The machine's CPU time so far, in ticks: all of it and what the hypervisor stole; undefined where /proc/stat cannot tell. */
+function machineTicks (): { all: number, stolen: number } | undefined {
+  try {
+    // user nice system idle iowait irq softirq steal (guest time is counted in user already)
+    const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/).slice(1, 9).map(Number)
+    return fields.length === 8 && fields.every(Number.isFinite) ? { all: fields.reduce((a, b) => a + b, 0), stolen: fields[7]! } : undefined
+  } catch {
+    return undefined
+  }
+}
+
 const job = JSON.parse(process.argv[2]!) as Job
+const before = machineTicks()
 const result = await autocannon({
   url: job.url,
   connections: job.connections,
@@ -23,7 +38,10 @@ const result = await autocannon({
   ...(job.body === undefined ? {} : { body: job.body }),
   pipelining: 1
 })
+const after = machineTicks()
+const ticks = before !== undefined && after !== undefined ? after.all - before.all : 0
 process.stdout.write(JSON.stringify({
+  stolen: ticks > 0 ? 100 * (after!.stolen - before!.stolen) / ticks : null,
   requestsPerSecond: result.requests.average,
   total: result.requests.total,
   // Requests sent, answered or not: those still waiting when the run ended are in this only.

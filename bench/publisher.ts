@@ -130,8 +130,15 @@ interface Sender {
   destroy: () => void
 }
 
-const COMMIT = `with row as (insert into bench_commits (message, username, date) values ($1, 'admin', $2) returning id)
-  select pg_notify('bench_commits', (select id::text from row))`
+/** One publish in database mode: a statement, its own transaction, that inserts a row and sends its id as a NOTIFY. */
+const INSERT_AND_NOTIFY = `with inserted as (insert into bench_commits (message, username, date) values ($1, 'admin', $2) returning id)
+  select pg_notify('bench_commits', (select id::text from inserted))`
+
+/** A PostgreSQL client whose tables are those of `schema` (the site's). */
+function databaseClient ({ url, schema }: NonNullable<Job['database']>): pg.Client {
+  if (!/^[a-z0-9_]+$/.test(schema)) throw new Error(`not a schema name this script sets: ${schema}`)
+  return new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+}
 
 /** A connection to PostgreSQL that publishes as a commit of one statement; 200 once committed. */
 class DatabaseConnection implements Sender {
@@ -139,8 +146,8 @@ class DatabaseConnection implements Sender {
   private readonly ready: Promise<unknown>
   closed = false
 
-  constructor ({ url, schema }: NonNullable<Job['database']>) {
-    this.client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+  constructor (database: NonNullable<Job['database']>) {
+    this.client = databaseClient(database)
     this.client.on('error', () => { this.closed = true })
     this.ready = this.client.connect()
   }
@@ -148,9 +155,9 @@ class DatabaseConnection implements Sender {
   send (body: string, done: (status: number) => void): void {
     const { message } = JSON.parse(body) as { message: string }
     this.ready
-      .then(() => this.client.query(COMMIT, [message, Date.now()]))
+      .then(() => this.client.query(INSERT_AND_NOTIFY, [message, Date.now()]))
       .then(() => done(200), () => {
-        this.closed = true
+        this.destroy()
         done(0)
       })
   }
@@ -162,8 +169,10 @@ class DatabaseConnection implements Sender {
 }
 
 /** For `job.database`: the table, and a connection that listens, as each host process's does. */
-async function listenToCommits ({ url, schema }: NonNullable<Job['database']>): Promise<void> {
-  const listener = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` })
+async function listenToCommits (database: NonNullable<Job['database']>): Promise<void> {
+  const listener = databaseClient(database)
+  // Should it fail, the publishes go on: the figures are what the publishes cost.
+  listener.on('error', error => process.stderr.write(`the listening connection failed: ${error.message}\n`))
   await listener.connect()
   await listener.query('create table if not exists bench_commits (id bigserial primary key, message text not null, username text not null, date bigint not null)')
   await listener.query('listen bench_commits')
@@ -185,7 +194,10 @@ function publish (n: number): void {
   const sentAt = performance.now()
   inFlight++
   sent++
-  const connection = idle.pop() ?? (database === undefined ? new Connection() : new DatabaseConnection(database))
+  let connection = idle.pop()
+  // One that failed while it waited is not used again.
+  while (connection?.closed === true) connection = idle.pop()
+  connection ??= database === undefined ? new Connection() : new DatabaseConnection(database)
   const timeout = setTimeout(() => connection.destroy(), 10_000)
   connection.send(body, status => {
     clearTimeout(timeout)

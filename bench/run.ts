@@ -322,29 +322,18 @@ class Site {
 
 interface Load {
   requestsPerSecond: number, total: number, sent: number, p50: number, p99: number, non2xx: number, errors: number, timeouts: number, status2xx: number
-  /** The share of this machine's CPU time (%) its hypervisor gave to others during the run (steal, /proc/stat). */
+  /** The share of this machine's CPU time (%) its hypervisor gave to others during the run (steal, /proc/stat); NaN where unknown. */
   stolen: number
 }
 
-/** The machine's CPU time so far, in ticks: all of it and what the hypervisor stole (0, 0 where /proc/stat cannot tell). */
-async function machineTicks (): Promise<{ all: number, stolen: number }> {
-  try {
-    const fields = (await fs.readFile('/proc/stat', 'utf8')).split('\n', 1)[0]!.trim().split(/\s+/).slice(1).map(Number)
-    // user nice system idle iowait irq softirq steal (guest time is counted in user already)
-    return { all: fields.slice(0, 8).reduce((a, b) => a + b, 0), stolen: fields[7] ?? 0 }
-  } catch {
-    return { all: 0, stolen: 0 }
-  }
+async function load (job: Record<string, unknown>): Promise<Load> {
+  const child = node(['--import', 'tsx', 'bench/load.ts', JSON.stringify(job)], {}, 1)
+  const measured = JSON.parse(await firstLine(child)) as Omit<Load, 'stolen'> & { stolen: number | null }
+  return { ...measured, stolen: measured.stolen ?? NaN }
 }
 
-async function load (job: Record<string, unknown>): Promise<Load> {
-  const before = await machineTicks()
-  const child = node(['--import', 'tsx', 'bench/load.ts', JSON.stringify(job)], {}, 1)
-  const measured = JSON.parse(await firstLine(child)) as Omit<Load, 'stolen'>
-  const after = await machineTicks()
-  const all = after.all - before.all
-  return { ...measured, stolen: all > 0 ? 100 * (after.stolen - before.stolen) / all : 0 }
-}
+/** A run's rate and steal, for the logs. */
+const described = (which: string, run: Load): string => `${which} ${Math.round(run.requestsPerSecond)} (${Number.isNaN(run.stolen) ? '?' : run.stolen.toFixed(1)} % stolen)`
 
 /** Measurements of two servers, pair by pair, and the second's throughput over the first's. */
 interface Comparison { first: Load[], second: Load[], ratio: number }
@@ -451,9 +440,11 @@ async function startSink (): Promise<{ url: string, stop: () => void }> {
  * for a lead-in, goes on through the whole measurement, and stops when it ends.
  */
 async function busyList (site: Site, rate: number, round: number, source: PublishSource = 'host'): Promise<{ load: Load, publisher: PublisherResult }> {
+  const siteUrl = await site.url()
+  // Nothing that can throw between starting the sink and the `try` that stops it.
   const sink = source === 'sink' ? await startSink() : undefined
   const publisher = node(['--import', 'tsx', 'bench/publisher.ts', JSON.stringify({
-    url: sink?.url ?? `${await site.url()}/api/panel/shoutbox`,
+    url: sink?.url ?? `${siteUrl}/api/panel/shoutbox`,
     ...(source === 'database' ? { database: { url: DATABASE_URL, schema: site.schema } } : {}),
     cookie: site.cookie,
     rate,
@@ -466,7 +457,7 @@ async function busyList (site: Site, rate: number, round: number, source: Publis
   try {
     if (await next() !== 'started') throw new Error('the publisher did not start')
     await sleep(BUSY_LEAD_IN_MS)
-    const measured = await load({ url: `${await site.url()}/api/shoutbox/list`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS })
+    const measured = await load({ url: `${siteUrl}/api/shoutbox/list`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS })
     publisher.stdin!.write('stop\n')
     const result = JSON.parse(await next()) as PublisherResult
     // Its last publishes answered, the host is given a moment before the next run.
@@ -490,7 +481,9 @@ interface SourcesRate {
  * The sources part: where the busy list's loss comes from. For each rate, `ROUNDS` rounds
  * of back-to-back runs of the list — idle, and busy with the publishes going to each
  * source (see PublishSource; `database` on PostgreSQL only, the embedded one being in
- * the host) — in an order that rotates from round to round.
+ * the host) — in an order that rotates from round to round. Each ratio pairs runs of one
+ * round; with four runs a round, give a multiple of four rounds for every run to take
+ * every place equally often.
  */
 async function busySources (site: Site): Promise<SourcesRate[]> {
   await site.seedTo(10_000)
@@ -516,7 +509,7 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
         achieved.push(`${which} ${publisher.achievedPerSecond.toFixed(1)}`)
       }
       log(`sources, ${rate} publishes/s, round ${round} (${order.join(', ')}): ` +
-        kinds.map(which => `${which} ${Math.round(runs[which].at(-1)!.requestsPerSecond)} (${runs[which].at(-1)!.stolen.toFixed(1)} % stolen)`).join(', ') +
+        kinds.map(which => described(which, runs[which].at(-1)!)).join(', ') +
         ` req/s; publishes/s achieved: ${achieved.join(', ')}`)
     }
     const toIdle = Object.fromEntries(sources.map(source => [source, median(runs[source].map((run, i) => run.requestsPerSecond / runs.idle[i]!.requestsPerSecond))]))
@@ -553,7 +546,7 @@ async function busyBoard (site: Site): Promise<BusyRate[]> {
           }
         }
         const publisher = runs.publishers.at(-1)!
-        const run = (which: 'idle' | 'busy' | 'bare'): string => `${which} ${Math.round(runs[which].at(-1)!.requestsPerSecond)} (${runs[which].at(-1)!.stolen.toFixed(1)} % stolen)`
+        const run = (which: 'idle' | 'busy' | 'bare'): string => described(which, runs[which].at(-1)!)
         log(`busy, ${rate} publishes/s, round ${round} (${order.join(', ')}): ${run('idle')}, ${run('busy')}, ${run('bare')} req/s; ` +
           `${publisher.achievedPerSecond.toFixed(1)} publishes/s (at most ${Math.round(publisher.maxLagMs)} ms late), ${publisher.errors} errors, ${publisher.skipped} not sent`)
       }
@@ -923,7 +916,7 @@ try {
         `${fmt(sum('errors'))} errors, ${fmt(sum('skipped'))} not sent; answered in ${fmt(median(published.map(p => p.p50)))} / ${fmt(median(published.map(p => p.p99)))} ms`, '', '', '', '', ''])
       rows.push([`    busy list: ${fmt(result.busy.reduce((total, l) => total + l.total, 0))} answered, ${fmt(unanswered)} still waiting when the runs ended`, '', '', '', '', ''])
       const stolen = (runs: Load[]): string => fmt(median(runs.map(run => run.stolen)), 1)
-      // Rounds none of whose runs the hypervisor took more than QUIET_STEAL % of the CPU from.
+      // Rounds none of whose runs the hypervisor took more than QUIET_STEAL % of the CPU from (an unknown steal is not quiet).
       const quiet = result.busy.flatMap((busy, i) => Math.max(busy.stolen, result.idle[i]!.stolen, result.bare[i]!.stolen) <= QUIET_STEAL ? [busy.requestsPerSecond / result.idle[i]!.requestsPerSecond] : [])
       rows.push([`    CPU stolen by the hypervisor (median %): idle ${stolen(result.idle)}, busy ${stolen(result.busy)}, bare ${stolen(result.bare)}; ` +
         `rounds with at most ${QUIET_STEAL} % stolen in each run: ${quiet.length} of ${result.busy.length}${quiet.length > 0 ? `, busy / idle ${fmt(median(quiet), 2)}` : ''}`, '', '', '', '', ''])
