@@ -28,7 +28,8 @@
  *
  * sources: where the busy list's loss comes from. For each of `--rates`, rounds of the
  * list idle and busy with the same publishes sent elsewhere: to a bare server that
- * answers them on the host's core (`sink`: the publishing client's share), straight to
+ * answers them on the host's core (`sink`: the publishing client's share and the least
+ * answering), straight to
  * PostgreSQL as commits of a row and a NOTIFY each (`database`: the commits' share; not
  * on the embedded database, which runs in the host), and through the host (`host`, as in
  * busy); busy / idle for each, the medians of the rounds.
@@ -469,6 +470,13 @@ async function busyList (site: Site, rate: number, round: number, source: Publis
   }
 }
 
+/** The busy parts' list: 10,000 stored, maxShouts 50. Its URL. */
+async function busyBoardList (site: Site): Promise<string> {
+  await site.seedTo(10_000)
+  await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
+  return `${await site.url()}/api/shoutbox/list`
+}
+
 interface SourcesRate {
   readonly rate: number
   /** The idle list's runs, and the busy list's by where the publishes went. */
@@ -486,9 +494,7 @@ interface SourcesRate {
  * every place equally often.
  */
 async function busySources (site: Site): Promise<SourcesRate[]> {
-  await site.seedTo(10_000)
-  await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
-  const listUrl = `${await site.url()}/api/shoutbox/list`
+  const listUrl = await busyBoardList(site)
   const sources: PublishSource[] = DATABASE_URL === undefined ? ['sink', 'host'] : ['sink', 'database', 'host']
   const results: SourcesRate[] = []
   await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
@@ -525,9 +531,7 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
  * the bare server.
  */
 async function busyBoard (site: Site): Promise<BusyRate[]> {
-  await site.seedTo(10_000)
-  await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
-  const listUrl = `${await site.url()}/api/shoutbox/list`
+  const listUrl = await busyBoardList(site)
   const results: BusyRate[] = []
   for (const rate of RATES) {
     const bare = await startBare(`busy, ${rate} publishes/s`, site)
