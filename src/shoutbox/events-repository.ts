@@ -12,8 +12,10 @@ export type ShoutEvent =
   | { readonly id: number, readonly kind: 'shout-deleted', readonly shout: Pick<Shout, 'id'> }
 
 export const EVENTS_TABLE = 'shoutbox_events'
-/** How many past events a reconnecting client can catch up on. */
+/** How many past events the history keeps (older ones are pruned). */
 const HISTORY = 10_000
+/** How many of them a reconnecting client is sent at most; further behind, it is told to start over. */
+const REPLAY_LIMIT = 1000
 
 /**
  * The stream's history; rows are written by shoutsRepository with each change. It holds
@@ -26,8 +28,20 @@ export function eventsRepository (db: Database) {
       return db(EVENTS_TABLE).whereIn('id', ids).orderBy('id').select<ShoutEvent[]>('id', 'kind', 'shout')
     },
 
-    async after (id: number, limit = 1000): Promise<ShoutEvent[]> {
-      return db(EVENTS_TABLE).where('id', '>', id).orderBy('id').limit(limit).select<ShoutEvent[]>('id', 'kind', 'shout')
+    /**
+     * What a client that last saw event `id` missed, oldest first; or `'too-far'` when that
+     * cannot all be sent: more than REPLAY_LIMIT events, an id from before the kept
+     * history (some may have been pruned), or one this history never reached (another
+     * installation's, or a database made anew).
+     */
+    async replayAfter (id: number): Promise<ShoutEvent[] | 'too-far'> {
+      const [missed, latest] = await Promise.all([
+        db(EVENTS_TABLE).where('id', '>', id).orderBy('id').limit(REPLAY_LIMIT + 1).select<ShoutEvent[]>('id', 'kind', 'shout'),
+        this.latestId()
+      ])
+      // Pruning removes ids up to (the newest then) − HISTORY, never more.
+      if (missed.length > REPLAY_LIMIT || id < latest - HISTORY || id > latest) return 'too-far'
+      return missed
     },
 
     async latestId (): Promise<number> {

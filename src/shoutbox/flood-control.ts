@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { TooManyRequests, type AddonContext } from '../sdk/index.js'
+import { TooManyRequests, type AddonContext, type Transaction } from '../sdk/index.js'
 import { DuplicateShout } from './errors.js'
 import type { Settings } from './schemas.js'
 
@@ -20,15 +20,17 @@ export type FloodRules = Pick<Settings, 'minSecondsBetweenShouts' | 'maxShoutsPe
  * Admits a member's post under the flood rules, or refuses it: the same text as their
  * previous post within a minute → DUPLICATE_SHOUT; sooner than `minSecondsBetweenShouts`
  * after it, or more than `maxShoutsPerMinute` in the last minute → TOO_MANY_REQUESTS
- * with the seconds to wait. An admitted post is counted at once.
+ * with the seconds to wait. An admitted post is counted at once — or, given `trx`, when
+ * that transaction commits (an edit is counted with the edit itself). An edit of one's
+ * own shout is a post here: each puts new text in front of every reader.
  *
  * The state is the member's row in the database, locked while it is read and counted,
  * so posts sent at the same moment to any number of host processes are admitted one
  * after the other; deleting one's shouts does not give the allowance back.
  */
-export async function admitPost (ctx: AddonContext, authorId: number, message: string, rules: FloodRules): Promise<void> {
+export async function admitPost (ctx: AddonContext, authorId: number, message: string, rules: FloodRules, trx?: Transaction): Promise<void> {
   const digest = createHash('sha256').update(message).digest('base64url')
-  await ctx.transaction(async trx => {
+  const admit = async (trx: Transaction): Promise<void> => {
     await trx(TABLE).insert({ author_id: authorId }).onConflict('author_id').ignore()
     const row = await trx(TABLE).where({ author_id: authorId }).forUpdate().first<Row>('recent', 'last_posted_at', 'last_digest')
     const now = Date.now()
@@ -42,5 +44,6 @@ export async function admitPost (ctx: AddonContext, authorId: number, message: s
       throw new TooManyRequests((recent[recent.length - rules.maxShoutsPerMinute]! + MINUTE_MS - now) / 1000)
     }
     await trx(TABLE).where({ author_id: authorId }).update({ recent: JSON.stringify([...recent, now]), last_posted_at: now, last_digest: digest })
-  })
+  }
+  await (trx === undefined ? ctx.transaction(admit) : admit(trx))
 }

@@ -147,11 +147,16 @@ export function shoutsRepository (db: Database) {
       return row
     },
 
-    /** Who wrote the shout and when, its row locked until `trx` ends; undefined when there is none. */
-    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, date: number, moderated: boolean } | undefined> {
+    /**
+     * Who wrote the shout, when, and whether a moderator edited or pinned it; its row
+     * locked until `trx` ends (a pin locks it too, so neither misses the other);
+     * undefined when there is none.
+     */
+    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, date: number, moderated: boolean, pinned: boolean } | undefined> {
       const row = await trx(SHOUTS_TABLE).where({ id }).forUpdate()
-        .first<{ author_id: number | null, date: number, moderated: boolean } | undefined>('author_id', 'date', 'moderated')
-      return row === undefined ? undefined : { authorId: row.author_id, date: Number(row.date), moderated: row.moderated }
+        .first<{ author_id: number | null, date: number, moderated: boolean, pinned: boolean } | undefined>(
+          'author_id', 'date', 'moderated', trx.raw('exists (select 1 from ?? where shout_id = ??.id) as pinned', [PINS_TABLE, SHOUTS_TABLE]))
+      return row === undefined ? undefined : { authorId: row.author_id, date: Number(row.date), moderated: row.moderated, pinned: row.pinned }
     },
 
     /** The shout and its author's id (null for shouts stored before authors were kept); with `trx`, its row locked until `trx` ends. */
@@ -174,8 +179,13 @@ export function shoutsRepository (db: Database) {
         trx.raw(`update ?? set message = ?${byModerator ? ', moderated = true' : ''} where id = ?`, [SHOUTS_TABLE, message, id]))
       const row = result.rows[0]
       if (row === undefined) return undefined
-      await trx.raw(`update ?? set shout = jsonb_set(shout, '{message}', to_jsonb(?::text))
-        where (shout->>'id')::bigint = ? and id < ? and shout->>'message' is not null`, [EVENTS_TABLE, message, id, row.event_id])
+      // The old text leaves the history: earlier edits are superseded by this one (so a
+      // shout keeps one edit event, however often it is edited), and the other events
+      // that carried the shout carry the new text.
+      await trx.raw(`with superseded as (delete from ?? where (shout->>'id')::bigint = ? and id < ? and kind = 'shout-edited')
+        update ?? set shout = jsonb_set(shout, '{message}', to_jsonb(?::text))
+        where (shout->>'id')::bigint = ? and id < ? and kind <> 'shout-edited' and shout->>'message' is not null`,
+      [EVENTS_TABLE, id, row.event_id, EVENTS_TABLE, message, id, row.event_id])
       return recorded(row)
     },
 

@@ -50,6 +50,8 @@ export class StreamHub {
   /**
    * Adds a subscriber. With `lastEventId` (a reconnect), the events since then are sent
    * first; otherwise the stream starts now, with a `ready` event carrying the current id.
+   * A reconnect too far behind to be caught up gets a `reset` event with the current id
+   * instead: what it holds is out of date, and it must load the list again.
    */
   async subscribe (stream: EventStream, lastEventId: number | undefined): Promise<void> {
     const subscriber = new Subscriber(stream, this.fanOut.latest)
@@ -57,11 +59,12 @@ export class StreamHub {
     stream.onClose(() => this.subscribers.delete(subscriber))
     try {
       const events = eventsRepository(this.ctx.db)
-      if (lastEventId === undefined) {
-        stream.write(eventFrame(await events.latestId(), 'ready', '{}'))
+      const missed = lastEventId === undefined ? undefined : await events.replayAfter(lastEventId)
+      if (missed === undefined || missed === 'too-far') {
+        stream.write(eventFrame(await events.latestId(), missed === undefined ? 'ready' : 'reset', '{}'))
         subscriber.catchUp([])
       } else {
-        subscriber.catchUp((await events.after(lastEventId)).map(event => [event.id, frameOf(event)]))
+        subscriber.catchUp(missed.map(event => [event.id, frameOf(event)]))
       }
     } catch (error) {
       this.ctx.log.warn({ err: error }, 'could not start a stream')

@@ -345,6 +345,66 @@ t.test('own shouts: edit within the window, delete any time; never someone else\
   })
 })
 
+t.test('edits of one\'s own shout: the flood rules of a post, one edit event kept, closed once pinned', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const api = client(app)
+  await api.settings(admin, { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 3 })
+  const ayse = await account(app, admin, 'ayse')
+  const bora = await account(app, admin, 'bora')
+  const mine = expectShout(t, await api.post(ayse, { message: 'one' }), { message: 'one', username: 'ayse' })
+  const theirs = expectShout(t, await api.post(bora, { message: 'theirs' }), { message: 'theirs', username: 'bora' })
+
+  t.test('refused edits use none of the allowance', async t => {
+    for (let i = 0; i < 5; i++) t.equal((await api.edit(ayse, theirs.id, { message: `not mine ${i}` })).statusCode, 403)
+    t.equal((await api.edit(ayse, mine.id, { message: ' ' })).statusCode, 400)
+  })
+
+  t.test('a post and two edits fill maxShoutsPerMinute 3; the next edit → TOO_MANY_REQUESTS, nothing changes', async t => {
+    expectShout(t, await api.edit(ayse, mine.id, { message: 'two' }), { id: mine.id, message: 'two', username: 'ayse', date: mine.date })
+    expectShout(t, await api.edit(ayse, mine.id, { message: 'three' }), { id: mine.id, message: 'three', username: 'ayse', date: mine.date })
+    const events = await app.db('shoutbox_events').count<Array<{ count: string }>>({ count: '*' })
+    const flood = await api.edit(ayse, mine.id, { message: 'four' })
+    t.same([flood.statusCode, flood.json().error], [429, 'TOO_MANY_REQUESTS'])
+    t.ok(within(flood.headers['retry-after'], 1, 60), `Retry-After: ${String(flood.headers['retry-after'])}`)
+    t.equal((await api.list()).find(s => s.id === mine.id)?.message, 'three')
+    t.same(await app.db('shoutbox_events').count<Array<{ count: string }>>({ count: '*' }), events, 'no event written')
+    const post = await api.post(ayse, { message: 'a new one' })
+    t.equal(post.statusCode, 429, 'posts and edits share the allowance')
+  })
+
+  t.test('a minute later it may edit again; minSecondsBetweenShouts holds between edits too', async t => {
+    await timePasses(app, 'ayse', 61_000)
+    expectShout(t, await api.edit(ayse, mine.id, { message: 'four' }), { id: mine.id, message: 'four', username: 'ayse', date: mine.date })
+    await api.settings(admin, { minSecondsBetweenShouts: 30 })
+    const soon = await api.edit(ayse, mine.id, { message: 'five' })
+    t.same([soon.statusCode, soon.json().error], [429, 'TOO_MANY_REQUESTS'])
+    await api.settings(admin, { minSecondsBetweenShouts: 0 })
+  })
+
+  t.test('the history keeps one edit event for the shout, with its text as it is now', async t => {
+    const rows: Array<{ kind: string, shout: Shout }> = await app.db('shoutbox_events').orderBy('id').select('kind', 'shout')
+    t.same(rows.filter(row => row.shout.id === mine.id).map(row => [row.kind, row.shout.message]), [['shout-created', 'four'], ['shout-edited', 'four']])
+  })
+
+  t.test('once a moderator pins it, its author cannot change it (EDIT_WINDOW_CLOSED); unpinned, they can', async t => {
+    await timePasses(app, 'ayse', 61_000)
+    const pin = (pinned: boolean) => app.inject({ method: 'PUT', url: `/api/panel/shoutbox/${mine.id}/pin`, headers: { cookie: admin }, payload: { pinned } })
+    t.equal((await pin(true)).statusCode, 200)
+    const edit = await api.edit(ayse, mine.id, { message: 'Free prizes: https://evil.example/login' })
+    t.same([edit.statusCode, edit.json()], [403, error('EDIT_WINDOW_CLOSED')])
+    const pinned = (await app.inject({ url: '/api/shoutbox/pinned' })).json().shouts as Shout[]
+    t.same(pinned.map(s => s.message), ['four'])
+    t.equal((await pin(false)).statusCode, 200)
+    expectShout(t, await api.edit(ayse, mine.id, { message: 'five' }), { id: mine.id, message: 'five', username: 'ayse', date: mine.date })
+  })
+
+  t.test('holders of MANAGE_SHOUTBOX are exempt, as for posts', async t => {
+    const own = expectShout(t, await app.inject({ method: 'POST', url: '/api/shoutbox', headers: { cookie: admin }, payload: { message: 'staff' } }), { message: 'staff', username: 'admin' })
+    for (let i = 0; i < 6; i++) t.equal((await api.edit(admin, own.id, { message: `staff ${i}` })).statusCode, 200)
+  })
+})
+
 /**
  * Waits until `app` (another host process) has heard of a settings change: it reads the
  * settings it remembers, which follow the change notice, not the database.

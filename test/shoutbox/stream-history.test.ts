@@ -79,3 +79,52 @@ t.test('history written before the change is scrubbed by the migration', async t
   const rows: Array<{ kind: string, shout: Record<string, unknown> }> = await app.db('shoutbox_events').orderBy('id').select('kind', 'shout')
   t.same(rows.map(r => [r.kind, r.shout.message ?? r.shout]), [['shout-created', 'kept'], ['shout-deleted', { id: 999 }]])
 })
+
+t.test('a client too far behind to be caught up is told to start over (reset), never sent part of what it missed', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/shoutbox/stream`
+  const publish = (message: string) => app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message } })
+  // 1,001 events: one more than a replay sends (as many edits of one shout would leave).
+  const shout = { id: 1, message: 'again', username: 'admin', date: 1 }
+  await app.db.batchInsert('shoutbox_events', Array.from({ length: 1001 }, () => ({ kind: 'shout-edited', shout: JSON.stringify(shout), created_at: 1 })), 500)
+  const latest = async (): Promise<number> => Number((await app.db('shoutbox_events').max('id as max').first())!.max)
+
+  /** What a client resuming after `lastEventId` receives, up to a marker published after it connected. */
+  const resume = async (lastEventId: number, marker: string): Promise<SseEvent[]> => {
+    const client = connectSse(url, { 'last-event-id': String(lastEventId) })
+    t.teardown(() => client.close())
+    t.equal(await client.status, 200)
+    await client.next(e => e.event === 'reset' || e.event.startsWith('shout-'))
+    await publish(marker)
+    await client.next(e => e.event === 'shout-created' && JSON.parse(e.data).message === marker)
+    return client.events
+  }
+
+  t.test('more than 1,000 events behind: reset with the newest id, then live events', async t => {
+    const newest = await latest()
+    const events = await resume(0, 'marker one')
+    t.same(events.map(e => e.event), ['reset', 'shout-created'])
+    t.same([events[0]!.id, events[0]!.data], [String(newest), '{}'])
+  })
+
+  t.test('1,000 behind or fewer: replayed, no reset', async t => {
+    const newest = await latest()
+    const events = await resume(newest - 3, 'marker two')
+    t.same(events.map(e => e.event), ['shout-edited', 'shout-edited', 'shout-created', 'shout-created'])
+    t.same(events.map(e => Number(e.id)).slice(0, 3), [newest - 2, newest - 1, newest])
+  })
+
+  t.test('an id this history never reached (another installation\'s): reset', async t => {
+    const events = await resume(await latest() + 1000, 'marker three')
+    t.same(events.map(e => e.event), ['reset', 'shout-created'])
+  })
+
+  t.test('an id from before the kept 10,000 (maybe pruned): reset, though few events are left after it', async t => {
+    const before = await latest()
+    await app.db.raw(`insert into shoutbox_events (id, kind, shout, created_at) overriding system value values (?, 'shout-edited', ?, 1)`, [before + 20_000, JSON.stringify(shout)])
+    await app.db('shoutbox_events').where('id', '<=', before).delete()
+    const events = await resume(before, 'marker four')
+    t.same(events.map(e => e.event), ['reset', 'shout-created'])
+  })
+})

@@ -47,9 +47,11 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
 
 /**
  * PUT /api/shoutbox/:id — the author changes the text of their own shout, within
- * `editWindowSeconds` of posting; the same message rules. Its date stays the posting
- * date. Posting rights are needed still, and a muted member may not edit: an edit is a
- * way to say something.
+ * `editWindowSeconds` of posting; the same message rules, and the same flood rules as a
+ * post (an edit is a way to say something: without them one member could send every
+ * reader new text as fast as they liked). Its date stays the posting date. Posting
+ * rights are needed still, and a muted member may not edit. A shout a moderator edited
+ * or pinned is closed to its author: a pinned shout speaks for the board.
  */
 export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   readonly method = 'PUT'
@@ -57,7 +59,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   readonly schema = EditShoutSchema
   override readonly answers = {
     ok: okAnswer({ shout: ShoutSchema }, { shout: { ...SHOUT_EXAMPLE, message: 'Hello, board (edited)' } }, 'The shout as edited; its date stays'),
-    errors: [NoPermission, Muted, NotFound, EditWindowClosed, MessageTooLong]
+    errors: [NoPermission, Muted, NotFound, EditWindowClosed, MessageTooLong, DuplicateShout, TooManyRequests]
   }
 
   async handle (call: SignedInCall<typeof EditShoutSchema>): Promise<Successful> {
@@ -68,10 +70,12 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
     const id = Number(call.params.id)
     const settings = await ShoutboxSettings.of(ctx).current()
     const shout = await ctx.transaction(async trx => {
-      const { date, moderated } = await ownShout(ctx, trx, id, user)
-      // A moderator's edit closes the window: the author may not put back what was taken out.
-      if (moderated || Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
+      const { date, moderated, pinned } = await ownShout(ctx, trx, id, user)
+      // A moderator's edit closes the window: the author may not put back what was taken
+      // out; nor change what the board pinned.
+      if (moderated || pinned || Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
       assertPublishable(message, settings.maxMessageLength)
+      if (!ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) await admitPost(ctx, user.id, message, settings, trx)
       return editShout(ctx, trx, id, message, false)
     })
     return new Successful({ shout })
@@ -100,9 +104,9 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
 }
 
 /** The shout `id`, locked for `trx`, if `user` wrote it: NOT_FOUND when there is none, NO_PERMISSION when it is someone else's. */
-async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser): Promise<{ date: number, moderated: boolean }> {
+async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser): Promise<{ date: number, moderated: boolean, pinned: boolean }> {
   const found = await shoutsRepository(ctx.db).authorOf(id, trx)
   if (found === undefined) throw new NotFound()
   if (found.authorId !== user.id) throw new NoPermission()
-  return { date: found.date, moderated: found.moderated }
+  return found
 }

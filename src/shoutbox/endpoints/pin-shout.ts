@@ -27,8 +27,10 @@ export class PinShout extends PanelApi<typeof PinSchema> {
     await ctx.transaction(async trx => {
       const pins = pinsRepository(ctx.db)
       await pins.lock(trx)
-      const shout = await shoutsRepository(trx).find(id)
-      if (shout === undefined) throw new NotFound()
+      // Locked, so an author's edit (which locks it too) cannot slip in beside the pin.
+      const found = await shoutsRepository(ctx.db).findWithAuthor(id, trx)
+      if (found === undefined) throw new NotFound()
+      const { authorId: _, ...shout } = found
       if (await pins.isPinned(id, trx) === pinned) return
       if (pinned && await pins.count(trx) >= maxPinned) throw new TooManyPinned(maxPinned)
       const eventId = pinned ? await pins.pin(id, trx) : await pins.unpin(id, trx)

@@ -548,8 +548,8 @@ const poll = (): void => { polling ??= setInterval(loadAll, 15_000) }
 if ('EventSource' in window) {
   const stream = new EventSource('/api/shoutbox/stream')
   stream.addEventListener('shout-created', () => void load())
-  // A deleted or edited shout may be a pinned one.
-  for (const event of ['shout-edited', 'shout-deleted']) stream.addEventListener(event, loadAll)
+  // A deleted or edited shout may be a pinned one; after a reset, all of it is out of date.
+  for (const event of ['shout-edited', 'shout-deleted', 'reset']) stream.addEventListener(event, loadAll)
   for (const event of ['shout-pinned', 'shout-unpinned']) stream.addEventListener(event, () => void loadPinned())
   stream.addEventListener('open', () => {
     if (polling !== undefined) clearInterval(polling)
