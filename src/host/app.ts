@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type http from 'node:http'
 import path from 'node:path'
-import type { Duplex } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import cookie from '@fastify/cookie'
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify'
@@ -9,13 +8,13 @@ import type { HostConfig } from './config.js'
 import { ADDON_LAYOUT } from './addons/layout.js'
 import { checkRoutes, loadAddons, loadHostCode, type AddonSource } from './addons/loader.js'
 import { openDatabase, type Database } from './database/connect.js'
-import { BODY_LIMIT } from './http/endpoint-route.js'
+import { BODY_LIMIT, MAX_PARAM_LENGTH } from './http/endpoint-route.js'
 import { DrainingServer } from './http/draining-server.js'
+import { answerClientError, refusedWithoutHost } from './http/early-answers.js'
 import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { trustProxyFunction } from './http/proxies.js'
 import { validatorCompiler } from './http/validation.js'
-import { EVERY_ANSWER, JSON_TYPE } from './http/headers.js'
 import type { ThrottleOptions } from './identity/login-throttle.js'
 import type { HashingLimits, PasswordHasher } from './identity/passwords.js'
 import { sessionCookieFor } from './identity/sessions.js'
@@ -28,7 +27,7 @@ import { databasePlugin } from './plugins/database.js'
 import { endpointsPlugin } from './plugins/endpoints.js'
 import { eventStreamsPlugin } from './plugins/event-streams.js'
 import { eventsPlugin } from './plugins/events.js'
-import { httpConventions } from './plugins/http-conventions.js'
+import { httpConventions, routerErrors } from './plugins/http-conventions.js'
 import { i18nPlugin } from './plugins/i18n.js'
 import { identityPlugin } from './plugins/identity.js'
 import { metricsPlugin } from './plugins/metrics.js'
@@ -90,24 +89,12 @@ function createServer (timeouts: ServerTimeouts, listener: http.RequestListener)
     requestTimeout: timeouts.requestMs,
     headersTimeout: timeouts.headersMs,
     keepAliveTimeout: timeouts.keepAliveMs,
-    connectionsCheckingInterval: timeouts.checkEveryMs
+    connectionsCheckingInterval: timeouts.checkEveryMs,
+    // A missing Host is refused in the envelope (refusedWithoutHost), not by Node's bare 400.
+    requireHostHeader: false
   }, listener, timeouts.stopGraceMs ?? SERVER_TIMEOUTS.stopGraceMs!)
   server.setTimeout(timeouts.idleSocketMs)
   return server
-}
-
-/** Bytes Node could not parse as HTTP get an answer in the envelope too, then the socket closes. */
-function answerClientError (error: Error & { code?: string }, socket: Duplex): void {
-  if (!socket.writable) {
-    socket.destroy()
-    return
-  }
-  const [status, reason, code] = error.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, 'Request Header Fields Too Large', 'BAD_REQUEST']
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'REQUEST_TIMEOUT'] : [400, 'Bad Request', 'BAD_REQUEST']
-  const body = JSON.stringify({ result: 'error', error: code })
-  const head = { ...EVERY_ANSWER, 'content-type': JSON_TYPE, 'content-length': body.length, connection: 'close' }
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\n${Object.entries(head).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`)
 }
 
 /** Builds the host: every service, the host's endpoints and each enabled addon. Does not listen. */
@@ -119,9 +106,11 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const found = await loadAddons(config.addonsDir, options.builtinAddons ?? BUILTIN_ADDONS)
   checkRoutes(host, found)
 
-  // Requests reach this listener only after listen(), by when the answer cache exists.
+  const allowedOrigins = config.publicUrl === undefined ? config.allowedOrigins : [...config.allowedOrigins, config.publicUrl]
+  // Requests reach this listener only after listen(), by when the answer cache (and app.addons) exist.
   const app: FastifyInstance = Fastify({
     serverFactory: handler => createServer(options.serverTimeouts ?? SERVER_TIMEOUTS, (request, response) => {
+      if (refusedWithoutHost(request, response)) return
       if (!app.answerCache.serve(request, response)) handler(request, response)
     }),
     logger: safeLogging(options.logger),
@@ -134,7 +123,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     return503OnClosing: false,
     forceCloseConnections: false,
     clientErrorHandler: answerClientError,
-    routerOptions: { maxParamLength: 200 },
+    frameworkErrors: routerErrors(allowedOrigins, () => app.addons.stopping),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { coerceTypes: false } }
   })
   app.setValidatorCompiler(validatorCompiler)
@@ -159,7 +149,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
     await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams } })
     await app.register(cookie)
-    await app.register(httpConventions, { allowedOrigins: config.publicUrl === undefined ? config.allowedOrigins : [...config.allowedOrigins, config.publicUrl] })
+    await app.register(httpConventions, { allowedOrigins })
     // Before any endpoint: the document is made from the routes as they are registered.
     await app.register(openApiPlugin, { version: VERSION })
     // Phase two: the host's endpoints, then each enabled addon in its own encapsulated context.

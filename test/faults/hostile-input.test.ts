@@ -97,6 +97,18 @@ const CASES: Case[] = [
   { name: 'users: roleId as text', method: 'POST', path: '/panel/api/users', headers: JSON_TYPE, body: { username: 'bob', email: 'b@example.org', password: 'long enough', roleId: '1' }, status: 400, expect: 'BAD_REQUEST' },
   { name: 'users: SQL in the username', method: 'POST', path: '/panel/api/users', headers: JSON_TYPE, body: { username: "x'; drop table users; --", email: 'b@example.org', password: 'long enough', roleId: 1 }, status: 400, expect: 'BAD_REQUEST' },
   { name: 'users: a PUT with an id past int4', method: 'PUT', path: '/panel/api/users/9999999999', headers: JSON_TYPE, body: { disabled: true }, status: 400, expect: bad('params/id is out of range') },
+  // The same anywhere in any body: before, the host's own endpoints let it reach the
+  // database (500, a logged stack) or stored a lone surrogate as U+FFFD.
+  ...([
+    ['login: U+0000 in the username', '/api/auth/login', '{"username":"admin\\u0000","password":"whatever1"}', 'body/username', 'nobody'],
+    ['sign-up: U+0000 in the e-mail', '/api/auth/signup', '{"username":"nulsign","email":"n\\u0000@x.y","password":"long enough"}', 'body/email', 'nobody'],
+    ['users: U+0000 in a new user\'s e-mail', '/panel/api/users', '{"username":"nul","email":"a\\u0000@b.c","password":"long enough","roleId":1}', 'body/email', undefined],
+    ['users: a lone surrogate in a new user\'s e-mail', '/panel/api/users', '{"username":"sur","email":"a\\ud800@b.c","password":"long enough","roleId":1}', 'body/email', undefined],
+    ['roles: U+0000 in a name', '/panel/api/roles', '{"name":"r\\u0000x","permissions":[]}', 'body/name', undefined],
+    ['roles: a lone surrogate in a permission', '/panel/api/roles', '{"name":"rx","permissions":["\\udc00"]}', 'body/permissions/0', undefined],
+    ['U+0000 in a key', '/panel/api/shoutbox', '{"message":"hi","a\\u0000":1}', 'body', undefined]
+  ] as const).map(([name, path, body, at, as]): Case =>
+    ({ name, method: 'POST', path, headers: JSON_TYPE, body, status: 400, expect: bad(`${at} must not contain U+0000 or an unpaired surrogate`), ...(as === undefined ? {} : { as }) })),
   { name: 'users: a DELETE with an id past int4', method: 'DELETE', path: '/panel/api/users/9999999999', status: 400, expect: bad('params/id is out of range') },
   { name: 'users: a DELETE with a non-integer id', method: 'DELETE', path: '/panel/api/users/1e3', status: 400, expect: badId },
   { name: 'users: a PUT with nothing to change', method: 'PUT', path: '/panel/api/users/1', headers: JSON_TYPE, body: {}, status: 400, expect: bad('body must NOT have fewer than 1 properties') },
@@ -199,6 +211,46 @@ t.test(`a hostile-input corpus: ${CASES.length} requests, each answered as docum
     half.destroy()
     const health = await app.inject({ url: '/api/health' })
     t.same([health.statusCode, health.json()], [200, { result: 'ok', database: 'up' }], 'still answering')
+  })
+
+  t.test('a URL the router cannot decode: the envelope and every answer\'s headers, the path not echoed, the Origin rule first', async t => {
+    const envelope = (raw: string, name: string) => {
+      const answer = parseResponse(raw)
+      t.match(answer.headers, /^content-type: application\/json; charset=utf-8$/mi, `${name}: JSON with its charset`)
+      t.match(answer.headers, /^x-content-type-options: nosniff$/mi, `${name}: nosniff`)
+      t.notMatch(raw, /%ff|%c0|%e0|FST_ERR/i, `${name}: neither the path nor Fastify's code in the answer`)
+      return [answer.status, answer.body]
+    }
+    const badUrl = bad('url must be a path of valid percent-encoded UTF-8')
+    for (const path of ['/api/shoutbox/%ff', '/panel/api/%c0%af', '/api/shoutbox/%e0%a4%a', '/api/nothing/%']) {
+      const get = await rawRequest(port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`)
+      t.same(envelope(get, `GET ${path}`), [400, badUrl], `GET ${path}`)
+    }
+    const post = (origin: string) => `POST /api/shoutbox/%ff HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n${origin}Content-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`
+    t.same(envelope(await rawRequest(port, post('Origin: http://evil.example\r\n')), 'cross-site POST'), [403, code('INVALID_ORIGIN')],
+      'a cross-site POST to a bad URL is refused for its origin, as on every path')
+    t.same(envelope(await rawRequest(port, post(`Origin: http://127.0.0.1:${port}\r\n`)), 'same-site POST'), [400, badUrl],
+      'a same-site POST to a bad URL is a bad request')
+    t.same(envelope(await rawRequest(port, post('')), 'POST without Origin'), [400, badUrl], 'so is one from a client that is not a browser')
+  })
+
+  t.test('a path parameter over the router\'s limit: 400 in the envelope, not Fastify\'s 414 echoing it', async t => {
+    const raw = await rawRequest(port, `GET /api/shoutbox/shouts/${'1'.repeat(300)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)
+    const answer = parseResponse(raw)
+    t.same([answer.status, answer.body], [400, bad('params must not be longer than 200 characters')])
+    t.match(answer.headers, /^content-type: application\/json; charset=utf-8$/mi)
+    t.match(answer.headers, /^x-content-type-options: nosniff$/mi)
+    t.notMatch(raw, /1{201}/, 'the parameter is not echoed')
+  })
+
+  t.test('HTTP/1.1 without Host: 400 in the envelope (not Node\'s bare one), and the connection closes', async t => {
+    const answer = parseResponse(await rawRequest(port, 'GET /api/shoutbox/list HTTP/1.1\r\n\r\n'))
+    t.same([answer.status, answer.body], [400, bad('headers must have a Host header in HTTP/1.1')])
+    t.match(answer.headers, /^content-type: application\/json; charset=utf-8$/mi)
+    t.match(answer.headers, /^x-content-type-options: nosniff$/mi)
+    t.match(answer.headers, /^connection: close$/mi)
+    const old = parseResponse(await rawRequest(port, 'GET /api/health HTTP/1.0\r\n\r\n'))
+    t.same([old.status, old.body], [200, { result: 'ok', database: 'up' }], 'HTTP/1.0 needs no Host')
   })
 
   t.test('500 idle connections do not stop others from being served', async t => {

@@ -11,6 +11,9 @@ import { responseSchemas } from './answers.js'
 
 export const BODY_LIMIT = 64 * 1024
 
+/** The longest path parameter the router matches; a longer one is refused before any route runs. */
+export const MAX_PARAM_LENGTH = 200
+
 /** Whose endpoint it is: the host, or an addon that may not have started. */
 export interface EndpointOwner {
   readonly ctx: AddonContext

@@ -1,5 +1,6 @@
-import type { FastifyError, FastifyInstance } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isPlatformError, errorCode } from '../../sdk/index.js'
+import { MAX_PARAM_LENGTH } from './endpoint-route.js'
 
 export interface ErrorAnswer {
   readonly status: number
@@ -31,6 +32,11 @@ function toErrorAnswer (error: unknown): ErrorAnswer {
       return answer(413, 'PAYLOAD_TOO_LARGE')
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badBody('the body is shorter or longer than its Content-Length')
+    // The router's own refusals (frameworkErrors): never echo the URL, an attacker wrote it.
+    case 'FST_ERR_BAD_URL':
+      return badBody('url must be a path of valid percent-encoded UTF-8')
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return badBody(`params must not be longer than ${MAX_PARAM_LENGTH} characters`)
   }
   if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) return answer(503, 'SERVICE_UNAVAILABLE')
   if (e.name === 'KnexTimeoutError' || /Connection terminated|connection timeout|Client has encountered a connection error|Unable to acquire a connection/i.test(e.message ?? '')) {
@@ -43,13 +49,16 @@ function toErrorAnswer (error: unknown): ErrorAnswer {
   return answer(500, errorCode('InternalServerError'), {}, true)
 }
 
+/** Answers `error` in the envelope; the error handler, and the router's refusals that bypass it. */
+export function answerError (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  const result = toErrorAnswer(error)
+  if (result.unexpected) request.log.error({ err: error }, 'unexpected error')
+  else if (result.status >= 500) request.log.warn({ err: error }, 'service unavailable')
+  void reply.code(result.status).headers(result.headers).send(result.body)
+}
+
 export function installErrorHandling (app: FastifyInstance): void {
-  app.setErrorHandler((error, request, reply) => {
-    const result = toErrorAnswer(error)
-    if (result.unexpected) request.log.error({ err: error }, 'unexpected error')
-    else if (result.status >= 500) request.log.warn({ err: error }, 'service unavailable')
-    void reply.code(result.status).headers(result.headers).send(result.body)
-  })
+  app.setErrorHandler(answerError)
   app.setNotFoundHandler((_request, reply) => {
     void reply.code(404).send({ result: 'error', error: 'NOT_FOUND' })
   })

@@ -1,13 +1,35 @@
 import { isUtf8 } from 'node:buffer'
 import type { FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
-import { BadRequest } from '../../sdk/index.js'
+import { BadRequest, UNSTORABLE_TEXT, isStorableText } from '../../sdk/index.js'
 
 const bad = (what: string): BadRequest => new BadRequest({ bodyValidationError: what })
 
 /**
+ * Where in `value` a string (or a key) holds text PostgreSQL cannot store, as validation
+ * names a place (`body/email`); undefined when there is none. A loop, not recursion: a
+ * body may be nested 20,000 deep.
+ */
+function unstorableAt (value: unknown, at: string): string | undefined {
+  const pending: Array<[unknown, string]> = [[value, at]]
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [inner, where] = next
+    if (typeof inner === 'string' && !isStorableText(inner)) return where
+    if (typeof inner !== 'object' || inner === null) continue
+    for (const [key, item] of Object.entries(inner)) {
+      if (!isStorableText(key)) return where
+      pending.push([item, `${where}/${key}`])
+    }
+  }
+  return undefined
+}
+
+/**
  * The only body format: JSON, as UTF-8. Each way a body can be wrong gets its own
- * sentence; a `__proto__` or `constructor.prototype` key is refused (prototype poisoning).
+ * sentence; a `__proto__` or `constructor.prototype` key is refused (prototype poisoning),
+ * and so is a U+0000 or an unpaired surrogate anywhere in it (valid JSON escapes, which no
+ * field of any endpoint may hold: PostgreSQL cannot store them, and without this each
+ * endpoint would have to remember, or fail with 500 in the database).
  * Every other content type is refused by Fastify (415, answered as 400 BAD_REQUEST).
  */
 export function installJsonBodyParser (app: FastifyInstance): void {
@@ -27,6 +49,8 @@ export function installJsonBodyParser (app: FastifyInstance): void {
     } catch {
       return done(bad('body must not contain a "__proto__" or "constructor" key'), undefined)
     }
+    const unstorable = unstorableAt(parsed, 'body')
+    if (unstorable !== undefined) return done(bad(`${unstorable} ${UNSTORABLE_TEXT}`), undefined)
     done(null, parsed)
   })
 }

@@ -1,6 +1,7 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 import { entryHook } from '../http/entry-hook.js'
-import { installErrorHandling } from '../http/error-handler.js'
+import { answerError, installErrorHandling } from '../http/error-handler.js'
 import { installJsonBodyParser } from '../http/json-body.js'
 
 /** For every route: the error envelope, JSON bodies only, the headers of every answer, the cross-site refusal. */
@@ -9,3 +10,16 @@ export const httpConventions = fp<{ allowedOrigins: readonly string[] }>(async (
   installJsonBodyParser(app)
   app.addHook('onRequest', entryHook(allowedOrigins, () => app.addons.stopping))
 }, { name: 'shoutbox-http', dependencies: ['shoutbox-addons'] })
+
+/**
+ * Fastify's `frameworkErrors`: a URL the router cannot decode, or a path parameter over
+ * the limit, is refused before any hook runs, so Fastify would answer it in its own shape.
+ * Here it gets what every request gets first (the entry hook: headers, the cross-site
+ * refusal), then the error handler's envelope.
+ */
+export function routerErrors (allowedOrigins: readonly string[], isStopping: () => boolean) {
+  const onEntry = entryHook(allowedOrigins, isStopping)
+  return function onRouterError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+    onEntry(request, reply, refusal => answerError(refusal ?? error, request, reply))
+  }
+}

@@ -6,6 +6,20 @@ import type { MetricCounter } from '../../sdk/index.js'
 const METRIC_NAME = /^[a-z][a-z0-9_]*$/
 
 /**
+ * The metrics listener could not open METRICS_PORT. It fails inside the host's `listen()`
+ * (an onReady hook), so without this the error could not be told from the host's own port's.
+ */
+export class MetricsPortError extends Error {
+  /** Node's code (EADDRINUSE, EACCES, …). */
+  readonly code: string | undefined
+
+  constructor (readonly port: number, cause: NodeJS.ErrnoException) {
+    super(`cannot listen on metrics port ${port}: ${cause.message}`, { cause })
+    this.code = cause.code
+  }
+}
+
+/**
  * The process's metrics in Prometheus's text format: the host's own, Node's (memory,
  * event-loop delay, …), and those addons count through `ctx.metrics`. One registry per
  * app, so tests that build many apps do not share counters.
@@ -63,7 +77,7 @@ export class Metrics {
       }, () => response.writeHead(500).end())
     })
     await new Promise<void>((resolve, reject) => {
-      this.server!.once('error', reject)
+      this.server!.once('error', (error: NodeJS.ErrnoException) => reject(new MetricsPortError(port, error)))
       this.server!.listen(port, '127.0.0.1', () => resolve())
     })
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/metrics`
