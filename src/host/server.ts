@@ -2,7 +2,10 @@ import net from 'node:net'
 import { buildApp } from './app.js'
 import { AddonLoadError } from './addons/loader.js'
 import { ConfigError, loadConfig, type HostConfig } from './config.js'
+import { embeddedMemoryWarning } from './database/connect.js'
+import { DataDirInUse } from './database/data-dir-claim.js'
 import type { DrainReport } from './http/draining-server.js'
+import { MetricsPortError } from './services/metrics.js'
 
 /** How long a stop may take before the process gives up on stragglers. */
 const STOP_TIMEOUT_MS = 10_000
@@ -22,9 +25,17 @@ function probePort (port: number, host: string): Promise<void> {
 }
 
 function explainListenError (error: unknown, port: number): never {
+  if (error instanceof MetricsPortError) explainMetricsPortError(error)
   const code = (error as NodeJS.ErrnoException).code
   if (code === 'EACCES') fail(`no permission to listen on port ${port}; run with --dev (port 8088) or choose a port with --port N / PORT=N`)
   if (code === 'EADDRINUSE') fail(`port ${port} is already in use; choose another with --port N / PORT=N`)
+  throw error
+}
+
+/** The metrics listener opens as the host starts listening: its port is named, not the host's. */
+function explainMetricsPortError (error: MetricsPortError): never {
+  if (error.code === 'EACCES') fail(`no permission to listen on metrics port ${error.port}; choose another with METRICS_PORT=N`)
+  if (error.code === 'EADDRINUSE') fail(`metrics port ${error.port} is already in use; choose another with METRICS_PORT=N`)
   throw error
 }
 
@@ -64,12 +75,15 @@ async function main (): Promise<void> {
     app = await buildApp({ config, logger: loggerOptions(config) })
   } catch (error) {
     if (error instanceof AddonLoadError) fail(error.message)
+    if (error instanceof DataDirInUse) fail(`${error.message}; stop it first, or give this one its own --data-dir`)
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000') {
       fail(`cannot reach the database at DATABASE_URL (${(error as Error).message})`)
     }
     throw error
   }
+  const memoryWarning = config.databaseUrl === undefined ? embeddedMemoryWarning() : undefined
+  if (memoryWarning !== undefined) app.log.warn(memoryWarning)
 
   try {
     await app.listen({ port: config.port, host: config.host })

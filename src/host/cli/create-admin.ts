@@ -12,6 +12,7 @@ import { Value } from '@sinclair/typebox/value'
 import { isPlatformError } from '../../sdk/index.js'
 import { buildApp } from '../app.js'
 import { loadConfig } from '../config.js'
+import { DataDirInUse } from '../database/data-dir-claim.js'
 import { finishSetup } from '../endpoints/setup.js'
 import { NewAccountSchema } from '../schemas.js'
 
@@ -46,7 +47,10 @@ const args = [
   ...(values['data-dir'] === undefined ? [] : ['--data-dir', values['data-dir']]),
   ...(values['addons-dir'] === undefined ? [] : ['--addons-dir', values['addons-dir']])
 ]
-const app = await buildApp({ config: { ...loadConfig(args, process.env), logLevel: 'warn' }, logger: { level: 'warn' } })
+const app = await buildApp({ config: { ...loadConfig(args, process.env), logLevel: 'warn' }, logger: { level: 'warn' } }).catch((error: unknown) => {
+  if (error instanceof DataDirInUse) fail(`${error.message}; stop the server first`)
+  throw error
+})
 const outcome = await finishSetup(app.addons.hostContext, account).then(admin => ({ admin }), (error: unknown) => ({ error }))
 await app.close()
 if ('error' in outcome) {

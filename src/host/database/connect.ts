@@ -9,6 +9,7 @@ import pg from 'pg'
 import { PGlite } from '@electric-sql/pglite'
 import ClientPgLite from 'knex-pglite'
 import { STATEMENT } from '../logging.js'
+import { claimDataDir } from './data-dir-claim.js'
 import { MIGRATION_LOCK_KEY } from './migrate.js'
 
 // int8 (bigint) columns hold ids and millisecond dates, all far below 2^53.
@@ -66,6 +67,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
   let pglite = options.pglite
   if (pglite === undefined && options.dataDir !== undefined) {
     keepBaselineWasmCodeOnly()
+    await claimDataDir(options.dataDir)
     const dir = path.join(options.dataDir, 'pgdata')
     await createEmbeddedFiles(dir)
     pglite = await PGlite.create(dir, { relaxedDurability: false, startParams: EMBEDDED_START_PARAMS })
@@ -96,18 +98,41 @@ function keepFailedStatements (db: Knex): void {
 }
 
 /**
+ * The node flag that keeps only V8's baseline code for WebAssembly; `npm start` and
+ * `npm run dev` pass it.
+ */
+export const BASELINE_WASM_FLAG = '--liftoff-only'
+
+/**
  * V8 compiles WebAssembly at once with its baseline compiler (Liftoff), then its hot
- * functions again with its optimising one, and keeps both copies. For the embedded
- * PostgreSQL the second copy costs tens of MiB resident, so before its module is
- * compiled we ask for the first only (process-wide, but the host runs no other
- * WebAssembly). Publishes did not get slower; the README's "Memory" paragraph has the
- * figures, re-measured with `npm run bench -- --only publish,stream`.
+ * functions again with its optimising one. For the embedded PostgreSQL that second
+ * compiler costs a lot of memory: on Node 20 the optimised copies cost tens of MiB
+ * resident; on Node 24, compiling them as the database starts takes the process to about
+ * 780 MiB for a moment, against about 220 with baseline code only. Baseline code only
+ * costs publishes a fifth of their speed on Node 24 (none measured on Node 20). The
+ * README's "Memory" paragraph has the figures.
+ *
+ * From the command line the flag is set before V8 starts, the supported way. Node 20
+ * also takes it at run time, before the module is compiled (process-wide, but the host
+ * runs no other WebAssembly), so a host started as `node dist/host/server.js` gets it
+ * there too. Node 24 does not: a flag set at run time did not lower the peak, and a Node
+ * 24 test process that made several embedded databases crashed (SIGSEGV) once with it.
  */
 function keepBaselineWasmCodeOnly (): void {
-  // Only where it was measured and never failed: V8 flags changed while it runs are not
-  // supported, and a Node 24 test process that made several embedded databases crashed
-  // (SIGSEGV) once with it on 2026-11-22.
-  if (Number(process.versions.node.split('.')[0]) < 22) v8.setFlagsFromString('--liftoff-only')
+  if (!startedWithBaselineWasmFlag() && !onNode24()) v8.setFlagsFromString(BASELINE_WASM_FLAG)
+}
+
+const startedWithBaselineWasmFlag = (): boolean => process.execArgv.includes(BASELINE_WASM_FLAG)
+/** `engines` admits Node 20 and 24; what holds for 24 is taken to hold for anything after 20. */
+const onNode24 = (): boolean => Number(process.versions.node.split('.')[0]) > 20
+
+/**
+ * What the log should say when the embedded database runs with V8's optimising code for
+ * it, which only a Node 24 host started without the flag does; undefined otherwise.
+ */
+export function embeddedMemoryWarning (): string | undefined {
+  if (startedWithBaselineWasmFlag() || !onNode24()) return undefined
+  return `node was started without ${BASELINE_WASM_FLAG}: on Node 24 the embedded database then takes the process to about 780 MiB as it starts (about 220 with it); npm start passes it`
 }
 
 /**

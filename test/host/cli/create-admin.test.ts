@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { DB_KIND } from '../../helpers/database.js'
 import { http, serverStorage, startServer, type ServerStorage } from '../../helpers/server.js'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
@@ -38,4 +39,13 @@ t.test('create-admin: a scripted install without a browser', async t => {
   const signIn = await http(server, 'POST', '/api/auth/login', { body: { username: 'root-admin', password: 'a strong password' } })
   t.same([signIn.status, signIn.body], [200, { result: 'ok', user: { id: 1, username: 'root-admin', role: { id: 1, name: 'admin' } } }],
     'the password came from stdin, without its newline')
+})
+
+t.test('create-admin beside a running host on the embedded database is refused, and changes nothing', { skip: DB_KIND !== 'embedded' && 'PostgreSQL serves any number of processes' }, async t => {
+  const storage = await serverStorage(t)
+  const server = await startServer(t, { env: storage.env })
+  const refused = await run(storage, ['--username', 'root-admin', '--email', 'root@example.org'], { stdin: 'a strong password\n' })
+  t.equal(refused.code, 1)
+  t.equal(refused.stderr, `create-admin: the embedded database in ${storage.env.DATA_DIR!} is open in another process (pid ${server.child.pid!}); stop the server first\n`)
+  t.same((await http(server, 'GET', '/api/setup/status')).body, { result: 'ok', setupDone: false }, 'setup is still to do')
 })
