@@ -27,6 +27,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
+import { START_FLAGS } from '../test/helpers/start-flags.js'
 import { querySql } from '../test/helpers/storage-sql.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -149,7 +150,7 @@ async function standalone (): Promise<void> {
   let host: ChildProcess | undefined
 
   const start = async (): Promise<void> => {
-    host = node([serverEntry, '--port', String(port), '--host', '127.0.0.1'], { ...env, LOG_LEVEL: 'warn', SETUP_TOKEN: setupToken }, 0)
+    host = node([...START_FLAGS, serverEntry, '--port', String(port), '--host', '127.0.0.1'], { ...env, LOG_LEVEL: 'warn', SETUP_TOKEN: setupToken }, 0)
     host.stdout!.resume()
     for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       if (await fetch(`${baseUrl}/api/health`).then(r => r.ok, () => false)) return

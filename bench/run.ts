@@ -62,6 +62,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
+import { START_FLAGS } from '../test/helpers/start-flags.js'
 import { querySql } from '../test/helpers/storage-sql.js'
 import { archiveSeedSql, measureArchive } from './archive.js'
 import type { PublisherResult } from './publisher.js'
@@ -227,7 +228,7 @@ class Site {
   }
 
   async start (): Promise<void> {
-    this.child = node(['dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], {
+    this.child = node([...START_FLAGS, 'dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], {
       ...this.env,
       LOG_LEVEL: 'warn',
       // Harmless where nothing reads it: the stream parts connect 10,000 from loopback (20 an address).

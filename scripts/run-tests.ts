@@ -1,5 +1,5 @@
 /**
- * `npm test`: type-check, lint, then the whole tap suite once on the embedded database
+ * `npm test`: type-check, lint, build, then the whole tap suite once on the embedded database
  * and — when TEST_DATABASE_URL is set — once more on that PostgreSQL, from the same
  * files. The last line is the plain summary `N passed, N failed`.
  *
@@ -10,7 +10,6 @@ import { spawn, spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ensureImage } from '../test/helpers/pglite-image.js'
-import { buildUi } from './build-ui.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const bin = (name: string): string => path.join(root, 'node_modules/.bin', name)
@@ -84,8 +83,9 @@ function runTap (label: string, env: NodeJS.ProcessEnv): Promise<Counts & { stat
 step('type-check (tsc)', process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'])
 step('lint (eslint)', bin('eslint'), ['.'])
 
-// The browser code the pages and the browser tests use (esbuild: a second or two).
-await buildUi()
+// dist/, as `npm run build` makes it: the compiled host some tests start as `npm start`
+// does, and the browser code the pages and the browser tests use.
+step('build (npm run build)', process.execPath, ['--import', 'tsx', path.join(root, 'scripts/build.ts')])
 await ensureImage()
 const runs: Array<[string, NodeJS.ProcessEnv]> = [['embedded', { SHOUTBOX_TEST_DB: 'embedded' }]]
 process.stdout.write(`\n# Node ${process.version}\n`)

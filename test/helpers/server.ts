@@ -11,10 +11,13 @@ import { sessionCookieFor } from '../../src/host/identity/sessions.js'
 import { SETUP_TOKEN } from './app.js'
 import { DB_KIND, TEST_DATABASE_URL } from './database.js'
 import { ensureImage } from './pglite-image.js'
+import { START_FLAGS } from './start-flags.js'
 import type { Tap } from './types.js'
 
 const root = fileURLToPath(new URL('../../', import.meta.url))
 export const SERVER_ENTRY = path.join(root, 'src/host/server.ts')
+/** What `npm start` and `npm run dev` run: the compiled host (`npm test` builds it first). */
+export const BUILT_SERVER_ENTRY = path.join(root, 'dist/host/server.js')
 
 /** Where a host process keeps its data: a schema on PostgreSQL, a data folder for the embedded one. */
 export interface ServerStorage {
@@ -39,6 +42,20 @@ export async function serverStorage (t: Tap): Promise<ServerStorage> {
   const db = await PGlite.create(path.join(dataDir, 'pgdata'), { loadDataDir: await ensureImage() })
   await db.close()
   return { env: { DATA_DIR: dataDir, DATABASE_URL: '' } }
+}
+
+/** The built entry, refused when missing or older than a source file (a stale build would test old code). */
+async function builtEntry (): Promise<string> {
+  const built = await fs.stat(BUILT_SERVER_ENTRY).catch(() => undefined)
+  const sources = await fs.readdir(path.join(root, 'src'), { recursive: true, withFileTypes: true })
+  for (const source of sources) {
+    if (!source.isFile()) continue
+    const file = path.join(source.parentPath, source.name)
+    if (built === undefined || (await fs.stat(file)).mtimeMs > built.mtimeMs) {
+      throw new Error(`dist/ is missing or older than ${path.relative(root, file)}: run npm run build (npm test builds first)`)
+    }
+  }
+  return BUILT_SERVER_ENTRY
 }
 
 export async function freePort (): Promise<number> {
@@ -72,12 +89,21 @@ export interface StartOptions {
   readonly uid?: number
   /** Resolve only when /api/health answers (default true). */
   readonly waitUntilReady?: boolean
+  /**
+   * Run the compiled `dist/host/server.js`, as `npm start` does, instead of the source
+   * through tsx (default false). tsx would hide what only the built code meets: Node's
+   * own loader, such as a dependency that is an ES module required from CommonJS.
+   */
+  readonly built?: boolean
+  /** The node flags before the entry; default START_FLAGS, those `npm start` passes. */
+  readonly nodeFlags?: readonly string[]
 }
 
-/** Starts `src/host/server.ts` as a real process; it is killed when the test ends. */
+/** Starts the host (`src/host/server.ts`, or the built one) as a real process; it is killed when the test ends. */
 export async function startServer (t: Tap, options: StartOptions = {}): Promise<RunningServer> {
   const port = options.port ?? await freePort()
-  const args = ['--import', 'tsx', SERVER_ENTRY, '--port', String(port), '--host', '127.0.0.1', ...(options.args ?? [])]
+  const entry = options.built === true ? [await builtEntry()] : ['--import', 'tsx', SERVER_ENTRY]
+  const args = [...(options.nodeFlags ?? START_FLAGS), ...entry, '--port', String(port), '--host', '127.0.0.1', ...(options.args ?? [])]
   // tap adds NODE_OPTIONS to every child (to track it); `env -u` drops it, then execs node
   // in place, so the pid stays the server's.
   const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, ...args], {
