@@ -1,5 +1,7 @@
 import fs from 'node:fs/promises'
 import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
 import { build } from 'esbuild'
 import { ADDON_LAYOUT, DISCOVERED_FOLDERS, modulesIn, resolveSourceFile } from '../src/host/addons/layout.js'
 
@@ -63,4 +65,34 @@ async function packageUi (uiDir: string, outDir: string): Promise<void> {
     await fs.mkdir(outDir, { recursive: true })
     await fs.copyFile(path.join(uiDir, css), path.join(outDir, css))
   }
+}
+
+const USAGE = 'usage: npm run package-addon -- <addon-dir> <out-dir> [--code-dir <dir>]\n' +
+  '  <addon-dir> holds addon.json and lang/; the code is there too unless --code-dir names its folder'
+
+/** `npm run package-addon -- src/my-addon addons/my-addon`: the same packaging `npm run build` gives Shoutbox. */
+async function main (args: string[]): Promise<void> {
+  let parsed
+  try {
+    parsed = parseArgs({ args, options: { 'code-dir': { type: 'string' } }, allowPositionals: true, strict: true })
+  } catch (error) {
+    fail(`${(error as Error).message}\n${USAGE}`)
+  }
+  const [addonDir, outDir, ...rest] = parsed.positionals
+  if (addonDir === undefined || outDir === undefined || rest.length > 0) fail(USAGE)
+  try {
+    await packageAddon({ addonDir, codeDir: parsed.values['code-dir'] ?? addonDir, outDir })
+  } catch (error) {
+    fail((error as Error).message)
+  }
+  process.stdout.write(`packaged ${addonDir} into ${outDir}\n`)
+}
+
+function fail (line: string): never {
+  process.stderr.write(`package-addon: ${line}\n`)
+  process.exit(1)
+}
+
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  await main(process.argv.slice(2))
 }
