@@ -52,6 +52,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'host', name: '002-sign-in-attempts' },
     { owner: 'host', name: '003-user-disabled' },
     { owner: 'host', name: '004-members' },
+    { owner: 'host', name: '005-retired-usernames' },
     { owner: 'shoutbox', name: '001-create-shouts' },
     { owner: 'shoutbox', name: '002-create-events' },
     { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' },

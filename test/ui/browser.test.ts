@@ -217,7 +217,7 @@ t.test('the panel and the theme, in a real browser', { skip: NO_BROWSER }, async
     await helper.getByText('The username or password is wrong.').waitFor()
 
     await panel.getByRole('button', { name: 'Delete helper' }).click()
-    await item.getByText('Delete helper? The account and its sessions are removed; the activity log keeps the name.').waitFor()
+    await item.getByText('Delete helper? The account and its sessions are removed; the activity log and the shouts keep the name, which no one can take again.').waitFor()
     t.equal(await panel.evaluate(() => document.activeElement?.textContent), 'Cancel', 'focus on the safe choice')
     await item.getByRole('button', { name: 'Cancel' }).click()
     t.equal(await panel.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Delete helper', 'and back')

@@ -56,7 +56,9 @@ const outOfRange = (error: unknown): never => {
 
 export function usersRepository (db: Knex) {
   return {
+    /** A new account; USERNAME_TAKEN when the name is someone's, or was (see `delete`). */
     async create (user: NewUser, trx: Knex = db): Promise<User> {
+      if (await trx('retired_usernames').whereRaw('username = lower(?)', [user.username]).first() !== undefined) throw new UsernameTaken()
       try {
         const [row] = await trx('users').insert({
           username: user.username,
@@ -142,8 +144,14 @@ export function usersRepository (db: Knex) {
     },
 
     /** Their sessions go with them (the foreign key cascades); activity entries keep their username. */
+    /**
+     * The account goes; its username is retired, never to be taken again: what it wrote
+     * (shouts, activity entries) keeps that name, and must not seem to be a newcomer's.
+     */
     async delete (id: number, trx: Knex = db): Promise<void> {
-      await trx('users').where({ id }).delete()
+      const [row] = await trx('users').where({ id }).delete().returning<Array<{ username: string }>>('username')
+      if (row === undefined) return
+      await trx('retired_usernames').insert({ username: trx.raw('lower(?)', [row.username]), retired_at: Date.now() }).onConflict('username').ignore()
     },
 
     /**

@@ -181,6 +181,18 @@ t.test('POST /api/auth/signup', async t => {
     t.same(later.json(), { result: 'ok', user: { id: await userId(app, 'cem'), username: 'cem', role: MEMBER } }, 'the member role instead')
   })
 
+  t.test('a deleted member\'s username is retired: nobody signs up as them, to seem to have written what they wrote', async t => {
+    const cem = await userId(app, 'cem')
+    const deleted = await app.inject({ method: 'DELETE', url: `/api/panel/users/${cem}`, headers: { cookie: admin } })
+    t.equal(deleted.statusCode, 200)
+    for (const username of ['cem', 'CEM', 'Cem']) {
+      const response = await signUp(app, { username, email: `${username}2@example.org`, password: 'a long password' })
+      t.same([response.statusCode, response.json()], [409, error('USERNAME_TAKEN')], username)
+    }
+    t.notOk((await users(app)).some(name => name.toLowerCase() === 'cem'), 'nobody created')
+    t.same(await app.db('retired_usernames').select('username'), [{ username: 'cem' }], 'kept lower-cased')
+  })
+
   t.test('closed again: refused again', async t => {
     await settings(app, admin, { signUp: false })
     const response = await signUp(app, { username: 'late', email: 'late@example.org', password: 'a long password' })

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { PasswordHasher } from '../../../src/host/identity/passwords.js'
+import { retireDeletedUsernames } from '../../../src/host/migrations/005-retired-usernames.js'
 import { ADMIN, build, login, setUp } from '../../helpers/app.js'
 import { client, feed, signIn, snapshot, type Method } from '../../helpers/identity.js'
 
@@ -157,9 +158,29 @@ t.test('managing users: role, disabled, password, delete', async t => {
       { type: 'DELETED_USER', userId: 1, username: 'admin', addonId: null, details: about, text: 'admin deleted the user alice' },
       { type: 'CREATED_SHOUT', userId: 2, username: 'alice', addonId: 'shoutbox', details: { message: 'from alice' }, text: 'alice posted a shout: from alice' }
     ])
+    const unchanged = await snapshot(app)
+    t.same(await admin('POST', '/api/panel/users', { username: 'ALICE', email: 'alice2@example.org', password: PASSWORD, roleId: 3 }),
+      [409, { result: 'error', error: 'USERNAME_TAKEN' }], 'her username is retired: no one else writes as alice')
+    t.same(await snapshot(app), unchanged)
     t.same(await admin('DELETE', '/api/panel/users/2'), [404, { result: 'error', error: 'NOT_FOUND' }], 'once')
     t.same(await admin('PUT', '/api/panel/users/2', { disabled: false }), [404, { result: 'error', error: 'NOT_FOUND' }])
   })
+})
+
+t.test('accounts deleted before usernames were retired: the upgrade retires their names from the activity feed', async t => {
+  const app = await build(t)
+  const admin = client(app, await setUp(app))
+  t.equal((await admin('POST', '/api/panel/users', { username: 'bob', email: 'bob@example.org', password: PASSWORD, roleId: 1 }))[0], 200)
+  // What an earlier version left: the account gone, its name in DELETED_USER entries only.
+  const deletedEarlier = (user: string, createdAt: number) => ({ type: 'DELETED_USER', user_id: 1, username: 'admin', details: JSON.stringify({ user, targetUserId: 9 }), created_at: createdAt })
+  await app.db('activity_logs').insert([deletedEarlier('Carol', 1000), deletedEarlier('carol', 2000), deletedEarlier('bob', 3000)])
+  await retireDeletedUsernames(app.db)
+  t.same(await app.db('retired_usernames').orderBy('username').select('username', 'retired_at'), [{ username: 'carol', retired_at: 2000 }],
+    'carol, once, when last deleted; not bob, whose name someone holds now')
+  t.same(await admin('POST', '/api/panel/users', { username: 'carol', email: 'carol@example.org', password: PASSWORD, roleId: 1 }),
+    [409, { result: 'error', error: 'USERNAME_TAKEN' }])
+  await retireDeletedUsernames(app.db)
+  t.equal((await app.db('retired_usernames').select()).length, 1, 'running it again changes nothing')
 })
 
 t.test('the last active administrator', async t => {
