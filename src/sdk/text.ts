@@ -9,3 +9,13 @@ export const UNSTORABLE_TEXT = 'must not contain U+0000 or an unpaired surrogate
 export function isStorableText (text: string): boolean {
   return !UNSTORABLE.test(text)
 }
+
+// White_Space, and the characters fonts draw as nothing (zero-width spaces and joiners,
+// U+FEFF, the soft hyphen, Hangul fillers, variation selectors, …): a text of only these
+// shows nothing at all.
+const BLANK = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}]*$/u
+
+/** Whether `text` would show nothing: empty, or only whitespace and invisible characters. Browser code uses it too. */
+export function isBlankText (text: string): boolean {
+  return BLANK.test(text)
+}

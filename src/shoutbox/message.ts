@@ -1,11 +1,9 @@
-import { BadRequest, UNSTORABLE_TEXT, isStorableText } from '../sdk/index.js'
+import { BadRequest, UNSTORABLE_TEXT, isBlankText, isStorableText } from '../sdk/index.js'
 import { MessageTooLong } from './errors.js'
-
-const BLANK = /^[\s\p{White_Space}]*$/u
 
 /** Checks a message to publish; it is stored exactly as sent, never trimmed. */
 export function assertPublishable (message: string, maxMessageLength: number): void {
-  if (BLANK.test(message)) throw new BadRequest({ bodyValidationError: 'body/message must not be empty or only whitespace' })
+  if (isBlankText(message)) throw new BadRequest({ bodyValidationError: 'body/message must not be empty or only whitespace' })
   if (!isStorableText(message)) throw new BadRequest({ bodyValidationError: `body/message ${UNSTORABLE_TEXT}` })
   if (codePoints(message) > maxMessageLength) throw new MessageTooLong(maxMessageLength)
 }

@@ -76,11 +76,17 @@ t.test('POST /api/panel/shoutbox', async t => {
 
   t.test('rule 4: empty or only whitespace (Unicode too) → BAD_REQUEST, nothing stored', async t => {
     const before = (await shouts(app)).length
-    for (const message of ['', ' ', '\t\n\r ', '\u00a0', '\u3000\u2003', '\u2028\u2029', '\ufeff']) {
+    // The second line: characters drawn as nothing (zero-width space, joiners, word joiner,
+    // soft hyphen, Hangul filler, a variation selector), which a spammer sends for a shout
+    // that shows nothing.
+    for (const message of ['', ' ', '\t\n\r ', '\u00a0', '\u3000\u2003', '\u2028\u2029', '\ufeff',
+      '\u200b', '\u200b\u200c\u200d\u2060', ' \u00ad ', '\u3164', '\ufe0f\u200b\n']) {
       const response = await post(moderator, { message })
       t.same([response.statusCode, response.json()], [400, badRequest('body/message must not be empty or only whitespace')], label(message))
     }
     t.equal((await shouts(app)).length, before)
+    const family = await post(moderator, { message: '\u{1f468}\u200d\u{1f469}\u200d\u{1f467}' })
+    t.equal(family.statusCode, 200, 'joiners between visible characters are text: an emoji family is a shout')
   })
 
   t.test('text PostgreSQL cannot store (U+0000, unpaired surrogates) → BAD_REQUEST, never a 500', async t => {

@@ -1,4 +1,5 @@
 import { KnownUsers, richText } from '../../sdk/rich-text.js'
+import { isBlankText } from '../../sdk/text.js'
 import { h, relativeTime } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
 import { ownTag, pageLocale, permalinkOf, shoutItem, useStylesheet } from './shared/shout-view.js'
@@ -57,7 +58,6 @@ function errorText (answer: Answer): string {
 }
 
 const codePoints = (text: string): number => [...text].length
-const isBlank = (text: string): boolean => /^[\s\p{White_Space}]*$/u.test(text)
 
 useStylesheet('widget.css', here)
 const you = h('div', { class: 'shoutbox-you' })
@@ -123,7 +123,7 @@ function counter (area: HTMLTextAreaElement, id: string): { element: HTMLElement
 
 /** What is wrong with `message` before it is sent, in words; undefined when nothing is. */
 function problemWith (message: string): string | undefined {
-  if (isBlank(message)) return t('errors.BLANK_MESSAGE')
+  if (isBlankText(message)) return t('errors.BLANK_MESSAGE')
   if (codePoints(message) > rules.maxMessageLength) return t('errors.MESSAGE_TOO_LONG', { maxMessageLength: rules.maxMessageLength })
   return undefined
 }
