@@ -1,4 +1,4 @@
-import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
+import { Api, Successful, TooManyRequests, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 
 const MAX_NAMES = 50
@@ -11,20 +11,25 @@ const KnownUsersSchema = {
 }
 
 /**
- * GET /api/users/known?names=a,b — public: which of these usernames exist (as they are
- * spelled), so a page highlights `@name` only for real accounts. One indexed query for
- * up to 50 names; the widget asks once per name it has not seen. Usernames are public
- * on the board anyway, so this reveals nothing a reader could not see.
+ * GET /api/users/known?names=a,b — public: which of these usernames are active accounts
+ * (as they are spelled), so a page highlights `@name` only for real ones. One indexed
+ * query for up to 50 names; the widget asks once per name it has not seen. Authors'
+ * names are public on the board anyway; but not every account writes there (staff who
+ * only sign in to the panel), so lookups are counted per client address: past the
+ * quota, TOO_MANY_REQUESTS, and a stranger cannot try name after name. A disabled
+ * account is not one to mention.
  */
 export class KnownUsers extends Api<typeof KnownUsersSchema, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/users/known'
   readonly schema = KnownUsersSchema
   override readonly answers = {
-    ok: okAnswer({ usernames: Type.Array(Type.String(), { description: 'those that exist, as they are spelled' }) }, { usernames: ['ada'] })
+    ok: okAnswer({ usernames: Type.Array(Type.String(), { description: 'those that are active accounts, as they are spelled' }) }, { usernames: ['ada'] }),
+    errors: [TooManyRequests]
   }
 
-  async handle ({ ctx, query }: PublicCall<typeof KnownUsersSchema, HostContext>): Promise<Successful> {
+  async handle ({ ctx, query, ip }: PublicCall<typeof KnownUsersSchema, HostContext>): Promise<Successful> {
+    await ctx.identity.knownUsersQuota.take(ip)
     const names = [...new Set(query.names.split(',').filter(name => name.length >= 3 && name.length <= 32))].slice(0, MAX_NAMES)
     return new Successful({ usernames: await ctx.identity.users.existing(names) })
   }

@@ -106,11 +106,12 @@ export function usersRepository (db: Knex) {
       return row === undefined ? undefined : { id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions }
     },
 
-    /** Those of `names` that are usernames (compared case-insensitively), as spelled in the database. */
+    /** Those of `names` that are the usernames of active accounts (compared case-insensitively), as spelled in the database. */
     async existing (names: readonly string[]): Promise<string[]> {
       if (names.length === 0) return []
       const rows: Array<{ username: string }> = await db('users')
         .whereRaw('lower(username) = any(?)', [names.map(name => name.toLowerCase())])
+        .andWhere('disabled', false)
         .orderBy('username')
         .select('username')
       return rows.map(row => row.username)

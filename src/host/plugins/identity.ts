@@ -35,10 +35,17 @@ export interface Identity {
   readonly siteSettings: SiteSettingsStore
   /** Sign-up attempts per client address. */
   readonly signUpQuota: AddressQuota
+  /** Lookups of which names are accounts (`GET /api/users/known`) per client address. */
+  readonly knownUsersQuota: AddressQuota
 }
 
 /** A few sign-ups per address an hour: enough for a family behind one router, too few for a farm of accounts. */
 const SIGN_UPS_PER_ADDRESS = { limit: 5, windowMs: 3_600_000 }
+/**
+ * A page asks once per fifty names it has not seen: two a second is more than a busy
+ * room behind one router needs, and keeps a stranger from trying every name there is.
+ */
+const KNOWN_USER_LOOKUPS_PER_ADDRESS = { limit: 120, windowMs: 60_000 }
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -65,7 +72,8 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
     signInThrottle: new LoginThrottle(app.db, options.throttle),
     setup: new SetupState(app.db, options.setupToken),
     siteSettings: new SiteSettingsStore(app.db, roles),
-    signUpQuota: new AddressQuota(app.db, 'sign-up', SIGN_UPS_PER_ADDRESS)
+    signUpQuota: new AddressQuota(app.db, 'sign-up', SIGN_UPS_PER_ADDRESS),
+    knownUsersQuota: new AddressQuota(app.db, 'known-users', KNOWN_USER_LOOKUPS_PER_ADDRESS)
   })
   app.decorateRequest('sessionUser', null)
 }, { name: 'shoutbox-identity', dependencies: ['shoutbox-database', 'shoutbox-cluster'] })

@@ -25,3 +25,37 @@ t.test('GET /api/users/known: which of the names are accounts', async t => {
     t.same([response.statusCode, response.json()], [400, { result: 'error', error: 'BAD_REQUEST', bodyValidationError: what }], query)
   }
 })
+
+t.test('GET /api/users/known: a disabled account is not one to mention', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  await userWith(app, admin, 'Cem', [])
+  const id = (await app.db('users').where({ username: 'Cem' }).first<{ id: number }>('id')).id
+  const ask = async () => (await app.inject({ url: '/api/users/known?names=cem,admin' })).json()
+  t.same(await ask(), { result: 'ok', usernames: ['Cem', 'admin'] })
+  const disabled = await app.inject({ method: 'PUT', url: `/api/panel/users/${id}`, headers: { cookie: admin }, payload: { disabled: true } })
+  t.equal(disabled.statusCode, 200)
+  t.same(await ask(), { result: 'ok', usernames: ['admin'] })
+})
+
+t.test('GET /api/users/known: a stranger trying name after name from one address is held back; other addresses are not', async t => {
+  const app = await build(t)
+  await setUp(app)
+  const attacker = '203.0.113.9'
+  // Fifty guesses a request, as many requests as the attacker can send at once.
+  const guesses = (i: number) => Array.from({ length: 50 }, (_, j) => `staff${i * 50 + j}`).join(',')
+  const answers = await Promise.all(Array.from({ length: 130 }, (_, i) =>
+    app.inject({ url: `/api/users/known?names=${guesses(i)},admin`, remoteAddress: attacker })))
+  t.equal(answers.filter(a => a.statusCode === 200).length, 120, '120 lookups a minute')
+  const refused = answers.filter(a => a.statusCode === 429)
+  t.equal(refused.length, 10)
+  for (const answer of refused) {
+    t.same(answer.json(), { result: 'error', error: 'TOO_MANY_REQUESTS' })
+    t.match(answer.headers['retry-after'], /^(59|60)$/, 'until the minute is over')
+  }
+  const neighbour = await app.inject({ url: '/api/users/known?names=admin', remoteAddress: '198.51.100.20' })
+  t.same([neighbour.statusCode, neighbour.json()], [200, { result: 'ok', usernames: ['admin'] }], 'another address still asks')
+  await app.db('address_quotas').where({ key: `known-users:${attacker}` }).update({ window_started_at: Date.now() - 60_001 })
+  const later = await app.inject({ url: '/api/users/known?names=admin', remoteAddress: attacker })
+  t.equal(later.statusCode, 200, 'a minute later the address asks again')
+})
