@@ -1,7 +1,10 @@
+import { once } from 'node:events'
+import net from 'node:net'
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { safeUrl } from '../../src/host/logging.js'
 import { ADMIN, build, login, setUp } from '../helpers/app.js'
+import { eventually } from '../helpers/eventually.js'
 
 /** Every line the app logs, at every level. */
 function captureLog () {
@@ -84,4 +87,22 @@ t.test('secret query parameters are blanked in logged URLs', async t => {
   t.equal(safeUrl('/api/x'), '/api/x')
   t.equal(safeUrl('/panel/?setupToken=abc&x=1'), '/panel/?setupToken=[redacted]&x=1')
   t.equal(safeUrl('/a?password=p&api_key=k&session=s&page=2'), '/a?password=[redacted]&api_key=[redacted]&session=[redacted]&page=2')
+})
+
+t.test('a client that closes its connection halfway through its body: one info line, no warning, no stack', async t => {
+  const log = captureLog()
+  const app = await build(t, { logger: log.logger, config: { logRequests: true } })
+  await setUp(app)
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  const socket = net.connect((app.server.address() as net.AddressInfo).port, '127.0.0.1')
+  await once(socket, 'connect')
+  socket.write('POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"login":"adm')
+  await eventually(() => log.lines.some(line => line.includes('/api/auth/login')), seen => seen)
+  socket.destroy()
+  const wentAway = 'the client closed the connection before its request was read'
+  await eventually(() => log.lines.some(line => JSON.parse(line).msg === wentAway), seen => seen)
+  const entries = log.lines.map(line => JSON.parse(line) as { level: number, msg: string, err?: unknown })
+  t.same(entries.filter(entry => entry.level >= 40), [], 'not "service unavailable": the process is fine')
+  t.equal(entries.find(entry => entry.msg === wentAway)?.level, 30)
+  t.notOk(entries.some(entry => entry.err !== undefined), 'no stack')
 })

@@ -49,8 +49,21 @@ function toErrorAnswer (error: unknown): ErrorAnswer {
   return answer(500, errorCode('InternalServerError'), {}, true)
 }
 
+/**
+ * The client closed its connection while its body was being read (Node's `aborted`, code
+ * ECONNRESET like a lost database connection): nobody is left to answer, and nothing is
+ * wrong with this process.
+ */
+const clientWentAway = (error: unknown, request: FastifyRequest): boolean =>
+  request.raw.destroyed && (error as NodeJS.ErrnoException).code === 'ECONNRESET' && (error as Error).message === 'aborted'
+
 /** Answers `error` in the envelope; the error handler, and the router's refusals that bypass it. */
 export function answerError (error: unknown, request: FastifyRequest, reply: FastifyReply): void {
+  if (clientWentAway(error, request)) {
+    request.log.info('the client closed the connection before its request was read')
+    void reply.code(400).send(badBody('the connection was closed before the body was read').body)
+    return
+  }
   const result = toErrorAnswer(error)
   if (result.unexpected) request.log.error({ err: error }, 'unexpected error')
   else if (result.status >= 500) request.log.warn({ err: error }, 'service unavailable')
