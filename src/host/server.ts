@@ -54,10 +54,16 @@ async function announceSetup (app: Awaited<ReturnType<typeof buildApp>>, config:
   const port = (app.server.address() as net.AddressInfo).port
   const host = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host
   const wizard = `http://${host.includes(':') ? `[${host}]` : host}:${port}/panel/#/setup?token=${encodeURIComponent(token)}`
-  // At warn, so a quieter LOG_LEVEL still shows how to finish setup.
-  if (config.dev) app.log.warn(`setup is not finished: open ${wizard}`)
-  else app.log.warn(`setup is not finished: the setup token is ${token} (the wizard at /panel/ asks for it)`)
+  const line = config.dev
+    ? `setup is not finished: open ${wizard}`
+    : `setup is not finished: the setup token is ${token} (the wizard at /panel/ asks for it)`
+  // At warn, so a quieter LOG_LEVEL still shows how to finish setup; quieter still (error,
+  // fatal, silent), as a plain line on stderr: without the token setup cannot be finished.
+  if (LEVELS_WITH_WARN.has(app.log.level)) app.log.warn(line)
+  else process.stderr.write(`shoutbox: ${line}\n`)
 }
+
+const LEVELS_WITH_WARN = new Set(['trace', 'debug', 'info', 'warn'])
 
 async function main (): Promise<void> {
   let config: HostConfig

@@ -128,6 +128,17 @@ t.test('a second process on the same embedded data folder is refused with one li
   t.same((await http(after, 'GET', '/api/setup/status')).body, { result: 'ok', setupDone: true }, 'a host started after a kill opens the same files')
 })
 
+t.test('LOG_LEVEL=error: the log keeps quiet, but how to finish setup is still said, on stderr', async t => {
+  const storage = await serverStorage(t)
+  const server = await startServer(t, { env: { ...storage.env, SETUP_TOKEN: '', LOG_LEVEL: 'error' } })
+  const said = await eventually(() => server.stderr(), text => /setup is not finished: the setup token is \S+/.test(text))
+  t.not(said.ms, Infinity, server.stderr())
+  const token = /the setup token is (\S+)/.exec(server.stderr())![1]!
+  t.equal(server.stdout(), '', 'nothing else')
+  const finished = await http(server, 'POST', '/api/setup/finish', { body: { ...ADMIN, setupToken: token } })
+  t.equal(finished.status, 200, 'the token it printed finishes setup')
+})
+
 t.test('a development start prints a link that finishes setup; the token in it is the one the host requires', async t => {
   const storage = await serverStorage(t)
   const server = await startServer(t, { args: ['--dev'], env: { ...storage.env, SETUP_TOKEN: '' } })
