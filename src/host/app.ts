@@ -129,7 +129,11 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   })
   app.setValidatorCompiler(validatorCompiler)
 
-  const database = options.database ?? await openDatabase({ url: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir, poolSize: config.databasePoolSize })
+  const database = options.database ?? await openDatabase({
+    url: config.databaseUrl, schema: config.databaseSchema, dataDir: config.dataDir, poolSize: config.databasePoolSize, logger: {
+      debug: message => app.log.debug(message), warn: message => app.log.warn(message), error: message => app.log.error(message)
+    }
+  })
   try {
     // Host-wide services, each a named plugin declaring what it needs.
     await app.register(databasePlugin, { database })

@@ -48,6 +48,17 @@ t.test('a port already in use: one line, exit code 1', async t => {
   t.equal(server.stderr(), `shoutbox: port ${port} is already in use; choose another with --port N / PORT=N\n`)
 })
 
+t.test('a DATABASE_URL nobody answers: one line naming it, exit code 1, no stack from knex', async t => {
+  const closed = net.createServer()
+  await new Promise<void>(resolve => closed.listen(0, '127.0.0.1', resolve))
+  const port = (closed.address() as net.AddressInfo).port
+  await new Promise(resolve => closed.close(resolve))
+  const server = await startServer(t, { env: { DATABASE_URL: `postgres://shoutbox@127.0.0.1:${port}/shoutbox` }, waitUntilReady: false })
+  t.equal(await server.exited, 1)
+  t.equal(server.stderr(), `shoutbox: cannot reach the database at DATABASE_URL (connect ECONNREFUSED 127.0.0.1:${port})\n`)
+  t.notMatch(server.stdout(), /Acquire connection error|\bat /, 'knex\'s message is kept for LOG_LEVEL=debug')
+})
+
 t.test('METRICS_PORT already in use: one line naming the metrics port, not the host\'s, exit code 1', async t => {
   const taken = net.createServer()
   await new Promise<void>(resolve => taken.listen(0, '127.0.0.1', resolve))

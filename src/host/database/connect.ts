@@ -34,7 +34,28 @@ export interface DatabaseOptions {
   /** A ready PGlite instance (tests start each from a prepared image). */
   readonly pglite?: PGlite
   readonly poolSize?: number
+  /** Where knex's own messages go (the host's log); unset → knex's default, the console. */
+  readonly logger?: DatabaseLogger
 }
+
+export interface DatabaseLogger {
+  debug (message: string): void
+  warn (message: string): void
+  error (message: string): void
+}
+
+/**
+ * Knex's messages, in the host's log. "Acquire connection error" comes with each failed
+ * connection, stack and all, while the host already says what matters in its own words:
+ * one line when it cannot start, a warning per request answered 503 when the database
+ * goes away. So it is kept for debug.
+ */
+const knexLog = (logger: DatabaseLogger): Knex.Config['log'] => ({
+  warn: message => /^Acquire connection error/.test(message) ? logger.debug(message) : logger.warn(message),
+  error: message => logger.error(message),
+  deprecate: (method, alternative) => logger.warn(`knex: ${method} is deprecated, use ${alternative}`),
+  debug: message => logger.debug(String(message))
+})
 
 /**
  * The embedded PostgreSQL touches all of its shared buffers when it starts, so
@@ -58,7 +79,8 @@ export async function openDatabase (options: DatabaseOptions): Promise<Database>
       },
       searchPath: [schema],
       pool: { min: 0, max: options.poolSize ?? 10 },
-      acquireConnectionTimeout: 5000
+      acquireConnectionTimeout: 5000,
+      ...(options.logger === undefined ? {} : { log: knexLog(options.logger) })
     })
     keepFailedStatements(db)
     await createSchema(db, schema)
