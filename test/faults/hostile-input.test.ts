@@ -47,6 +47,9 @@ const CASES: Case[] = [
   publish('--x\r\n\r\nhi\r\n--x--', 'as multipart', 400, bad('body must be sent as application/json'), { 'content-type': 'multipart/form-data; boundary=x' }),
   publish('<message>hi</message>', 'as XML', 400, bad('body must be sent as application/json'), { 'content-type': 'application/xml' }),
   publish('{"message":"hi"}', 'as a made-up type', 400, bad('body must be sent as application/json'), { 'content-type': 'application/x-shout' }),
+  // JSON is UTF-8; a body declared in another charset would be misread, so it is refused.
+  publish('{"message":"caf\u00e9"}', 'declared latin1', 400, bad('body must be sent as UTF-8, not latin1'), { 'content-type': 'application/json; charset=latin1' }),
+  publish('{"message":"hi"}', 'declared UTF-16, quoted', 400, bad('body must be sent as UTF-8, not UTF-16'), { 'content-type': 'application/json; charset="UTF-16"' }),
   // Wrong types.
   publish({}, 'no message', 400, bad("body must have required property 'message'")),
   publish({ message: null }, 'message null', 400, notString),
@@ -123,6 +126,12 @@ const CASES: Case[] = [
   { name: 'setup: again', method: 'POST', path: '/api/setup/finish', as: 'nobody', headers: JSON_TYPE, body: { username: 'again', email: 'a@example.org', password: 'long enough' }, status: 409, expect: code('PLATFORM_ALREADY_INSTALLED') },
   { name: 'activity: page "abc"', path: '/panel/api/logs/activity?page=abc', status: 400, expect: bad('querystring/page must be integer') },
   { name: 'activity: page -1', path: '/panel/api/logs/activity?page=-1', status: 400, expect: bad('querystring/page must be >= 1') },
+  // Text JavaScript reads as a number is not an integer in a URL.
+  { name: 'activity: page 1e2', path: '/panel/api/logs/activity?page=1e2', status: 400, expect: bad('querystring/page must be integer') },
+  { name: 'activity: page 0x10', path: '/panel/api/logs/activity?page=0x10', status: 400, expect: bad('querystring/page must be integer') },
+  { name: 'activity: page +5', path: '/panel/api/logs/activity?page=%2B5', status: 400, expect: bad('querystring/page must be integer') },
+  { name: 'activity: page " 5"', path: '/panel/api/logs/activity?page=%205', status: 400, expect: bad('querystring/page must be integer') },
+  { name: 'archive: limit 1e1', path: '/api/shoutbox/archive?limit=1e1', as: 'nobody', status: 400, expect: bad('querystring/limit must be integer') },
   { name: 'activity: page past the limit', path: '/panel/api/logs/activity?page=99999999999', status: 400, expect: 'BAD_REQUEST' },
   { name: 'stream: a bad lastEventId', path: '/api/shoutbox/stream?lastEventId=abc', as: 'nobody', status: 400, expect: 'BAD_REQUEST' },
   // Wrong methods and unknown routes.

@@ -5,6 +5,9 @@ import { BadRequest, UNSTORABLE_TEXT, isStorableText } from '../../sdk/index.js'
 
 const bad = (what: string): BadRequest => new BadRequest({ bodyValidationError: what })
 
+/** The `charset` parameter of a Content-Type (quoted or not). */
+const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i
+
 /**
  * Where in `value` a string (or a key) holds text PostgreSQL cannot store, as validation
  * names a place (`body/email`); undefined when there is none. A loop, not recursion: a
@@ -25,7 +28,8 @@ function unstorableAt (value: unknown, at: string): string | undefined {
 }
 
 /**
- * The only body format: JSON, as UTF-8. Each way a body can be wrong gets its own
+ * The only body format: JSON, as UTF-8 (a body declared in another charset is refused, not
+ * misread). Each way a body can be wrong gets its own
  * sentence; a `__proto__` or `constructor.prototype` key is refused (prototype poisoning),
  * and so is a U+0000 or an unpaired surrogate anywhere in it (valid JSON escapes, which no
  * field of any endpoint may hold: PostgreSQL cannot store them, and without this each
@@ -34,7 +38,9 @@ function unstorableAt (value: unknown, at: string): string | undefined {
  */
 export function installJsonBodyParser (app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body: Buffer, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]
+    if (charset !== undefined && !/^utf-?8$/i.test(charset)) return done(bad(`body must be sent as UTF-8, not ${charset.slice(0, 40)}`), undefined)
     if (body.length === 0) return done(bad('body must be a JSON object, but the request has no body'), undefined)
     if (!isUtf8(body)) return done(bad('body is not valid UTF-8'), undefined)
     const text = body.toString('utf8')
