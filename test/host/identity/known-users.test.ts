@@ -51,7 +51,8 @@ t.test('GET /api/users/known: a stranger trying name after name from one address
   t.equal(refused.length, 10)
   for (const answer of refused) {
     t.same(answer.json(), { result: 'error', error: 'TOO_MANY_REQUESTS' })
-    t.match(answer.headers['retry-after'], /^(59|60)$/, 'until the minute is over')
+    const wait = Number(answer.headers['retry-after'])
+    t.ok(Number.isInteger(wait) && wait > 0 && wait <= 60, `until the minute is over (${wait} s)`)
   }
   const neighbour = await app.inject({ url: '/api/users/known?names=admin', remoteAddress: '198.51.100.20' })
   t.same([neighbour.statusCode, neighbour.json()], [200, { result: 'ok', usernames: ['admin'] }], 'another address still asks')
