@@ -54,27 +54,38 @@ const outOfRange = (error: unknown): never => {
   throw error
 }
 
+/**
+ * Inserts the account in `trx`, then reads the retired names: an insert that waited on
+ * the name's unique index for a deletion of that name to commit sees the deletion's
+ * retired name only now (a check before the insert would have missed it), and the
+ * transaction ends without the account.
+ */
+async function insertUser (trx: Knex, user: NewUser): Promise<User> {
+  let row: Row | undefined
+  try {
+    [row] = await trx('users').insert({
+      username: user.username,
+      email: user.email,
+      password_hash: user.passwordHash,
+      role_id: user.roleId,
+      created_at: Date.now()
+    }).returning<Row[]>('*')
+  } catch (error) {
+    if (isPgError(error, PG_UNIQUE_VIOLATION)) {
+      throw violatedConstraint(error) === 'users_email_unique' ? new EmailTaken() : new UsernameTaken()
+    }
+    if (isPgError(error, PG_FOREIGN_KEY_VIOLATION)) throw new UnknownRole()
+    throw error
+  }
+  if (await trx('retired_usernames').whereRaw('username = lower(?)', [user.username]).first() !== undefined) throw new UsernameTaken()
+  return withoutHash(toUser(row as Row))
+}
+
 export function usersRepository (db: Knex) {
   return {
     /** A new account; USERNAME_TAKEN when the name is someone's, or was (see `delete`). */
     async create (user: NewUser, trx: Knex = db): Promise<User> {
-      if (await trx('retired_usernames').whereRaw('username = lower(?)', [user.username]).first() !== undefined) throw new UsernameTaken()
-      try {
-        const [row] = await trx('users').insert({
-          username: user.username,
-          email: user.email,
-          password_hash: user.passwordHash,
-          role_id: user.roleId,
-          created_at: Date.now()
-        }).returning<Row[]>('*')
-        return withoutHash(toUser(row as Row))
-      } catch (error) {
-        if (isPgError(error, PG_UNIQUE_VIOLATION)) {
-          throw violatedConstraint(error) === 'users_email_unique' ? new EmailTaken() : new UsernameTaken()
-        }
-        if (isPgError(error, PG_FOREIGN_KEY_VIOLATION)) throw new UnknownRole()
-        throw error
-      }
+      return trx.isTransaction === true ? insertUser(trx, user) : trx.transaction(inner => insertUser(inner, user))
     },
 
     /**

@@ -1,4 +1,5 @@
 import t from 'tap'
+import { UsernameTaken } from '../../../src/host/errors.js'
 import { PasswordHasher } from '../../../src/host/identity/passwords.js'
 import { retireDeletedUsernames } from '../../../src/host/migrations/005-retired-usernames.js'
 import { ADMIN, build, login, setUp } from '../../helpers/app.js'
@@ -181,6 +182,21 @@ t.test('accounts deleted before usernames were retired: the upgrade retires thei
     [409, { result: 'error', error: 'USERNAME_TAKEN' }])
   await retireDeletedUsernames(app.db)
   t.equal((await app.db('retired_usernames').select()).length, 1, 'running it again changes nothing')
+})
+
+t.test('a sign-up racing the deletion of that name: the name stays retired', async t => {
+  const app = await build(t)
+  const admin = client(app, await setUp(app))
+  const [, created] = await admin('POST', '/api/panel/users', { username: 'dora', email: 'dora@example.org', password: PASSWORD, roleId: 1 })
+  const deletion = await app.db.transaction()
+  await app.identity.users.delete((created.user as { id: number }).id, deletion)
+  const signUp = app.identity.users.create({ username: 'Dora', email: 'dora2@example.org', passwordHash: 'not used', roleId: 1 })
+    .then(() => 'created', (error: unknown) => error instanceof UsernameTaken ? 'USERNAME_TAKEN' : error)
+  // On PostgreSQL the insert now waits on the name's unique index for the deletion.
+  await new Promise(resolve => setTimeout(resolve, 300))
+  await deletion.commit()
+  t.equal(await signUp, 'USERNAME_TAKEN')
+  t.same(await app.db('users').whereRaw('lower(username) = ?', ['dora']).select('id'), [], 'no account under the name')
 })
 
 t.test('the last active administrator', async t => {
