@@ -10,10 +10,11 @@ export function isStorableText (text: string): boolean {
   return !UNSTORABLE.test(text)
 }
 
-// White_Space, and the characters fonts draw as nothing (zero-width spaces and joiners,
-// U+FEFF, the soft hyphen, Hangul fillers, variation selectors, …): a text of only these
-// shows nothing at all.
-const BLANK = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}]*$/u
+// White_Space, and the characters fonts draw as nothing: zero-width spaces and joiners,
+// U+FEFF, the soft hyphen, Hangul fillers, variation selectors, the other format
+// characters (Cf), and the blanks spammers know (U+2800 Braille blank, U+1D159 null
+// notehead, U+16FE4 Khitan filler). A text of only these shows nothing at all.
+const BLANK = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cf}\u2800\u{1D159}\u{16FE4}]*$/u
 
 /** Whether `text` would show nothing: empty, or only whitespace and invisible characters. Browser code uses it too. */
 export function isBlankText (text: string): boolean {

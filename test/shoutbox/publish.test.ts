@@ -80,7 +80,8 @@ t.test('POST /api/panel/shoutbox', async t => {
     // soft hyphen, Hangul filler, a variation selector), which a spammer sends for a shout
     // that shows nothing.
     for (const message of ['', ' ', '\t\n\r ', '\u00a0', '\u3000\u2003', '\u2028\u2029', '\ufeff',
-      '\u200b', '\u200b\u200c\u200d\u2060', ' \u00ad ', '\u3164', '\ufe0f\u200b\n']) {
+      '\u200b', '\u200b\u200c\u200d\u2060', ' \u00ad ', '\u3164', '\ufe0f\u200b\n',
+      '\u2800\u2800\u2800', '\ufff9', '\u{13430}', '\u{16fe4}', '\u{1d159}', '\u202e\u2066']) {
       const response = await post(moderator, { message })
       t.same([response.statusCode, response.json()], [400, badRequest('body/message must not be empty or only whitespace')], label(message))
     }
