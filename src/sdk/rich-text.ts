@@ -126,10 +126,15 @@ export function richText (text: string, isUser?: (name: string) => boolean): Doc
 
 /**
  * Which names are accounts, asked of the host (`GET /api/users/known`) once per name,
- * fifty names a request; remembered for the life of the page.
+ * fifty names a request; remembered for the life of the page. Told to wait (429, the
+ * client's quota of lookups), it asks nothing more until `Retry-After` has passed: names
+ * stay plain meanwhile.
  */
 export class KnownUsers {
   private readonly answers = new Map<string, boolean>()
+  private quietUntil = 0
+
+  constructor (private readonly now: () => number = () => Date.now()) {}
 
   /** True only for a name the host said is an account. */
   readonly isUser = (name: string): boolean => this.answers.get(name.toLowerCase()) === true
@@ -138,10 +143,11 @@ export class KnownUsers {
   async learn (texts: readonly string[]): Promise<boolean> {
     const unknown = [...new Set(texts.flatMap(mentionedNames).map(name => name.toLowerCase()))].filter(name => !this.answers.has(name))
     let found = false
-    for (let i = 0; i < unknown.length; i += 50) {
+    for (let i = 0; i < unknown.length && this.now() >= this.quietUntil; i += 50) {
       const batch = unknown.slice(i, i + 50)
       try {
         const response = await fetch(`/api/users/known?names=${encodeURIComponent(batch.join(','))}`)
+        if (response.status === 429) this.quietUntil = this.now() + (Number(response.headers.get('retry-after')) || 60) * 1000
         if (!response.ok) continue
         const { usernames } = await response.json() as { usernames: string[] }
         const known = new Set(usernames.map(name => name.toLowerCase()))

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { mentionedNames, pieces, USER_LINK_REL } from '../../src/sdk/rich-text.js'
+import { KnownUsers, mentionedNames, pieces, USER_LINK_REL } from '../../src/sdk/rich-text.js'
 
 /** CONTRACT §12, text: links and mentions are cut out of the text, never parsed from markup. */
 
@@ -45,4 +45,33 @@ t.test('@name of an account is a mention; anything else stays text', async t => 
   t.same(pieces('https://example.org/@ayse', isUser), [{ kind: 'link', text: 'https://example.org/@ayse', href: 'https://example.org/@ayse' }], 'not inside a link')
   t.same(pieces('@ab @' + 'a'.repeat(33), () => true), [{ kind: 'text', text: '@ab @' + 'a'.repeat(33) }], 'only names a username could be')
   t.same(mentionedNames('@ayse, @Bora_1 https://x.org/@eve mail@example.org @ab'), ['ayse', 'Bora_1'])
+})
+
+t.test('KnownUsers: asks once per name; told to wait (429), asks nothing until Retry-After has passed', async t => {
+  const asked: string[] = []
+  let answer = (): Response => new Response(JSON.stringify({ result: 'error', error: 'TOO_MANY_REQUESTS' }), { status: 429, headers: { 'retry-after': '30' } })
+  const realFetch = globalThis.fetch
+  globalThis.fetch = (async (url: string) => {
+    asked.push(decodeURIComponent(new URL(url, 'http://board.test').searchParams.get('names') ?? ''))
+    return answer()
+  }) as typeof fetch
+  t.teardown(() => { globalThis.fetch = realFetch })
+  let now = 1_000_000
+  const known = new KnownUsers(() => now)
+
+  t.equal(await known.learn(['hi @ayse and @bora_1']), false)
+  t.same(asked, ['ayse,bora_1'], 'one request for both names')
+  t.equal(await known.learn(['@cem?']), false)
+  now += 29_000
+  t.equal(await known.learn(['@cem?', '@ayse']), false)
+  t.same(asked, ['ayse,bora_1'], 'nothing asked while told to wait')
+
+  now += 1_000
+  answer = () => new Response(JSON.stringify({ result: 'ok', usernames: ['Ayse'] }), { status: 200 })
+  t.equal(await known.learn(['@cem', '@ayse']), true)
+  t.same(asked, ['ayse,bora_1', 'cem,ayse'], 'asked again once the wait is over')
+  t.ok(known.isUser('AYSE'))
+  t.notOk(known.isUser('cem'))
+  t.equal(await known.learn(['@ayse @cem']), false)
+  t.equal(asked.length, 2, 'an answer is remembered')
 })

@@ -15,8 +15,8 @@ const KnownUsersSchema = {
  * (as they are spelled), so a page highlights `@name` only for real ones. One indexed
  * query for up to 50 names; the widget asks once per name it has not seen. Authors'
  * names are public on the board anyway; but not every account writes there (staff who
- * only sign in to the panel), so lookups are counted per client address: past the
- * quota, TOO_MANY_REQUESTS, and a stranger cannot try name after name. A disabled
+ * only sign in to the panel), so the names looked up are counted per client address:
+ * past the quota, TOO_MANY_REQUESTS, and a stranger tries names slowly. A disabled
  * account is not one to mention.
  */
 export class KnownUsers extends Api<typeof KnownUsersSchema, HostContext> {
@@ -29,8 +29,8 @@ export class KnownUsers extends Api<typeof KnownUsersSchema, HostContext> {
   }
 
   async handle ({ ctx, query, ip }: PublicCall<typeof KnownUsersSchema, HostContext>): Promise<Successful> {
-    await ctx.identity.knownUsersQuota.take(ip)
     const names = [...new Set(query.names.split(',').filter(name => name.length >= 3 && name.length <= 32))].slice(0, MAX_NAMES)
+    await ctx.identity.knownUsersQuota.take(ip, Math.max(1, names.length))
     return new Successful({ usernames: await ctx.identity.users.existing(names) })
   }
 }

@@ -40,7 +40,7 @@ export function installJsonBodyParser (app: FastifyInstance): void {
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
     const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]
-    if (charset !== undefined && !/^utf-?8$/i.test(charset)) return done(bad(`body must be sent as UTF-8, not ${charset.slice(0, 40)}`), undefined)
+    if (charset !== undefined && !/^(utf-?8|us-ascii)$/i.test(charset)) return done(bad(`body must be sent as UTF-8, not ${charset.slice(0, 40)}`), undefined)
     if (body.length === 0) return done(bad('body must be a JSON object, but the request has no body'), undefined)
     if (!isUtf8(body)) return done(bad('body is not valid UTF-8'), undefined)
     const text = body.toString('utf8')

@@ -10,7 +10,7 @@ export interface QuotaPolicy {
 
 /**
  * Counts attempts per client (an IPv4 address, or an IPv6 /64: see `clientKey`) in the
- * database, so every host process shares the count: each `take` counts one, and past the
+ * database, so every host process shares the count: each `take` counts its amount, and past the
  * limit it refuses until the window (which starts at the first attempt) ends. One
  * statement counts and reads, so attempts sent at once to several processes cannot all
  * slip under the limit. Windows that have ended are purged, at most once a window.
@@ -20,7 +20,8 @@ export class AddressQuota {
 
   constructor (private readonly db: Knex, private readonly name: string, private readonly policy: QuotaPolicy) {}
 
-  async take (address: string): Promise<void> {
+  /** Counts `amount` attempts (one by default; a lookup of fifty names is fifty). */
+  async take (address: string, amount = 1): Promise<void> {
     const now = Date.now()
     const expired = now - this.policy.windowMs
     if (now - this.purgedAt >= this.policy.windowMs) {
@@ -28,11 +29,11 @@ export class AddressQuota {
       await this.db('address_quotas').where('key', 'like', `${this.name}:%`).andWhere('window_started_at', '<=', expired).delete()
     }
     const result = await this.db.raw<{ rows: Array<{ count: number, window_started_at: number }> }>(`
-      insert into address_quotas (key, count, window_started_at) values (?, 1, ?)
+      insert into address_quotas (key, count, window_started_at) values (?, ?, ?)
       on conflict (key) do update set
-        count = case when address_quotas.window_started_at <= ? then 1 else address_quotas.count + 1 end,
+        count = case when address_quotas.window_started_at <= ? then excluded.count else address_quotas.count + excluded.count end,
         window_started_at = case when address_quotas.window_started_at <= ? then excluded.window_started_at else address_quotas.window_started_at end
-      returning count, window_started_at`, [`${this.name}:${clientKey(address)}`, now, expired, expired])
+      returning count, window_started_at`, [`${this.name}:${clientKey(address)}`, amount, now, expired, expired])
     const row = result.rows[0]
     if (row !== undefined && row.count > this.policy.limit) {
       // An attempt sent at the same moment may have opened the window a few milliseconds

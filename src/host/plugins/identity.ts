@@ -35,17 +35,18 @@ export interface Identity {
   readonly siteSettings: SiteSettingsStore
   /** Sign-up attempts per client address. */
   readonly signUpQuota: AddressQuota
-  /** Lookups of which names are accounts (`GET /api/users/known`) per client address. */
+  /** Names looked up (`GET /api/users/known`) per client address. */
   readonly knownUsersQuota: AddressQuota
 }
 
 /** A few sign-ups per address an hour: enough for a family behind one router, too few for a farm of accounts. */
 const SIGN_UPS_PER_ADDRESS = { limit: 5, windowMs: 3_600_000 }
 /**
- * A page asks once per fifty names it has not seen: two a second is more than a busy
- * room behind one router needs, and keeps a stranger from trying every name there is.
+ * Names looked up, per client address: a page asks once per name it has not seen, so
+ * ten a second is more than a busy room behind one router needs, and a stranger trying
+ * name after name gets through 600 a minute, not thousands a second.
  */
-const KNOWN_USER_LOOKUPS_PER_ADDRESS = { limit: 120, windowMs: 60_000 }
+const KNOWN_USER_LOOKUPS_PER_ADDRESS = { limit: 600, windowMs: 60_000 }
 
 declare module 'fastify' {
   interface FastifyInstance {

@@ -42,13 +42,13 @@ t.test('GET /api/users/known: a stranger trying name after name from one address
   const app = await build(t)
   await setUp(app)
   const attacker = '203.0.113.9'
-  // Fifty guesses a request, as many requests as the attacker can send at once.
+  // Fifty guesses a request (all that are looked at), as many requests as the attacker can send at once.
   const guesses = (i: number) => Array.from({ length: 50 }, (_, j) => `staff${i * 50 + j}`).join(',')
-  const answers = await Promise.all(Array.from({ length: 130 }, (_, i) =>
-    app.inject({ url: `/api/users/known?names=${guesses(i)},admin`, remoteAddress: attacker })))
-  t.equal(answers.filter(a => a.statusCode === 200).length, 120, '120 lookups a minute')
+  const answers = await Promise.all(Array.from({ length: 20 }, (_, i) =>
+    app.inject({ url: `/api/users/known?names=${guesses(i)}`, remoteAddress: attacker })))
+  t.equal(answers.filter(a => a.statusCode === 200).length, 12, '600 names a minute: twelve lookups of fifty')
   const refused = answers.filter(a => a.statusCode === 429)
-  t.equal(refused.length, 10)
+  t.equal(refused.length, 8)
   for (const answer of refused) {
     t.same(answer.json(), { result: 'error', error: 'TOO_MANY_REQUESTS' })
     const wait = Number(answer.headers['retry-after'])
@@ -56,6 +56,8 @@ t.test('GET /api/users/known: a stranger trying name after name from one address
   }
   const neighbour = await app.inject({ url: '/api/users/known?names=admin', remoteAddress: '198.51.100.20' })
   t.same([neighbour.statusCode, neighbour.json()], [200, { result: 'ok', usernames: ['admin'] }], 'another address still asks')
+  const quota = await app.db('address_quotas').where({ key: 'known-users:198.51.100.20' }).first<{ count: number }>('count')
+  t.equal(Number(quota.count), 1, 'one name, counted as one')
   await app.db('address_quotas').where({ key: `known-users:${attacker}` }).update({ window_started_at: Date.now() - 60_001 })
   const later = await app.inject({ url: '/api/users/known?names=admin', remoteAddress: attacker })
   t.equal(later.statusCode, 200, 'a minute later the address asks again')
