@@ -14,7 +14,8 @@ export function isStorableText (text: string): boolean {
 // U+FEFF, the soft hyphen, Hangul fillers, variation selectors, the other format
 // characters (Cf), and the blanks spammers know (U+2800 Braille blank, U+1D159 null
 // notehead, U+16FE4 Khitan filler). A text of only these shows nothing at all.
-const BLANK = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cf}\u2800\u{1D159}\u{16FE4}]*$/u
+// (U+16FE4 is a combining mark: outside the class, lest it seem to combine with the one before.)
+const BLANK = /^(?:[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cf}\u2800\u{1D159}]|\u{16FE4})*$/u
 
 /** Whether `text` would show nothing: empty, or only whitespace and invisible characters. Browser code uses it too. */
 export function isBlankText (text: string): boolean {
