@@ -21,7 +21,7 @@ const normalise = (text: string): string => text.replace(/\b1\d{12}\b/g, '<ms>')
 t.test('the README\'s curl walkthrough runs verbatim and prints what the README shows', async t => {
   const storage = await serverStorage(t)
   // The README runs it against `npm run dev`: the built server.
-  const server = await startServer(t, { env: storage.env, built: true })
+  const server = await startServer(t, { env: storage.env })
   const cwd = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-readme-'))
   t.teardown(() => fs.rm(cwd, { recursive: true, force: true }))
   const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', block('walkthrough')], {

@@ -4,6 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
+import tap from 'tap'
 import { openDatabase, type Database } from '../../src/host/database/connect.js'
 import { ensureImage, freshPglite } from './pglite-image.js'
 
@@ -29,8 +30,8 @@ export interface TestDatabaseOptions {
 }
 
 /**
- * A database of its own for one test: on PostgreSQL a new schema, on the embedded
- * database a new instance. On PostgreSQL several apps can share one (several processes).
+ * A database of its own for one test: a new schema, on PostgreSQL or in an embedded
+ * instance of this process's pool (`persistent`: an instance of its own, on disk). On PostgreSQL several apps can share one (several processes).
  */
 export async function testDatabase (options: TestDatabaseOptions = {}): Promise<TestDatabase> {
   if (DB_KIND === 'postgres') return postgresSchema()
@@ -53,18 +54,57 @@ function postgresSchema (): TestDatabase {
   }
 }
 
+/**
+ * The embedded databases the in-memory tests of this process borrow, each a schema at a
+ * time: starting one costs a second or more, a schema in it a few milliseconds. A test
+ * that asks while every one is lent out (a subtest's app while its parent's is open) gets
+ * a new one, which the pool keeps: two apps never share an instance's one connection
+ * (their transactions would interleave).
+ */
+const pool: Array<{ readonly pglite: PGlite, lent: boolean }> = []
+
 async function embeddedInMemory (): Promise<TestDatabase> {
-  const pglite = await freshPglite()
+  let lender = pool.find(entry => !entry.lent && !entry.pglite.closed)
+  if (lender === undefined) {
+    const pglite = await freshPglite()
+    lender = { pglite, lent: false }
+    pool.push(lender)
+    // An open instance keeps the process alive: it closes when the file's tests are done.
+    tap.teardown(() => pglite.close())
+  }
+  const instance = lender
+  instance.lent = true
+  const schema = `t_${randomBytes(6).toString('hex')}`
   let opened = false
+  let closed = false
+  let dropped = false
+  // Once the app has closed its connection and the test has dropped its database, the
+  // schema goes and the session is reset (search_path, locks, a transaction left open),
+  // so the next test finds the instance as new.
+  const giveBack = async (): Promise<void> => {
+    if (!instance.lent || !dropped || (opened && !closed)) return
+    await instance.pglite.exec('rollback').catch(() => {})
+    await instance.pglite.exec(`reset all; select pg_advisory_unlock_all(); drop schema if exists "${schema}" cascade`)
+    instance.lent = false
+  }
+  // The app's connection: the instance, except that closing it gives it back.
+  const lent = new Proxy(instance.pglite, {
+    get (target, property) {
+      if (property === 'close') return async () => { closed = true; await giveBack() }
+      const value: unknown = Reflect.get(target, property, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    }
+  })
   return {
-    schema: 'public',
+    schema,
     async open () {
       if (opened) throw new Error('an in-memory embedded database cannot be reopened; use { persistent: true }')
       opened = true
-      return openDatabase({ pglite })
+      return openDatabase({ pglite: lent, schema })
     },
     async drop () {
-      if (!pglite.closed) await pglite.close()
+      dropped = true
+      await giveBack()
     }
   }
 }

@@ -3,14 +3,16 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { DB_KIND } from '../../helpers/database.js'
-import { http, serverStorage, startServer, type ServerStorage } from '../../helpers/server.js'
+import { builtEntry, http, serverStorage, startServer, type ServerStorage } from '../../helpers/server.js'
 
 const root = fileURLToPath(new URL('../../../', import.meta.url))
-const CLI = path.join(root, 'src/host/cli/create-admin.ts')
+/** What `npm run create-admin` runs. */
+const CLI = path.join(root, 'dist/host/cli/create-admin.js')
 
-function run (storage: ServerStorage, args: string[], options: { env?: NodeJS.ProcessEnv, stdin?: string } = {}) {
-  return new Promise<{ code: number | null, stdout: string, stderr: string }>(resolve => {
-    const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, '--import', 'tsx', CLI, ...args], {
+async function run (storage: ServerStorage, args: string[], options: { env?: NodeJS.ProcessEnv, stdin?: string } = {}) {
+  const cli = await builtEntry(CLI)
+  return await new Promise<{ code: number | null, stdout: string, stderr: string }>(resolve => {
+    const child = spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, cli, ...args], {
       cwd: root, env: { ...process.env, ...storage.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe']
     })
     let stdout = ''
