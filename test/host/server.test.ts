@@ -153,11 +153,8 @@ t.test('LOG_LEVEL=error: the log keeps quiet, but how to finish setup is still s
 t.test('a development start prints a link that finishes setup; the token in it is the one the host requires', async t => {
   const storage = await serverStorage(t)
   const server = await startServer(t, { args: ['--dev'], env: { ...storage.env, SETUP_TOKEN: '' } })
-  let link: RegExpExecArray | null = null
-  for (let i = 0; i < 100 && link === null; i++) {
-    link = /setup is not finished: open (http:\/\/\S+\/panel\/#\/setup\?token=([A-Za-z0-9_-]+))/.exec(server.stdout())
-    if (link === null) await new Promise(resolve => setTimeout(resolve, 100))
-  }
+  // The log line may come a moment after /api/health answers.
+  const { value: link } = await eventually(() => /setup is not finished: open (http:\/\/\S+\/panel\/#\/setup\?token=([A-Za-z0-9_-]+))/.exec(server.stdout()), found => found !== null)
   t.ok(link !== null, 'the log has the link')
   const token = decodeURIComponent(link![2]!)
   t.equal(token.length, 32, 'a random 192-bit token')

@@ -6,6 +6,7 @@ import { ShoutboxSettings } from '../../src/shoutbox/settings.js'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, TEST_DATABASE_URL, testDatabase } from '../helpers/database.js'
+import { eventually } from '../helpers/eventually.js'
 
 /** The list as a rebuild from the database gives it, byte for byte. */
 async function rebuilt (app: App): Promise<string> {
@@ -103,10 +104,7 @@ t.test('two processes under concurrent publishes, edits, deletes and settings ch
   /** Notices cross between processes through PostgreSQL: wait until both have heard everything. */
   const settled = async (): Promise<void> => {
     const expected = await rebuilt(a)
-    for (let i = 0; i < 200; i++) {
-      if (await listed(a) === expected && await listed(b) === expected) return
-      await new Promise(resolve => setTimeout(resolve, 25))
-    }
+    await eventually(async () => await listed(a) === expected && await listed(b) === expected, both => both)
   }
   const next = random(11)
   const updatedBefore = countsOf(b).updated
@@ -134,7 +132,7 @@ t.test('two processes under concurrent publishes, edits, deletes and settings ch
   const killed = await admin.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1', [`shoutbox-listen:${db.schema}`])
   t.ok(killed.rowCount! >= 1, 'the links were cut')
   await a.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: cookieA }, payload: { message: 'while the link was down' } })
-  for (let i = 0; i < 200 && await listed(b) !== await rebuilt(a); i++) await new Promise(resolve => setTimeout(resolve, 25))
+  await eventually(async () => await listed(b) === await rebuilt(a), same => same)
   t.equal(await listed(b), await rebuilt(a), 'after the cut, the second process answers from the database')
   await settled()
   await a.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie: cookieA }, payload: { message: 'after the link is back' } })

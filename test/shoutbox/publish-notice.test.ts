@@ -6,6 +6,7 @@
  */
 import t from 'tap'
 import { eventsRepository } from '../../src/shoutbox/events-repository.js'
+import { Publisher } from '../../src/shoutbox/publisher.js'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
@@ -138,6 +139,23 @@ t.test('a failed statement: refused, each is written again alone; outcome unknow
     return query(connection, statement)
   }
   t.teardown(() => { client._query = query })
+  // Counts the publishes that reached the publisher's queue.
+  const enqueue = Publisher.prototype.publish
+  let queued = 0
+  let onQueued = (): void => {}
+  Publisher.prototype.publish = function (...args) {
+    queued++
+    onQueued()
+    return enqueue.apply(this, args)
+  }
+  t.teardown(() => { Publisher.prototype.publish = enqueue })
+  /** Resolves once `count` more publishes are queued. */
+  const queuedMore = (count: number): Promise<void> => {
+    const target = queued + count
+    return new Promise(resolve => {
+      onQueued = () => { if (queued >= target) resolve() }
+    })
+  }
   const storedTimes = async (message: string) => (await shoutsRepository(app.db).list(null)).filter(s => s.message === message).length
 
   const cases: Array<[string, Error, 'retried' | 'refused']> = [
@@ -152,9 +170,9 @@ t.test('a failed statement: refused, each is written again alone; outcome unknow
   ]
   for (const [label, error, outcome] of cases) {
     failed = undefined
-    // A first publish's statement is held a moment, so the five arrive while it is written and go together next.
+    // A first publish's statement is held until the five are queued, so they go together next.
     for (let attempt = 1; attempt <= 3 && failed === undefined; attempt++) {
-      hold = new Promise(resolve => setTimeout(resolve, 300))
+      hold = queuedMore(6)
       const first = publishAll(app, cookie, [`${label} ${attempt}: first`])
       failWith = error
       const messages = Array.from({ length: 5 }, (_, i) => `${label} ${attempt}: ${i}`)

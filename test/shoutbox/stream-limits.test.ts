@@ -29,6 +29,7 @@ function openStream (url: string, localAddress = '127.0.0.1'): Promise<Opened> {
   })
 }
 
+/** A bounded retry: waits up to 5 s for `condition`, checking every 10 ms. */
 async function until (condition: () => boolean, what: string): Promise<void> {
   for (let waited = 0; !condition(); waited += 10) {
     if (waited > 5000) throw new Error(`timed out waiting for ${what}`)

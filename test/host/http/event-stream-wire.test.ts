@@ -28,6 +28,7 @@ function raw (t: Tap, port: number, request: string): Raw {
   return {
     socket,
     text: () => text,
+    // A bounded retry: waits up to 5 s for the text, checking every 10 ms.
     async until (what, label) {
       for (let waited = 0; typeof what === 'string' ? !text.includes(what) : !what.test(text); waited += 10) {
         if (waited > 5000) throw new Error(`timed out waiting for ${label}; read: ${JSON.stringify(text)}`)

@@ -3,6 +3,8 @@ import { UsernameTaken } from '../../../src/host/errors.js'
 import { PasswordHasher } from '../../../src/host/identity/passwords.js'
 import { retireDeletedUsernames } from '../../../src/host/migrations/005-retired-usernames.js'
 import { ADMIN, build, login, setUp } from '../../helpers/app.js'
+import { DB_KIND } from '../../helpers/database.js'
+import { eventually } from '../../helpers/eventually.js'
 import { client, feed, signIn, snapshot, type Method } from '../../helpers/identity.js'
 
 const PASSWORD = 'a long password'
@@ -192,8 +194,13 @@ t.test('a sign-up racing the deletion of that name: the name stays retired', asy
   await app.identity.users.delete((created.user as { id: number }).id, deletion)
   const signUp = app.identity.users.create({ username: 'Dora', email: 'dora2@example.org', passwordHash: 'not used', roleId: 1 })
     .then(() => 'created', (error: unknown) => error instanceof UsernameTaken ? 'USERNAME_TAKEN' : error)
-  // On PostgreSQL the insert now waits on the name's unique index for the deletion.
-  await new Promise(resolve => setTimeout(resolve, 300))
+  // On PostgreSQL the insert now waits on the name's unique index for the deletion (on the
+  // embedded database, for its one connection, which the deletion holds).
+  if (DB_KIND === 'postgres') {
+    const deleting = (await deletion.raw('select pg_backend_pid() as pid')).rows[0].pid as number
+    const blocked = async (): Promise<number> => Number((await app.db.raw('select count(*) as n from pg_stat_activity where ? = any(pg_blocking_pids(pid))', [deleting])).rows[0].n)
+    t.ok((await eventually(blocked, n => n > 0)).ms < Infinity, 'the sign-up waits for the deletion')
+  }
   await deletion.commit()
   t.equal(await signUp, 'USERNAME_TAKEN')
   t.same(await app.db('users').whereRaw('lower(username) = ?', ['dora']).select('id'), [], 'no account under the name')
