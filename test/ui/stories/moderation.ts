@@ -1,14 +1,15 @@
-import t from 'tap'
-import type { BrowserContext, Page } from 'playwright-core'
-import { ADMIN } from '../helpers/app.js'
-import { http, serverStorage, startServer } from '../helpers/server.js'
-import { NO_BROWSER, ensurePages, launchBrowser } from '../helpers/browser.js'
+import type { Test } from 'tap'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { ADMIN } from '../../helpers/app.js'
+import { http, serverStorage, startServer } from '../../helpers/server.js'
+import { ensurePages } from '../../helpers/browser.js'
 
 /** CONTRACT §13 in a real browser: a moderator mutes a member from the widget, lifts it on the Mutes page, and reads both in the feed. */
 
 const PASSWORD = 'a long password'
 
-t.test('moderation, in a real browser', { skip: NO_BROWSER }, async t => {
+/** Moderation, in a real browser. */
+export async function story (t: Test, browser: Browser): Promise<void> {
   await ensurePages('ui/theme/account.js')
   const storage = await serverStorage(t)
   const server = await startServer(t, { env: storage.env })
@@ -23,7 +24,6 @@ t.test('moderation, in a real browser', { skip: NO_BROWSER }, async t => {
   await http(server, 'POST', '/api/shoutbox', { body: { message: 'BUY CHEAP WATCHES NOW' }, cookie: ayseCookie })
   await http(server, 'POST', '/api/shoutbox', { body: { message: 'a second one to delete' }, cookie: ayseCookie })
 
-  const browser = await launchBrowser(t)
   const problems: string[] = []
   // Answers this test asks for: the MUTED refusal (403).
   const expected = /^Failed to load resource: the server responded with a status of (401|403) /
@@ -142,4 +142,4 @@ t.test('moderation, in a real browser', { skip: NO_BROWSER }, async t => {
   await t.test('no console errors, no dialogs, on any page', async t => {
     t.same(problems, [])
   })
-})
+}

@@ -1,16 +1,17 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import t from 'tap'
-import type { BrowserContext } from 'playwright-core'
-import { ADMIN } from '../helpers/app.js'
-import { http, serverStorage, startServer } from '../helpers/server.js'
-import { NO_BROWSER, ensurePages, launchBrowser } from '../helpers/browser.js'
+import type { Test } from 'tap'
+import type { Browser, BrowserContext } from 'playwright-core'
+import { ADMIN } from '../../helpers/app.js'
+import { http, serverStorage, startServer } from '../../helpers/server.js'
+import { ensurePages } from '../../helpers/browser.js'
 
 /** Issue 17 in a real browser: the API reference at /docs/api and the panel's Overview page, under the pages' CSP. */
 
 
-t.test('/docs/api and the Overview page, in a real browser', { skip: NO_BROWSER }, async t => {
+/** /docs/api and the Overview page, in a real browser. */
+export async function story (t: Test, browser: Browser): Promise<void> {
   await ensurePages('ui/docs/docs.js')
   const storage = await serverStorage(t)
   const server = await startServer(t, { env: storage.env })
@@ -22,7 +23,6 @@ t.test('/docs/api and the Overview page, in a real browser', { skip: NO_BROWSER 
   const shots = fs.mkdtempSync(path.join(os.tmpdir(), 'shoutbox-issue17-'))
   t.comment(`screenshots in ${shots}`)
 
-  const browser = await launchBrowser(t)
   const problems: string[] = []
   const outside: string[] = []
   const context = async (width: number, height: number, locale = 'en-US'): Promise<BrowserContext> => {
@@ -83,4 +83,4 @@ t.test('/docs/api and the Overview page, in a real browser', { skip: NO_BROWSER 
     t.same(problems, [])
     t.same(outside, [])
   })
-})
+}

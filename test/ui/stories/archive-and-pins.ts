@@ -1,11 +1,11 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import t from 'tap'
-import type { BrowserContext, Page } from 'playwright-core'
-import { ADMIN } from '../helpers/app.js'
-import { http, serverStorage, startServer } from '../helpers/server.js'
-import { NO_BROWSER, ensurePages, launchBrowser } from '../helpers/browser.js'
+import type { Test } from 'tap'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { ADMIN } from '../../helpers/app.js'
+import { http, serverStorage, startServer } from '../../helpers/server.js'
+import { ensurePages } from '../../helpers/browser.js'
 
 
 /** A shout that would run script if any page rendered it as HTML. */
@@ -14,7 +14,8 @@ const XSS = '<img src=x onerror="window.__xss=1"> <b>bold</b> markup'
 const text = (i: number): string => i % 6 === 0 ? `Shout ${i}: the meet-up moves to Saturday` : `Shout ${i}: hello from the board`
 
 /** CONTRACT §14 in a browser: the archive (search, pages), permalinks, and the widget's pinned shouts. */
-t.test('the archive, permalinks and pinned shouts, in a real browser', { skip: NO_BROWSER }, async t => {
+/** The archive, permalinks and pinned shouts, in a real browser. */
+export async function story (t: Test, browser: Browser): Promise<void> {
   await ensurePages('addon/shoutbox/ui/archive.js')
   const storage = await serverStorage(t)
   const server = await startServer(t, { env: storage.env })
@@ -29,7 +30,6 @@ t.test('the archive, permalinks and pinned shouts, in a real browser', { skip: N
   await publish('The newest shout: server maintenance tonight from 23:00, back by midnight.')
   const pin = (id: number, pinned = true) => http(server, 'PUT', `/api/panel/shoutbox/${id}/pin`, { body: { pinned }, cookie })
 
-  const browser = await launchBrowser(t)
   const problems: string[] = []
   // Asked for: "who am I?" signed out (401, the account area and the widget ask it), the
   // permalink of a deleted shout gets the 404 it shows in words, a pin past maxPinned gets its 409.
@@ -180,4 +180,4 @@ t.test('the archive, permalinks and pinned shouts, in a real browser', { skip: N
   await t.test('no console errors on any page', async t => {
     t.same(problems, [])
   })
-})
+}

@@ -1,22 +1,22 @@
-import t from 'tap'
-import type { BrowserContext, Page } from 'playwright-core'
-import { ADMIN } from '../helpers/app.js'
-import { http, serverStorage, startServer } from '../helpers/server.js'
-import { NO_BROWSER, ensurePages, launchBrowser } from '../helpers/browser.js'
+import type { Test } from 'tap'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { ADMIN } from '../../helpers/app.js'
+import { http, serverStorage, startServer } from '../../helpers/server.js'
+import { ensurePages } from '../../helpers/browser.js'
 
 /** CONTRACT §12 in a real browser: a visitor signs up on the home page and talks in the widget. */
 
 
 const XSS = '<img src=x onerror=alert(1)>'
 
-t.test('members on the home page, in a real browser', { skip: NO_BROWSER }, async t => {
+/** Members on the home page, in a real browser. */
+export async function story (t: Test, browser: Browser): Promise<void> {
   await ensurePages('ui/theme/account.js')
   const storage = await serverStorage(t)
   const server = await startServer(t, { env: storage.env })
   const admin = (await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).cookie!
   const settings = (body: Record<string, unknown>) => http(server, 'PUT', '/api/panel/shoutbox/config', { body, cookie: admin })
 
-  const browser = await launchBrowser(t)
   const problems: string[] = []
   // Answers this test asks for: "who am I?" signed out (401), a duplicate (409), flood control (429).
   const expected = /^Failed to load resource: the server responded with a status of (401|409|429) /
@@ -212,4 +212,4 @@ t.test('members on the home page, in a real browser', { skip: NO_BROWSER }, asyn
   await t.test('no console errors, no dialogs, on any page', async t => {
     t.same(problems, [])
   })
-})
+}
