@@ -1,6 +1,7 @@
 import t from 'tap'
 import { shoutsRepository, type ArchiveQuery } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp, type App } from '../helpers/app.js'
+import { fillInBulk } from '../helpers/bulk.js'
 
 /** The plan PostgreSQL chooses for one archive page (one more than the page, as the endpoint asks), run once. */
 async function planOf (app: App, query: ArchiveQuery): Promise<string> {
@@ -9,20 +10,31 @@ async function planOf (app: App, query: ArchiveQuery): Promise<string> {
   return plan.rows.map(r => r['QUERY PLAN']).join('\n')
 }
 
-t.test('with 1,000,000 shouts, an archive page deep in the history and a search are index scans', async t => {
+t.test('with 1,000,000 shouts, the list, an archive page deep in the history and a search are index scans', async t => {
   const app = await build(t)
   await setUp(app)
   // Words as a board has them: a few common, most rare (a power law over 1,000 words), and
   // the shout's number, which only it holds.
-  await app.db.transaction(async trx => {
-    await trx.raw('set local statement_timeout = 0')
+  await fillInBulk(app.db, 'shoutbox_shouts', async trx => {
     await trx.raw(`insert into shoutbox_shouts (message, username, date)
       select 'Shout number ' || n || ' about w' || floor(1000 * power(((n::bigint * 7919) % 10007) / 10007.0, 3))::int
           || ' and w' || floor(1000 * power(((n::bigint * 104729) % 9973) / 9973.0, 3))::int, 'admin', 1700000000000 + n
       from generate_series(1, 1000000) as n`)
   })
-  await app.db.raw('analyze shoutbox_shouts')
   const archive = (query: ArchiveQuery) => shoutsRepository(app.db).archive(query)
+
+  t.test('maxShouts 50: the list query walks the primary key backwards: no sort, no scan of the table', async t => {
+    const query = shoutsRepository(app.db).listQuery(50).toSQL()
+    const plan = await app.db.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`explain ${query.sql}`, [...query.bindings])
+    const text = plan.rows.map(r => r['QUERY PLAN']).join('\n')
+    t.comment(text)
+    t.match(text, /^Limit/, 'a limit on top')
+    t.match(text, /Index Scan Backward using shoutbox_shouts_pkey on shoutbox_shouts/, 'over a backward index scan')
+    t.notMatch(text, /Sort|Seq Scan/, 'no sort, no sequential scan')
+    const shouts = await shoutsRepository(app.db).list(50)
+    t.equal(shouts.length, 50)
+    t.match(shouts[0]!.message, /^Shout number 1000000 /, 'the newest first')
+  })
 
   t.test('a page a million shouts back walks the primary key backwards from `before`', async t => {
     const plan = await planOf(app, { before: 1000, limit: 21 })
