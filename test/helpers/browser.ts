@@ -1,5 +1,5 @@
 import fs from 'node:fs'
-import type { Browser } from 'playwright-core'
+import type { Browser, BrowserContext } from 'playwright-core'
 import { buildUi } from '../../scripts/build-ui.js'
 import type { Tap } from './types.js'
 
@@ -23,4 +23,25 @@ export async function launchBrowser (t: Tap): Promise<Browser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] })
   t.teardown(() => browser.close())
   return browser
+}
+
+/**
+ * Records in `problems` what no page of `context` may do: a script error; a console error,
+ * except Chromium's line for an answer whose status is in `expected` (it logs every 4xx as
+ * one, and some are answers a test asks for); with `dialogs`, any dialog (dismissed).
+ */
+export function watchPages (context: BrowserContext, problems: string[], { expected = [], dialogs = false }: { expected?: readonly number[], dialogs?: boolean } = {}): void {
+  const asked = new RegExp(`^Failed to load resource: the server responded with a status of (${expected.join('|')}) `)
+  context.on('page', page => {
+    page.on('console', message => {
+      if (message.type() === 'error' && (expected.length === 0 || !asked.test(message.text()))) problems.push(`console: ${message.text()}`)
+    })
+    page.on('pageerror', error => problems.push(`page error: ${error.message}`))
+    if (dialogs) {
+      page.on('dialog', dialog => {
+        problems.push(`a dialog opened: ${dialog.message()}`)
+        void dialog.dismiss()
+      })
+    }
+  })
 }

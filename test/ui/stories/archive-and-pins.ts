@@ -5,7 +5,7 @@ import type { Test } from 'tap'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { ADMIN } from '../../helpers/app.js'
 import { http, serverStorage, startServer } from '../../helpers/server.js'
-import { ensurePages } from '../../helpers/browser.js'
+import { ensurePages, watchPages } from '../../helpers/browser.js'
 
 
 /** A shout that would run script if any page rendered it as HTML. */
@@ -31,17 +31,11 @@ export async function story (t: Test, browser: Browser): Promise<void> {
   const pin = (id: number, pinned = true) => http(server, 'PUT', `/api/panel/shoutbox/${id}/pin`, { body: { pinned }, cookie })
 
   const problems: string[] = []
-  // Asked for: "who am I?" signed out (401, the account area and the widget ask it), the
-  // permalink of a deleted shout gets the 404 it shows in words, a pin past maxPinned gets its 409.
-  const expected = /^Failed to load resource: the server responded with a status of (401|404|409) /
   const context = async (width: number, height: number): Promise<BrowserContext> => {
     const created = await browser.newContext({ viewport: { width, height }, locale: 'en-US' })
-    created.on('page', page => {
-      page.on('console', message => {
-        if (message.type() === 'error' && !expected.test(message.text())) problems.push(`console: ${message.text()}`)
-      })
-      page.on('pageerror', error => problems.push(`page error: ${error.message}`))
-    })
+    // Asked for: "who am I?" signed out (401, the account area and the widget ask it), the
+    // permalink of a deleted shout gets the 404 it shows in words, a pin past maxPinned gets its 409.
+    watchPages(created, problems, { expected: [401, 404, 409] })
     return created
   }
   // SHOUTBOX_SCREENSHOTS_DIR=docs/screenshots keeps them (that is how the README's are made); else they are thrown away.

@@ -2,7 +2,7 @@ import type { Test } from 'tap'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { ADMIN } from '../../helpers/app.js'
 import { http, serverStorage, startServer } from '../../helpers/server.js'
-import { ensurePages } from '../../helpers/browser.js'
+import { ensurePages, watchPages } from '../../helpers/browser.js'
 
 /** CONTRACT §12 in a real browser: a visitor signs up on the home page and talks in the widget. */
 
@@ -18,20 +18,10 @@ export async function story (t: Test, browser: Browser): Promise<void> {
   const settings = (body: Record<string, unknown>) => http(server, 'PUT', '/api/panel/shoutbox/config', { body, cookie: admin })
 
   const problems: string[] = []
-  // Answers this test asks for: "who am I?" signed out (401), a duplicate (409), flood control (429).
-  const expected = /^Failed to load resource: the server responded with a status of (401|409|429) /
   const context = async (width: number, height: number): Promise<BrowserContext> => {
     const created = await browser.newContext({ viewport: { width, height }, locale: 'en-US' })
-    created.on('page', page => {
-      page.on('console', message => {
-        if (message.type() === 'error' && !expected.test(message.text())) problems.push(`console: ${message.text()}`)
-      })
-      page.on('pageerror', error => problems.push(`page error: ${error.message}`))
-      page.on('dialog', dialog => {
-        problems.push(`a dialog opened: ${dialog.message()}`)
-        void dialog.dismiss()
-      })
-    })
+    // Answers this test asks for: "who am I?" signed out (401), a duplicate (409), flood control (429).
+    watchPages(created, problems, { expected: [401, 409, 429], dialogs: true })
     // Links leave for example.org: answered here, so a click can be followed offline.
     await created.route('https://example.org/**', route => route.fulfill({ status: 200, contentType: 'text/html', body: '<title>Example</title><p>elsewhere' }))
     return created

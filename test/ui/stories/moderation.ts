@@ -2,7 +2,7 @@ import type { Test } from 'tap'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { ADMIN } from '../../helpers/app.js'
 import { http, serverStorage, startServer } from '../../helpers/server.js'
-import { ensurePages } from '../../helpers/browser.js'
+import { ensurePages, watchPages } from '../../helpers/browser.js'
 
 /** CONTRACT §13 in a real browser: a moderator mutes a member from the widget, lifts it on the Mutes page, and reads both in the feed. */
 
@@ -25,20 +25,10 @@ export async function story (t: Test, browser: Browser): Promise<void> {
   await http(server, 'POST', '/api/shoutbox', { body: { message: 'a second one to delete' }, cookie: ayseCookie })
 
   const problems: string[] = []
-  // Answers this test asks for: the MUTED refusal (403).
-  const expected = /^Failed to load resource: the server responded with a status of (401|403) /
   const context = async (width: number, height: number): Promise<BrowserContext> => {
     const created = await browser.newContext({ viewport: { width, height }, locale: 'en-US' })
-    created.on('page', page => {
-      page.on('console', message => {
-        if (message.type() === 'error' && !expected.test(message.text())) problems.push(`console: ${message.text()}`)
-      })
-      page.on('pageerror', error => problems.push(`page error: ${error.message}`))
-      page.on('dialog', dialog => {
-        problems.push(`a dialog opened: ${dialog.message()}`)
-        void dialog.dismiss()
-      })
-    })
+    // Answers this test asks for: "who am I?" signed out (401), the MUTED refusal (403).
+    watchPages(created, problems, { expected: [401, 403], dialogs: true })
     return created
   }
   const signIn = async (page: Page, username: string): Promise<void> => {

@@ -2,7 +2,7 @@ import type { Test } from 'tap'
 import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { SETUP_TOKEN } from '../../helpers/app.js'
 import { serverStorage, startServer } from '../../helpers/server.js'
-import { ensurePages } from '../../helpers/browser.js'
+import { ensurePages, watchPages } from '../../helpers/browser.js'
 
 
 /** A shout that would run script if any page rendered it as HTML. */
@@ -16,18 +16,11 @@ export async function story (t: Test, browser: Browser): Promise<void> {
   const problems: string[] = []
   const context = async (width = 1280, height = 800): Promise<BrowserContext> => {
     const created = await browser.newContext({ viewport: { width, height }, locale: 'en-US' })
-    created.on('page', watch)
+    // 400/401/403 are answers this test asks for (a wrong password, a too-long shout, a
+    // forced request, "who am I?" signed out). Everything else — script errors, CSP
+    // refusals, 404s, 500s — counts.
+    watchPages(created, problems, { expected: [400, 401, 403] })
     return created
-  }
-  // Chromium logs every 4xx answer as a console error; 400/401/403 are answers this test
-  // asks for (a wrong password, a too-long shout, a forced request, "who am I?" signed out).
-  // Everything else — script errors, CSP refusals, 404s, 500s — counts.
-  const expected = /^Failed to load resource: the server responded with a status of (400|401|403) /
-  const watch = (page: Page): void => {
-    page.on('console', message => {
-      if (message.type() === 'error' && !expected.test(message.text())) problems.push(`console: ${message.text()}`)
-    })
-    page.on('pageerror', error => problems.push(`page error: ${error.message}`))
   }
   const admin = await context()
   const panel = await admin.newPage()
