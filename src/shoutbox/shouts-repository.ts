@@ -148,15 +148,15 @@ export function shoutsRepository (db: Database) {
     },
 
     /**
-     * Who wrote the shout, when, and whether a moderator edited or pinned it; its row
+     * Who wrote the shout, its text, when, and whether a moderator edited or pinned it; its row
      * locked until `trx` ends (a pin locks it too, so neither misses the other);
      * undefined when there is none.
      */
-    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, date: number, moderated: boolean, pinned: boolean } | undefined> {
+    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, message: string, date: number, moderated: boolean, pinned: boolean } | undefined> {
       const row = await trx(SHOUTS_TABLE).where({ id }).forUpdate()
-        .first<{ author_id: number | null, date: number, moderated: boolean, pinned: boolean } | undefined>(
-          'author_id', 'date', 'moderated', trx.raw('exists (select 1 from ?? where shout_id = ??.id) as pinned', [PINS_TABLE, SHOUTS_TABLE]))
-      return row === undefined ? undefined : { authorId: row.author_id, date: Number(row.date), moderated: row.moderated, pinned: row.pinned }
+        .first<{ author_id: number | null, message: string, date: number, moderated: boolean, pinned: boolean } | undefined>(
+          'author_id', 'message', 'date', 'moderated', trx.raw('exists (select 1 from ?? where shout_id = ??.id) as pinned', [PINS_TABLE, SHOUTS_TABLE]))
+      return row === undefined ? undefined : { authorId: row.author_id, message: row.message, date: Number(row.date), moderated: row.moderated, pinned: row.pinned }
     },
 
     /** The shout and its author's id (null for shouts stored before authors were kept); with `trx`, its row locked until `trx` ends. */

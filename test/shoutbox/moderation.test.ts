@@ -139,6 +139,41 @@ t.test('PUT /api/panel/shoutbox/:id: a moderator edits any shout, logged with th
   })
 })
 
+t.test('staff editing and deleting their own shouts through the widget\'s paths: each act in the feed; a member\'s are not', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const api = client(app)
+  const mod = await account(app, admin, 'mod', MOD_NODES)
+  const member = await account(app, admin, 'deniz')
+  await api.send('PUT', '/api/panel/shoutbox/config', admin, { minSecondsBetweenShouts: 0 })
+  const own = (await api.post(mod.cookie, 'staff meeting at 6')).json().shout as Shout
+  const before = { edited: await api.logged('EDITED_SHOUT'), deleted: await api.logged('DELETED_SHOUT') }
+
+  // What the widget sends for a moderator's Edit and Delete beside their own shout.
+  t.same(answer(await api.editOwn(mod.cookie, own.id, 'staff meeting at 7')), [200, { result: 'ok', shout: { ...own, message: 'staff meeting at 7' } }])
+  t.equal(await api.logged('EDITED_SHOUT'), before.edited + 1, 'the edit is in the feed')
+  const edited = await api.entry(admin, 'EDITED_SHOUT')
+  t.same([edited.username, edited.details, edited.text], ['mod', { id: own.id, message: 'staff meeting at 7', previousMessage: 'staff meeting at 6' },
+    'mod edited shout #' + own.id + ': “staff meeting at 6” became “staff meeting at 7”'])
+  t.same(answer(await api.removeOwn(mod.cookie, own.id)), [200, { result: 'ok' }])
+  t.equal(await api.logged('DELETED_SHOUT'), before.deleted + 1, 'the delete is in the feed')
+  const deleted = await api.entry(admin, 'DELETED_SHOUT')
+  t.same([deleted.username, deleted.details], ['mod', { shoutId: own.id, author: 'mod', message: 'staff meeting at 7' }])
+
+  // A member's own edit and delete stay out of the staff's record.
+  const mine = (await api.post(member.cookie, 'hello all')).json().shout as Shout
+  t.equal((await api.editOwn(member.cookie, mine.id, 'hello everyone')).statusCode, 200)
+  t.equal((await api.removeOwn(member.cookie, mine.id)).statusCode, 200)
+  t.same([await api.logged('EDITED_SHOUT'), await api.logged('DELETED_SHOUT')], [before.edited + 1, before.deleted + 1], 'no entry for a member')
+
+  // A refused edit writes nothing: the shout and the feed are as they were.
+  const kept = (await api.post(mod.cookie, 'kept')).json().shout as Shout
+  t.equal((await api.editOwn(mod.cookie, kept.id, '')).statusCode, 400)
+  t.equal((await api.editOwn(member.cookie, kept.id, 'not yours')).statusCode, 403)
+  t.equal(await api.logged('EDITED_SHOUT'), before.edited + 1, 'no entry for a refused edit')
+  t.equal((await api.list()).find(shout => shout.id === kept.id)?.message, 'kept')
+})
+
 t.test('mutes', async t => {
   const app = await build(t)
   const admin = await setUp(app)

@@ -51,7 +51,9 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
  * post (an edit is a way to say something: without them one member could send every
  * reader new text as fast as they liked). Its date stays the posting date. Posting
  * rights are needed still, and a muted member may not edit. A shout a moderator edited
- * or pinned is closed to its author: a pinned shout speaks for the board.
+ * or pinned is closed to its author: a pinned shout speaks for the board. Staff (holders
+ * of MANAGE_SHOUTBOX) are exempt from the flood rules, and their edit is logged
+ * EDITED_SHOUT as in the panel: the feed is the staff's record.
  */
 export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   readonly method = 'PUT'
@@ -69,14 +71,17 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
     const { message } = call.body
     const id = Number(call.params.id)
     const settings = await ShoutboxSettings.of(ctx).current()
+    const staff = ctx.permissions.has(user, 'MANAGE_SHOUTBOX')
     const shout = await ctx.transaction(async trx => {
-      const { date, moderated, pinned } = await ownShout(ctx, trx, id, user)
+      const { date, moderated, pinned, message: previousMessage } = await ownShout(ctx, trx, id, user)
       // A moderator's edit closes the window: the author may not put back what was taken
       // out; nor change what the board pinned.
       if (moderated || pinned || Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
       assertPublishable(message, settings.maxMessageLength)
-      if (!ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) await admitPost(ctx, user.id, message, settings, trx)
-      return editShout(ctx, trx, id, message, false)
+      if (!staff) await admitPost(ctx, user.id, message, settings, trx)
+      const edited = await editShout(ctx, trx, id, message, false)
+      if (staff) await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage } }, trx)
+      return edited
     })
     return new Successful({ shout })
   }
@@ -84,7 +89,9 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
 
 /**
  * DELETE /api/shoutbox/:id — the author takes their own shout back, at any time (even
- * without posting rights any more, or while muted: taking words back is never refused). Through the same repository delete as the panel's.
+ * without posting rights any more, or while muted: taking words back is never refused),
+ * through the same delete as the panel's. Staff's deletes are logged DELETED_SHOUT, as in
+ * the panel.
  */
 export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
   readonly method = 'DELETE'
@@ -97,14 +104,17 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
     const id = Number(call.params.id)
     await ctx.transaction(async trx => {
       await ownShout(ctx, trx, id, user)
-      await deleteShout(ctx, trx, id)
+      const shout = await deleteShout(ctx, trx, id)
+      if (ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
+        await ctx.activityLog.write({ type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message } }, trx)
+      }
     })
     return new Successful()
   }
 }
 
 /** The shout `id`, locked for `trx`, if `user` wrote it: NOT_FOUND when there is none, NO_PERMISSION when it is someone else's. */
-async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser): Promise<{ date: number, moderated: boolean, pinned: boolean }> {
+async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean }> {
   const found = await shoutsRepository(ctx.db).authorOf(id, trx)
   if (found === undefined) throw new NotFound()
   if (found.authorId !== user.id) throw new NoPermission()
