@@ -51,7 +51,7 @@ export const UpdateSettingsSchema = {
     editWindowSeconds: Type.Optional(EditWindowSecondsSchema),
     maxPinned: Type.Optional(MaxPinnedSchema),
     keepDays: Type.Optional(KeepDaysSchema)
-  }, { minProperties: 1 })
+  }, { minProperties: 1, additionalProperties: false })
 }
 
 /** The keys of the settings, in the order they are answered. */

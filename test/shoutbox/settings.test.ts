@@ -68,6 +68,36 @@ t.test('GET/PUT /api/panel/shoutbox/config', async t => {
     t.equal(feed.json().logs[1].text, 'admin changed the shoutbox settings')
   })
 
+  t.test('a misspelt key is refused, naming it; nothing changed, nothing logged', async t => {
+    const before = (await get()).json()
+    const entries = await app.db('activity_logs').count<Array<{ count: string }>>({ count: '*' })
+    // A newcomer's typo: maxShout for maxShouts.
+    const typo = await put({ maxShout: 5 })
+    t.same([typo.statusCode, typo.json()], [400, { result: 'error', error: 'BAD_REQUEST', bodyValidationError: 'body must NOT have additional properties: maxShout' }])
+    const mixed = await put({ maxShouts: 5, maxShout: 5 })
+    t.equal(mixed.statusCode, 400, 'with a real key beside it too')
+    // A key an attacker made long is not echoed.
+    const long = await put({ ['x'.repeat(5000)]: 1 })
+    t.same([long.statusCode, long.json().bodyValidationError], [400, 'body must NOT have additional properties'])
+    t.same((await get()).json(), before)
+    t.same(await app.db('activity_logs').count<Array<{ count: string }>>({ count: '*' }), entries)
+  })
+
+  t.test('a PUT that changes nothing is answered with the settings and leaves no entry', async t => {
+    const current = (await get()).json()
+    const entries = async () => Number((await app.db('activity_logs').where({ type: 'UPDATED_SHOUTBOX_SETTINGS' }).count<Array<{ count: string }>>({ count: '*' }))[0]!.count)
+    const before = await entries()
+    const same = await put({ maxShouts: current.maxShouts, maxMessageLength: current.maxMessageLength })
+    t.same([same.statusCode, same.json()], [200, current])
+    t.equal(await entries(), before, 'nothing logged')
+    const changed = await put({ maxShouts: current.maxShouts, maxMessageLength: current.maxMessageLength + 1 })
+    t.equal(changed.json().maxMessageLength, current.maxMessageLength + 1)
+    t.equal(await entries(), before + 1, 'a real change is')
+    const feed = await app.inject({ url: '/api/panel/logs/activity', headers: { cookie: admin } })
+    t.same(feed.json().logs[0].details, { maxMessageLength: current.maxMessageLength + 1 }, 'naming only what changed')
+    await put({ maxMessageLength: current.maxMessageLength })
+  })
+
   t.test('needs MANAGE_SHOUTBOX', async t => {
     const helper = await userWith(app, admin, 'helper', ['panel.access'])
     t.same((await get(helper)).json(), { result: 'error', error: 'NO_PERMISSION' })

@@ -16,7 +16,12 @@ export class GetSettings extends PanelApi {
   }
 }
 
-/** PUT /api/panel/shoutbox/config — the keys sent are changed; the next list request of every process sees them. */
+/**
+ * PUT /api/panel/shoutbox/config — the keys sent are changed; the next list request of
+ * every process sees them. A key that is not a setting is refused (a misspelt one would
+ * otherwise change nothing and say ok). What changed is logged; a request that changes
+ * nothing is answered the same and leaves no entry.
+ */
 export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
   readonly method = 'PUT'
   readonly path = '/api/panel/shoutbox/config'
@@ -26,12 +31,15 @@ export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
   async handle (call: SignedInCall<typeof UpdateSettingsSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user, body } = call
-    const changes = Object.fromEntries(Object.entries(body).filter(([key]) => (SETTINGS_KEYS as readonly string[]).includes(key)))
+    const settings = ShoutboxSettings.of(ctx)
+    const current: Record<string, unknown> = await settings.read()
+    const changes = Object.fromEntries(Object.entries(body).filter(([key, value]) => (SETTINGS_KEYS as readonly string[]).includes(key) && current[key] !== value))
+    if (Object.keys(changes).length === 0) return new Successful(current)
     await ctx.transaction(async trx => {
       await ctx.config.set(changes, trx)
       await ctx.activityLog.write({ type: 'UPDATED_SHOUTBOX_SETTINGS', user, details: changes }, trx)
       await announceChange(ctx, trx, { kind: 'settings' })
     })
-    return new Successful(await ShoutboxSettings.of(ctx).read())
+    return new Successful(await settings.read())
   }
 }
