@@ -123,7 +123,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     return503OnClosing: false,
     forceCloseConnections: false,
     clientErrorHandler: answerClientError,
-    frameworkErrors: routerErrors(allowedOrigins, () => app.addons.stopping),
+    frameworkErrors: routerErrors(allowedOrigins, () => app.addons.stopping, config.publicUrl),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { coerceTypes: false } }
   })
@@ -153,7 +153,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
     await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams } })
     await app.register(cookie)
-    await app.register(httpConventions, { allowedOrigins })
+    await app.register(httpConventions, { allowedOrigins, publicUrl: config.publicUrl })
     // Before any endpoint: the document is made from the routes as they are registered.
     await app.register(openApiPlugin, { version: VERSION })
     // Phase two: the host's endpoints, then each enabled addon in its own encapsulated context.

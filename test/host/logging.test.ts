@@ -2,7 +2,9 @@ import { once } from 'node:events'
 import net from 'node:net'
 import { Writable } from 'node:stream'
 import t from 'tap'
+import { ConditionLog } from '../../src/host/http/error-handler.js'
 import { safeUrl } from '../../src/host/logging.js'
+import { InstallationRequired } from '../../src/sdk/index.js'
 import { ADMIN, build, login, setUp } from '../helpers/app.js'
 import { eventually } from '../helpers/eventually.js'
 
@@ -105,4 +107,37 @@ t.test('a client that closes its connection halfway through its body: one info l
   t.same(entries.filter(entry => entry.level >= 40), [], 'not "service unavailable": the process is fine')
   t.equal(entries.find(entry => entry.msg === wentAway)?.level, 30)
   t.notOk(entries.some(entry => entry.err !== undefined), 'no stack')
+})
+
+t.test('a flood of 503s is a line a condition, without a stack, not a line a request', async t => {
+  const log = captureLog()
+  const app = await build(t, { logger: log.logger })
+  // Before setup every call answers 503 INSTALLATION_REQUIRED: a crowd of anonymous GETs.
+  const answers = await Promise.all(Array.from({ length: 300 }, () => app.inject({ url: '/api/shoutbox/list' })))
+  t.same([...new Set(answers.map(a => `${a.statusCode} ${a.json().error}`))], ['503 INSTALLATION_REQUIRED'])
+  const unavailable = log.lines.map(line => JSON.parse(line)).filter(line => line.msg === 'service unavailable')
+  t.same(unavailable.map(line => [line.level, line.error]), [[40, 'INSTALLATION_REQUIRED']], 'one warning')
+  t.notMatch(log.text(), /"stack"|\n\s+at /, 'no stack')
+  t.ok(log.text().length < 10_000, `${log.text().length} bytes of log for 300 requests`)
+})
+
+t.test('ConditionLog: each kind when it begins, then a line a minute with how many more', async t => {
+  let now = 1_000_000
+  const conditions = new ConditionLog(60_000, () => now)
+  const lines: Array<Record<string, unknown>> = []
+  const request = { log: { warn: (fields: Record<string, unknown>, msg: string) => lines.push({ ...fields, msg }) } } as never
+  const answer = (error: string) => ({ status: 503, body: { result: 'error' as const, error }, headers: {}, unexpected: false })
+  const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' })
+  for (let i = 0; i < 5; i++) conditions.note(request, answer('SERVICE_UNAVAILABLE'), refused)
+  conditions.note(request, answer('INSTALLATION_REQUIRED'), new InstallationRequired())
+  t.same(lines, [
+    { error: 'SERVICE_UNAVAILABLE', cause: 'ECONNREFUSED', msg: 'service unavailable' },
+    { error: 'INSTALLATION_REQUIRED', msg: 'service unavailable' }
+  ], 'one line for each kind; the host\'s own conditions need no cause')
+  now += 59_999
+  conditions.note(request, answer('SERVICE_UNAVAILABLE'), refused)
+  t.equal(lines.length, 2, 'quiet within the minute')
+  now += 1
+  conditions.note(request, answer('SERVICE_UNAVAILABLE'), refused)
+  t.same(lines.at(-1), { error: 'SERVICE_UNAVAILABLE', cause: 'ECONNREFUSED', answeredSinceLastLine: 5, msg: 'service unavailable' }, 'then a line with the count')
 })

@@ -10,10 +10,10 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
  * `Sec-Fetch-Site`. Clients that send neither (curl, scripts) are not browsers, so a
  * forged cross-site request cannot come from them.
  */
-function isCrossSite (request: FastifyRequest, allowed: ReadonlySet<string>): boolean {
+function isCrossSite (request: FastifyRequest, allowed: ReadonlySet<string>, publicUrl: URL | undefined): boolean {
   if (!STATE_CHANGING.has(request.method)) return false
   const origin = request.headers.origin
-  if (origin !== undefined) return !allowed.has(origin) && !sameOrigin(origin, request)
+  if (origin !== undefined) return !allowed.has(origin) && !sameOrigin(origin, request, publicUrl)
   return request.headers['sec-fetch-site'] === 'cross-site'
 }
 
@@ -22,24 +22,32 @@ function isCrossSite (request: FastifyRequest, allowed: ReadonlySet<string>): bo
  * allocates no promise): the headers of every answer, the cross-site refusal, and while
  * the host stops, `Connection: close`, so keep-alive clients go elsewhere once served.
  */
-export function entryHook (allowedOrigins: readonly string[], isStopping: () => boolean) {
+export function entryHook (allowedOrigins: readonly string[], isStopping: () => boolean, publicUrl?: string) {
   const allowed = new Set(allowedOrigins)
+  const site = publicUrl === undefined ? undefined : new URL(publicUrl)
   return function onEntry (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
     void reply.headers(EVERY_ANSWER)
     if (isStopping()) void reply.header('connection', 'close')
-    done(isCrossSite(request, allowed) ? new InvalidOrigin() : undefined)
+    done(isCrossSite(request, allowed, site) ? new InvalidOrigin() : undefined)
   }
 }
 
-function sameOrigin (origin: string, request: FastifyRequest): boolean {
+/**
+ * Whether `origin` is the site the request was sent to. By host only: behind a TLS proxy
+ * the scheme we see (http) differs from the browser's (https). With `PUBLIC_URL`, a
+ * request to its host must come from exactly that origin, scheme and all: a page served
+ * over plain http on the same host (a network that rewrites http) is another site.
+ */
+function sameOrigin (origin: string, request: FastifyRequest, site: URL | undefined): boolean {
   let url: URL
   try {
     url = new URL(origin)
   } catch {
     return false // "null" (sandboxed frames, file: pages) and garbage
   }
-  // Host only: behind a TLS proxy the scheme we see (http) differs from the browser's (https).
-  return withoutDefaultPort(url.host) === withoutDefaultPort(request.host)
+  const host = withoutDefaultPort(request.host)
+  if (site !== undefined && host === withoutDefaultPort(site.host)) return url.origin === site.origin
+  return withoutDefaultPort(url.host) === host
 }
 
 function withoutDefaultPort (host: string): string {

@@ -5,10 +5,10 @@ import { answerError, installErrorHandling } from '../http/error-handler.js'
 import { installJsonBodyParser } from '../http/json-body.js'
 
 /** For every route: the error envelope, JSON bodies only, the headers of every answer, the cross-site refusal. */
-export const httpConventions = fp<{ allowedOrigins: readonly string[] }>(async (app, { allowedOrigins }) => {
+export const httpConventions = fp<{ allowedOrigins: readonly string[], publicUrl: string | undefined }>(async (app, { allowedOrigins, publicUrl }) => {
   installErrorHandling(app)
   installJsonBodyParser(app)
-  app.addHook('onRequest', entryHook(allowedOrigins, () => app.addons.stopping))
+  app.addHook('onRequest', entryHook(allowedOrigins, () => app.addons.stopping, publicUrl))
 }, { name: 'shoutbox-http', dependencies: ['shoutbox-addons'] })
 
 /**
@@ -17,8 +17,8 @@ export const httpConventions = fp<{ allowedOrigins: readonly string[] }>(async (
  * Here it gets what every request gets first (the entry hook: headers, the cross-site
  * refusal), then the error handler's envelope.
  */
-export function routerErrors (allowedOrigins: readonly string[], isStopping: () => boolean) {
-  const onEntry = entryHook(allowedOrigins, isStopping)
+export function routerErrors (allowedOrigins: readonly string[], isStopping: () => boolean, publicUrl?: string) {
+  const onEntry = entryHook(allowedOrigins, isStopping, publicUrl)
   return function onRouterError (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
     onEntry(request, reply, refusal => answerError(refusal ?? error, request, reply))
   }

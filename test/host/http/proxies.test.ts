@@ -1,4 +1,6 @@
+import fs from 'node:fs/promises'
 import t from 'tap'
+import { loadConfig } from '../../../src/host/config.js'
 import { ADMIN, build, setUp } from '../../helpers/app.js'
 
 t.test('TRUST_PROXY as a list: forwarded headers are believed only from those peers', async t => {
@@ -61,4 +63,38 @@ t.test('the hop-count form still works', async t => {
     method: 'POST', url: '/api/auth/login', remoteAddress: '192.0.2.1', headers: { 'x-forwarded-proto': 'https' }, payload: { username: 'admin', password: ADMIN.password }
   })
   t.equal(response.cookies.find(c => c.name === 'shoutbox_session')!.secure, true)
+})
+
+/** The environment of each `npm start` line of the README's "Several processes" example. */
+async function readmeExample (): Promise<NodeJS.ProcessEnv[]> {
+  const readme = await fs.readFile(new URL('../../../README.md', import.meta.url), 'utf8')
+  const block = /<!-- several-processes:start -->\n```sh\n([\s\S]*?)```\n<!-- several-processes:end -->/.exec(readme)![1]!
+  const assignments = (line: string) => Object.fromEntries([...line.matchAll(/(\w+)=(\S+)/g)].map(m => [m[1]!, m[2]!]))
+  const exported = block.split('\n').filter(line => line.startsWith('export ')).map(assignments)
+  return block.split('\n').filter(line => line.includes('npm start')).map(line => Object.assign({}, ...exported, assignments(line)))
+}
+
+t.test('the README\'s several-processes example, copied as it is: a client that reaches the port cannot pose as others', async t => {
+  const processes = await readmeExample()
+  t.ok(processes.length >= 2, `${processes.length} processes`)
+  for (const env of processes) {
+    const config = loadConfig([], env)
+    t.equal(config.host, '127.0.0.1', `PORT=${env.PORT}: only the machine's own proxy can reach it`)
+    t.notOk(typeof config.trustProxy === 'number', 'forwarded headers believed from named proxies, not from whoever is a hop away')
+  }
+  // Should the port be reachable all the same (HOST changed, a container's port
+  // published): the attacker's sign-ups, each claiming another address.
+  const { trustProxy, publicUrl } = loadConfig([], processes[0]!)
+  const app = await build(t, { config: { trustProxy, publicUrl } })
+  const admin = await setUp(app)
+  t.equal((await app.inject({ method: 'PUT', url: '/api/panel/settings', headers: { cookie: admin }, payload: { signUp: true } })).statusCode, 200)
+  const statuses: number[] = []
+  for (let n = 1; n <= 8; n++) {
+    const answer = await app.inject({
+      method: 'POST', url: '/api/auth/signup', remoteAddress: '203.0.113.9', headers: { 'x-forwarded-for': `198.51.100.${n}` },
+      payload: { username: `farm${n}`, email: `farm${n}@example.org`, password: 'a long password' }
+    })
+    statuses.push(answer.statusCode)
+  }
+  t.same(statuses, [200, 200, 200, 200, 200, 429, 429, 429], 'five sign-ups an hour for the one client, whatever it writes')
 })

@@ -42,6 +42,16 @@ t.test('PUBLIC_URL over https: a Secure __Host- session cookie, and the origin a
     t.same((await post('https://evil.example')).json(), { result: 'error', error: 'INVALID_ORIGIN' })
     t.same((await post('http://shouts.example.org')).json(), { result: 'error', error: 'INVALID_ORIGIN' }, 'the scheme is part of it')
   })
+
+  t.test('the proxy keeps Host (nginx\'s proxy_set_header Host $host): a page of the same host over plain http is another site', async t => {
+    const session = await login(app, ADMIN.username, ADMIN.password)
+    const post = (origin: string) => app.inject({
+      method: 'POST', url: '/api/auth/logout', headers: { host: 'shouts.example.org', origin, cookie: session }
+    })
+    t.same((await post('http://shouts.example.org')).json(), { result: 'error', error: 'INVALID_ORIGIN' }, 'http, the same host')
+    t.same((await post('https://shouts.example.org:8443')).json(), { result: 'error', error: 'INVALID_ORIGIN' }, 'https, another port')
+    t.equal((await post('https://shouts.example.org')).statusCode, 200, 'the public origin itself')
+  })
 })
 
 t.test('PUBLIC_URL over plain http: the usual name, Secure only over https', async t => {
