@@ -10,6 +10,6 @@ export async function eventually<T> (read: () => T | Promise<T>, accept: (value:
     const value = await read()
     if (accept(value)) return { value, ms: Date.now() - start }
     if (Date.now() - start > withinMs) return { value, ms: Infinity }
-    await new Promise(resolve => setTimeout(resolve, everyMs))
+    await new Promise(resolve => setTimeout(resolve, everyMs)) // between the tries
   }
 }

@@ -5,6 +5,7 @@ export function rawRequest (port: number, bytes: Buffer | string, timeoutMs = 50
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1')
     let received = ''
+    // A limit on the wait, not a wait: the server's close ends it at once.
     const timer = setTimeout(() => {
       socket.destroy()
       reject(new Error(`no answer within ${timeoutMs} ms; got ${JSON.stringify(received)}`))

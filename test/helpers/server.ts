@@ -144,7 +144,7 @@ export async function waitUntilReady (server: RunningServer, timeoutMs = 60_000)
     } catch {
       // not listening yet
     }
-    await new Promise(resolve => setTimeout(resolve, 100))
+    await new Promise(resolve => setTimeout(resolve, 100)) // between the tries of this bounded retry
   }
   throw new Error(`the server did not answer within ${timeoutMs} ms: ${server.stderr()}`)
 }

@@ -58,6 +58,7 @@ export function connectSse (url: string, headers: Record<string, string> = {}): 
           return true
         }
         const wake = (): void => { check() }
+        // A limit on the wait, not a wait: the event wakes it at once.
         const timer = setTimeout(() => {
           waiters.delete(wake)
           reject(new Error(`no matching event within ${timeoutMs} ms; got ${JSON.stringify(events)}`))

@@ -33,7 +33,7 @@ function openStream (url: string, localAddress = '127.0.0.1'): Promise<Opened> {
 async function until (condition: () => boolean, what: string): Promise<void> {
   for (let waited = 0; !condition(); waited += 10) {
     if (waited > 5000) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 10))
+    await new Promise(resolve => setTimeout(resolve, 10)) // between the tries
   }
 }
 

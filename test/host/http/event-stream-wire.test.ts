@@ -32,7 +32,7 @@ function raw (t: Tap, port: number, request: string): Raw {
     async until (what, label) {
       for (let waited = 0; typeof what === 'string' ? !text.includes(what) : !what.test(text); waited += 10) {
         if (waited > 5000) throw new Error(`timed out waiting for ${label}; read: ${JSON.stringify(text)}`)
-        await new Promise(resolve => setTimeout(resolve, 10))
+        await new Promise(resolve => setTimeout(resolve, 10)) // between the tries
       }
       return text
     }
