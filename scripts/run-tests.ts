@@ -1,12 +1,12 @@
 /**
- * `npm test`: the build, then the test files (with the type-check and the lint beside
- * them) on the embedded database and — when TEST_DATABASE_URL is set — once more on that
+ * `npm test`: the checks (type-check, lint and build, side by side), then the test files
+ * on the embedded database and — when TEST_DATABASE_URL is set — once more on that
  * PostgreSQL, for the files that use a database (the others ran already). The long files
  * run in processes of their own, the short ones several to a process
  * (scripts/test-batch.ts); one process a core, the longest first. It prints the time of
  * each phase, the ten slowest files and, last, one line: `N passed, N failed`.
  *
- *   npm test -- test/shoutbox/pins.test.ts   the build, that file (or folder) on each database, the checks
+ *   npm test -- test/shoutbox/pins.test.ts   the checks, then that file (or folder) on each database
  *   npm run test:timing                      the same, listing every file's time, slowest first
  *
  * Every file's time is also written to `.tap/test-times.tsv` (phase, file, seconds).
@@ -266,24 +266,20 @@ const started = Date.now()
 process.stdout.write(`# Node ${process.version}\n`)
 
 // dist/, as `npm run build` makes it (the compiled host the tests start as `npm start`
-// does, and the browser code the pages use), and the embedded database's image: before
-// the tests. The type-check and the lint need nothing of the tests, nor the tests of
-// them: they run beside the first test processes (the tests leave a core idle a third of
-// the time, waiting on servers and browsers), and are waited for before the summary.
+// does, and the browser code the pages use), beside the embedded database's image; the
+// type-check and the lint beside them (one core's work each). Not beside the tests: the
+// longest test files start first, and slowing them makes the whole run longer.
 const buildOnly = process.env.SHOUTBOX_TEST_CHECKS === 'build'
-await phase('build', async () => {
+await phase(buildOnly ? 'build' : 'checks (type-check, lint, build)', async () => {
   await Promise.all([
+    ...(buildOnly
+      ? []
+      : [check('type-check (tsc)', process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']),
+          check('lint (eslint)', bin('eslint'), ['.'])]),
     check('build (npm run build)', process.execPath, ['--import', 'tsx', path.join(root, 'scripts/build.ts')]),
     ensureImage()
   ])
 })
-const checksStarted = Date.now()
-const checks = buildOnly
-  ? Promise.resolve()
-  : Promise.all([
-    check('type-check (tsc)', process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json']),
-    check('lint (eslint)', bin('eslint'), ['.'])
-  ]).then(() => { phases.push({ label: 'type-check and lint (beside the tests)', seconds: seconds(checksStarted) }) })
 
 // Files as given, or the test files under a folder given.
 const files = fileArgs.length === 0
@@ -309,8 +305,6 @@ for (const [label, env, runList] of runs) {
     failed += result.failed
   })
 }
-
-await checks
 
 // This run's times replace the earlier ones of the same files; the others are kept.
 const timesFile = path.join(root, '.tap/test-times.tsv')
