@@ -14,11 +14,12 @@ t.test('with 1,000,000 shouts, the list, an archive page deep in the history and
   const app = await build(t)
   await setUp(app)
   // Words as a board has them: a few common, most rare (a power law over 1,000 words), and
-  // the shout's number, which only it holds.
+  // the shout's number, which only it holds. Three words a shout: the search index is built
+  // in half the time six took, and the plans are the same.
   await fillInBulk(app.db, 'shoutbox_shouts', async trx => {
     await trx.raw(`insert into shoutbox_shouts (message, username, date)
-      select 'Shout number ' || n || ' about w' || floor(1000 * power(((n::bigint * 7919) % 10007) / 10007.0, 3))::int
-          || ' and w' || floor(1000 * power(((n::bigint * 104729) % 9973) / 9973.0, 3))::int, 'admin', 1700000000000 + n
+      select n || ' w' || floor(1000 * power(((n::bigint * 7919) % 10007) / 10007.0, 3))::int
+          || ' w' || floor(1000 * power(((n::bigint * 104729) % 9973) / 9973.0, 3))::int, 'admin', 1700000000000 + n
       from generate_series(1, 1000000) as n`)
   })
   const archive = (query: ArchiveQuery) => shoutsRepository(app.db).archive(query)
@@ -33,7 +34,7 @@ t.test('with 1,000,000 shouts, the list, an archive page deep in the history and
     t.notMatch(text, /Sort|Seq Scan/, 'no sort, no sequential scan')
     const shouts = await shoutsRepository(app.db).list(50)
     t.equal(shouts.length, 50)
-    t.match(shouts[0]!.message, /^Shout number 1000000 /, 'the newest first')
+    t.match(shouts[0]!.message, /^1000000 /, 'the newest first')
   })
 
   t.test('a page a million shouts back walks the primary key backwards from `before`', async t => {
