@@ -67,6 +67,8 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await page.getByLabel('Search shouts').fill('meet-up')
     await page.getByRole('button', { name: 'Search' }).click()
     await page.getByRole('heading', { name: 'Shouts with “meet-up”' }).waitFor()
+    // The heading comes with the page, the results with the archive's answer a moment later.
+    await items.first().getByText(text(24)).waitFor()
     t.same(await items.locator('.text').allInnerTexts(), [24, 18, 12, 6].map(text))
     t.equal(await page.getByLabel('Search shouts').inputValue(), 'meet-up', 'the box keeps the words')
     await shoot(page, 'archive-search-desktop')
@@ -79,6 +81,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await shoot(page, 'permalink-desktop')
     await page.goBack()
     await page.getByRole('heading', { name: 'Shouts with “meet-up”' }).waitFor()
+    await items.first().getByText(text(24)).waitFor()
     t.equal(await items.count(), 4, 'back on the search results')
     await items.first().getByRole('link').click()
     await page.getByRole('link', { name: 'All shouts' }).click()
