@@ -10,6 +10,7 @@ import { checkRoutes, loadAddons, loadHostCode, type AddonSource } from './addon
 import { openDatabase, type Database } from './database/connect.js'
 import { BODY_LIMIT, MAX_PARAM_LENGTH } from './http/endpoint-route.js'
 import { DrainingServer } from './http/draining-server.js'
+import { ConditionLog } from './http/error-handler.js'
 import { answerClientError, refusedWithoutHost } from './http/early-answers.js'
 import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
@@ -107,6 +108,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   checkRoutes(host, found)
 
   const allowedOrigins = config.publicUrl === undefined ? config.allowedOrigins : [...config.allowedOrigins, config.publicUrl]
+  // One record of the 503s this app answered, for its error handler and the router's refusals alike.
+  const conditions = new ConditionLog()
   // Requests reach this listener only after listen(), by when the answer cache (and app.addons) exist.
   const app: FastifyInstance = Fastify({
     serverFactory: handler => createServer(options.serverTimeouts ?? SERVER_TIMEOUTS, (request, response) => {
@@ -123,7 +126,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     return503OnClosing: false,
     forceCloseConnections: false,
     clientErrorHandler: answerClientError,
-    frameworkErrors: routerErrors(allowedOrigins, () => app.addons.stopping, config.publicUrl),
+    frameworkErrors: routerErrors(allowedOrigins, () => app.addons.stopping, config.publicUrl, conditions),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     ajv: { customOptions: { coerceTypes: false } }
   })
@@ -153,7 +156,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
     await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams } })
     await app.register(cookie)
-    await app.register(httpConventions, { allowedOrigins, publicUrl: config.publicUrl })
+    await app.register(httpConventions, { allowedOrigins, publicUrl: config.publicUrl, conditions })
     // Before any endpoint: the document is made from the routes as they are registered.
     await app.register(openApiPlugin, { version: VERSION })
     // Phase two: the host's endpoints, then each enabled addon in its own encapsulated context.

@@ -110,7 +110,7 @@ function causeOf (error: unknown): string {
  * Answers `error` in the envelope; the error handler, and the router's refusals that
  * bypass it. Unexpected errors are logged in full; 503s through `conditions`.
  */
-export function answerError (error: unknown, request: FastifyRequest, reply: FastifyReply, conditions?: ConditionLog): void {
+export function answerError (error: unknown, request: FastifyRequest, reply: FastifyReply, conditions: ConditionLog): void {
   if (clientWentAway(error, request)) {
     request.log.info('the client closed the connection before its request was read')
     void reply.code(400).send(badBody('the connection was closed before the body was read').body)
@@ -118,12 +118,11 @@ export function answerError (error: unknown, request: FastifyRequest, reply: Fas
   }
   const result = toErrorAnswer(error)
   if (result.unexpected) request.log.error({ err: error }, 'unexpected error')
-  else if (result.status >= 500) (conditions ?? new ConditionLog()).note(request, result, error)
+  else if (result.status >= 500) conditions.note(request, result, error)
   void reply.code(result.status).headers(result.headers).send(result.body)
 }
 
-export function installErrorHandling (app: FastifyInstance): void {
-  const conditions = new ConditionLog()
+export function installErrorHandling (app: FastifyInstance, conditions: ConditionLog): void {
   app.setErrorHandler((error, request, reply) => answerError(error, request, reply, conditions))
   app.setNotFoundHandler((_request, reply) => {
     void reply.code(404).send({ result: 'error', error: 'NOT_FOUND' })
