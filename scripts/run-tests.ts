@@ -228,7 +228,9 @@ const BATCH_SECONDS = 30
  */
 async function runFiles (label: string, env: NodeJS.ProcessEnv, files: readonly string[], jobs: number): Promise<{ passed: number, failed: number }> {
   const known = lastTimes()
-  const estimate = (file: string): number => known.get(file) ?? guessSeconds(file)
+  // Each file's estimate once: a guess reads the file.
+  const estimates = new Map(files.map(file => [file, known.get(file) ?? guessSeconds(file)]))
+  const estimate = (file: string): number => estimates.get(file)!
   const batches: Array<{ files: string[], seconds: number }> = []
   for (const file of [...files].sort((a, b) => estimate(b) - estimate(a))) {
     const seconds = estimate(file)
