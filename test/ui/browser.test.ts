@@ -6,6 +6,7 @@
 import t from 'tap'
 import { NO_BROWSER, launchBrowser } from '../helpers/browser.js'
 import { story as archiveAndPins } from './stories/archive-and-pins.js'
+import { story as liveWidget } from './stories/live-widget.js'
 import { story as members } from './stories/members.js'
 import { story as moderation } from './stories/moderation.js'
 import { story as overviewAndDocs } from './stories/overview-and-docs.js'
@@ -15,6 +16,7 @@ const stories = [
   ['the panel and the theme, in a real browser', panelAndTheme],
   ['the archive, permalinks and pinned shouts, in a real browser', archiveAndPins],
   ['members on the home page, in a real browser', members],
+  ['the widget lives on the stream: every kind of event, no list request, one load per reset', liveWidget],
   ['moderation, in a real browser', moderation],
   ['/docs/api and the Overview page, in a real browser', overviewAndDocs]
 ] as const

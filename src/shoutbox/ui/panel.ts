@@ -1,9 +1,12 @@
 import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { barChart, field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
+import { LiveShouts } from './shared/live-shouts.js'
 import { shoutboxStrings } from './strings.js'
 
 const MANAGE = 'addon.shoutbox.manage.shoutbox'
+/** Shouts the Shouts page shows at first, and adds with each "Older shouts". */
+const PANEL_PAGE = 50
 
 interface Mute { userId: number, username: string, until: number | null, reason: string | null, by: string }
 
@@ -61,33 +64,37 @@ export default function register (panel: PanelHost): void {
       h('div', {}, post)) as HTMLFormElement
     const list = h('ul', { class: 'items' })
     const known = new KnownUsers()
-
-    const load = async (): Promise<void> => {
-      const answer = await panel.api('GET', '/api/shoutbox/list')
-      if (!answer.ok) {
-        result.error(say(answer))
-        return
-      }
-      const shouts = answer.body!.shouts as Shout[]
-      const pins = await panel.api('GET', '/api/shoutbox/pinned')
-      pinned = new Set(pins.ok ? (pins.body!.shouts as Shout[]).map(shout => shout.id) : [])
-      const draw = (): void => list.replaceChildren(...(shouts.length === 0 ? [h('li', {}, t('ui.shouts.empty'))] : shouts.map(item)))
-      draw()
-      if (await known.learn(shouts.map(shout => shout.message))) draw()
+    const olderButton = h('button', { type: 'button', class: 'secondary', hidden: true, onclick: () => void showOlder() }, t('history.older')) as HTMLButtonElement
+    const draw = (): void => {
+      if (!live.loaded) return
+      const pinned = new Set(live.pinned.map(shout => shout.id))
+      list.replaceChildren(...(live.shouts.length === 0 ? [h('li', {}, t('ui.shouts.empty'))] : live.shouts.map(shout => item(shout, pinned.has(shout.id)))))
+      olderButton.hidden = live.older === null
     }
-    let pinned = new Set<number>()
-    const togglePin = async (shout: Shout): Promise<void> => {
-      const pin = !pinned.has(shout.id)
+    // Every shout, 50 at a time, newest first; kept current by the stream, so a post, edit,
+    // pin or deletion by anyone (another admin, another process) shows without a reload.
+    const live = new LiveShouts({
+      show: async () => PANEL_PAGE,
+      trim: false,
+      changed: fresh => {
+        draw()
+        void known.learn(fresh.map(shout => shout.message)).then(found => { if (found) draw() })
+      }
+    })
+    const showOlder = async (): Promise<void> => {
+      olderButton.disabled = true
+      await live.more()
+      olderButton.disabled = false
+    }
+    const togglePin = async (shout: Shout, pin: boolean): Promise<void> => {
       const answer = await panel.api('PUT', `/panel/api/shoutbox/${shout.id}/pin`, { pinned: pin })
       if (answer.ok) result.ok(t(pin ? 'ui.shouts.pinnedDone' : 'ui.shouts.unpinnedDone'))
       else result.error(say(answer))
-      await load()
     }
-    const item = (shout: Shout): HTMLElement => {
+    const item = (shout: Shout, isPinned: boolean): HTMLElement => {
       const actions = h('div', { class: 'row' })
-      const isPinned = pinned.has(shout.id)
       const pinButton = (): HTMLElement => h('button', {
-        type: 'button', class: 'secondary', 'aria-label': `${t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin')}: ${shout.message.slice(0, 40)}`, onclick: () => void togglePin(shout)
+        type: 'button', class: 'secondary', 'aria-label': `${t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin')}: ${shout.message.slice(0, 40)}`, onclick: () => void togglePin(shout, !isPinned)
       }, t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin'))
       const ask = (): void => {
         actions.replaceChildren(
@@ -101,9 +108,12 @@ export default function register (panel: PanelHost): void {
       }
       const remove = async (): Promise<void> => {
         const answer = await panel.api('DELETE', `/panel/api/shoutbox/${shout.id}`)
-        if (answer.ok || answer.status === 404) result.ok(t('ui.shouts.deleted'))
-        else result.error(say(answer))
-        await load()
+        if (answer.ok || answer.status === 404) {
+          live.remove(shout.id)
+          result.ok(t('ui.shouts.deleted'))
+        } else {
+          result.error(say(answer))
+        }
       }
       reset()
       return h('li', {},
@@ -123,20 +133,15 @@ export default function register (panel: PanelHost): void {
       message.value = ''
       count()
       result.ok(t('ui.shouts.posted'))
-      await load()
     })
 
-    root.replaceChildren(h('h1', {}, t('ui.shouts.title')), form, h('div', { class: 'card' }, list))
+    root.replaceChildren(h('h1', {}, t('ui.shouts.title')), form, h('div', { class: 'card' }, list, olderButton))
     void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
       if (answer.ok) maxLength = answer.body!.maxMessageLength as number
       count()
     })
-    void load()
-    // Shouts posted or deleted elsewhere (another admin, another process) appear by themselves.
-    const stream = new EventSource('/api/shoutbox/stream')
-    const refresh = (): void => { void load() }
-    for (const event of ['shout-created', 'shout-edited', 'shout-deleted', 'shout-pinned', 'shout-unpinned']) stream.addEventListener(event, refresh)
-    return () => stream.close()
+    live.start()
+    return () => live.stop()
   }
 
   /** Who is muted, until when, why and by whom; each with a Lift button. Expired mutes are over and not shown. */

@@ -2,15 +2,17 @@ import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { isBlankText } from '../../sdk/text.js'
 import { h, relativeTime } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
+import { LiveShouts } from './shared/live-shouts.js'
 import { ownTag, pageLocale, permalinkOf, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
  * The theme widget. A theme embeds it with one tag:
  *   <script type="module" src="/addons/shoutbox/ui/widget.js" data-shoutbox></script>
- * It shows the pinned shouts, then the latest, where the tag is and keeps them current:
- * live through the event stream, or by revalidating (ETag) every 15 s when the stream is
- * down. Each shout links to its permalink page, and the widget to the archive.
+ * It shows the pinned shouts, then the newest `maxShouts` (50 when unset), where the tag
+ * is, and keeps them current by applying the event stream's events (shared/live-shouts.ts):
+ * after the first load, a post elsewhere costs it one frame, not a request. Each shout
+ * links to its permalink page, and the widget to the archive.
  * Members who may post get a composer, and edit and delete buttons on their own shouts;
  * visitors get a way to sign in (and to sign up, when the site allows it). A muted member
  * is told so, and until when, in place of the composer. Moderators (MANAGE_SHOUTBOX with
@@ -30,7 +32,9 @@ const locale = pageLocale()
 const t = shoutboxStrings(locale)
 
 interface Me { readonly username: string, readonly permissions: readonly string[] }
-interface Rules { maxMessageLength: number, editWindowSeconds: number }
+interface Rules { maxShouts: number | null, maxMessageLength: number, editWindowSeconds: number }
+/** How many shouts the widget shows when `maxShouts` is unset (all): the seed's list would be every shout ever posted. */
+const SHOW_WHEN_UNSET = 50
 interface OwnMute { readonly until: number | null, readonly reason: string | null }
 interface Answer { readonly ok: boolean, readonly status: number, readonly body: Record<string, unknown> | undefined, readonly retryAfter: string | null }
 
@@ -84,7 +88,10 @@ let me: Me | null = null
 let signUpOpen = false
 let myMute: OwnMute | null = null
 let muteEnds: ReturnType<typeof setTimeout> | undefined
-let rules: Rules = { maxMessageLength: 500, editWindowSeconds: 300 }
+let rules: Rules = { maxShouts: null, maxMessageLength: 500, editWindowSeconds: 300 }
+let rulesRead: () => void
+/** Settled once the posting rules were asked for (they say how many shouts to show). */
+const rulesAsked = new Promise<void>(resolve => { rulesRead = resolve })
 const mayPost = (): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(POST_NODE))
 const holds = (node: string): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(node))
 const isModerator = (): boolean => holds(MANAGE_NODE) && holds(PANEL_NODE)
@@ -164,11 +171,8 @@ function composer (): HTMLElement {
       if (answer.ok) {
         area.value = ''
         left.update()
-        const shout = answer.body!.shout as Shout
-        if (!shouts.some(s => s.id === shout.id)) shouts = [shout, ...shouts]
-        render()
+        live.put(answer.body!.shout as Shout)
         announce(t('widget.posted'))
-        void load()
       } else if (answer.body?.error === 'MUTED') {
         learnMute(answer)
       } else {
@@ -235,6 +239,7 @@ async function refreshSession (): Promise<void> {
   myMute = me !== null && posting.ok ? posting.body!.mute as OwnMute | null : null
   signUpOpen = signUp.ok && signUp.body!.signUp === true
   if (limits.ok) rules = limits.body as unknown as Rules
+  rulesRead()
   drawYou()
   render()
   // Just signed in here: straight to writing.
@@ -263,8 +268,6 @@ interface Item {
   mode: 'none' | 'own' | 'editable' | 'moderated' | 'editing' | 'confirming' | 'muting'
 }
 
-let shouts: Shout[] = []
-let pinned: Shout[] = []
 const items = new Map<number, Item>()
 const known = new KnownUsers()
 let namesKnown = 0
@@ -303,6 +306,7 @@ function newItem (shout: Shout): Item {
 }
 
 function render (): void {
+  const { shouts, pinned } = live
   pinnedBox.hidden = pinned.length === 0
   pinnedList.replaceChildren(...pinned.map(shout => shoutItem(shout, locale, known.isUser)))
   const wanted: HTMLElement[] = []
@@ -330,7 +334,8 @@ function render (): void {
       items.delete(id)
     }
   }
-  if (wanted.length === 0 && pinned.length === 0) wanted.push(empty)
+  // "No shouts yet" once it is known, not while the first load is on its way.
+  if (wanted.length === 0 && pinned.length === 0 && live.loaded) wanted.push(empty)
   else empty.remove()
   // Only what moved is moved: a focused button or an open edit stays where it is.
   wanted.forEach((li, index) => {
@@ -374,7 +379,7 @@ function startEdit (item: Item): void {
       save.disabled = false
       if (answer.ok) {
         const shout = answer.body!.shout as Shout
-        shouts = shouts.map(s => s.id === shout.id ? shout : s)
+        live.put(shout)
         item.shout = shout
         announce(t('widget.edited'))
         finish()
@@ -407,11 +412,9 @@ function confirmDelete (item: Item): void {
     // tells "own" by username; the server by account, and old shouts have none).
     const answer = await call('DELETE', isModerator() ? `/api/panel/shoutbox/${item.shout.id}` : `/api/shoutbox/${item.shout.id}`)
     if (answer.ok || answer.status === 404) {
-      shouts = shouts.filter(s => s.id !== item.shout.id)
-      render()
+      live.remove(item.shout.id)
       announce(t(moderated ? 'widget.removed' : 'widget.deleted'))
       composerArea?.focus()
-      void load()
     } else {
       problem.textContent = errorText(answer)
     }
@@ -479,88 +482,24 @@ function startMute (item: Item): void {
   form.querySelector<HTMLInputElement>('input[type="radio"]')?.focus()
 }
 
-let loading: Promise<void> | undefined
-let again = false
-/** Reads the list; a change heard while reading reads it once more afterwards. */
-function load (): Promise<void> {
-  if (loading !== undefined) {
-    again = true
-    return loading
+const live = new LiveShouts({
+  show: async () => {
+    await rulesAsked
+    return rules.maxShouts ?? SHOW_WHEN_UNSET
+  },
+  trim: true,
+  changed: fresh => {
+    render()
+    if (live.loaded) log.removeAttribute('aria-busy')
+    void known.learn(fresh.map(shout => shout.message)).then(found => {
+      if (!found) return
+      namesKnown++
+      render()
+    })
   }
-  loading = (async () => {
-    do {
-      again = false
-      try {
-        // `no-cache`: the browser revalidates with If-None-Match; an unchanged list costs a 304.
-        const response = await fetch('/api/shoutbox/list', { cache: 'no-cache' })
-        if (response.ok) {
-          shouts = (await response.json() as { shouts: Shout[] }).shouts
-          render()
-          log.removeAttribute('aria-busy')
-          if (await known.learn(shouts.map(s => s.message))) {
-            namesKnown++
-            render()
-          }
-        }
-      } catch {
-        // Offline for a moment: the next refresh tries again.
-      }
-    } while (again)
-  })().finally(() => { loading = undefined })
-  return loading
-}
-let loadingPinned: Promise<void> | undefined
-let pinnedAgain = false
-/** Reads the pinned shouts (an unchanged answer costs a 304); a change heard while reading reads them once more afterwards. */
-function loadPinned (): Promise<void> {
-  if (loadingPinned !== undefined) {
-    pinnedAgain = true
-    return loadingPinned
-  }
-  loadingPinned = (async () => {
-    do {
-      pinnedAgain = false
-      try {
-        const response = await fetch('/api/shoutbox/pinned', { cache: 'no-cache' })
-        if (response.ok) {
-          pinned = (await response.json() as { shouts: Shout[] }).shouts
-          render()
-          if (await known.learn(pinned.map(s => s.message))) {
-            namesKnown++
-            render()
-          }
-        }
-      } catch {
-        // Offline for a moment: the next refresh tries again.
-      }
-    } while (pinnedAgain)
-  })().finally(() => { loadingPinned = undefined })
-  return loadingPinned
-}
+})
 
-const loadAll = (): void => {
-  void load()
-  void loadPinned()
-}
-
-let polling: ReturnType<typeof setInterval> | undefined
-const poll = (): void => { polling ??= setInterval(loadAll, 15_000) }
-if ('EventSource' in window) {
-  const stream = new EventSource('/api/shoutbox/stream')
-  stream.addEventListener('shout-created', () => void load())
-  // A deleted or edited shout may be a pinned one; after a reset, all of it is out of date.
-  for (const event of ['shout-edited', 'shout-deleted', 'reset']) stream.addEventListener(event, loadAll)
-  for (const event of ['shout-pinned', 'shout-unpinned']) stream.addEventListener(event, () => void loadPinned())
-  stream.addEventListener('open', () => {
-    if (polling !== undefined) clearInterval(polling)
-    polling = undefined
-    loadAll()
-  })
-  stream.addEventListener('error', poll)
-} else {
-  poll()
-}
 setInterval(render, 15_000) // keeps "2 minutes ago" true, and takes Edit away when the window closes
 drawYou()
 void refreshSession()
-loadAll()
+live.start()

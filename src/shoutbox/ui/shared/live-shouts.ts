@@ -1,0 +1,219 @@
+import type { Shout } from '../../schemas.js'
+
+/**
+ * The newest shouts and the pinned ones, kept current by the event stream: a page (the
+ * widget, the panel's Shouts page) loads them once, then applies each event to what it
+ * holds. It reads them again only when the stream says it must — `ready` (a stream that
+ * starts afresh), `reset` (a reconnect too far behind to be replayed) — or, with no
+ * stream to be had, every 15 s. The load is bounded: the newest `show()` shouts, from
+ * the archive a page at a time; never the list endpoint, which holds every shout when
+ * `maxShouts` is unset.
+ */
+export interface LiveShoutsOptions {
+  /** How many of the newest shouts to load (and, with `trim`, to keep as new ones arrive). */
+  readonly show: () => Promise<number>
+  /** Keep only the newest `show()` as new shouts arrive (the widget); the panel keeps all it was shown. */
+  readonly trim: boolean
+  /**
+   * Called after every change to `shouts` or `pinned`; `fresh` holds the shouts whose
+   * text the page has not seen before (to learn the @names they mention).
+   */
+  readonly changed: (fresh: readonly Shout[]) => void
+}
+
+/** The stream's events that change what a page shows; the rest (`ready`, `reset`) reload it. */
+const SHOUT_EVENTS = ['shout-created', 'shout-edited', 'shout-deleted', 'shout-pinned', 'shout-unpinned'] as const
+type ShoutEvent = (typeof SHOUT_EVENTS)[number]
+
+/** The archive's largest page. */
+const PAGE = 100
+/** How often the shouts are read when no stream can be had. */
+const POLL_MS = 15_000
+
+export class LiveShouts {
+  /** Newest first. */
+  shouts: Shout[] = []
+  /** Newest pin first. */
+  pinned: Shout[] = []
+  /** The `before` of the next older archive page, or null when there is none. */
+  older: number | null = null
+  /** True once the first load has ended. */
+  loaded = false
+
+  private limit = 0
+  /** Events heard while a load is under way, applied after it (the load may be older than they are). */
+  private heldBack: Array<[ShoutEvent, unknown]> | undefined
+  private loading: Promise<void> | undefined
+  private loadAgain = false
+  private stream: EventSource | undefined
+  private polling: ReturnType<typeof setInterval> | undefined
+
+  constructor (private readonly options: LiveShoutsOptions) {}
+
+  /** Opens the stream; the first load follows its `ready` (or, without a stream, starts now). */
+  start (): void {
+    if (!('EventSource' in window)) {
+      this.poll()
+      return
+    }
+    const stream = new EventSource('/api/shoutbox/stream')
+    this.stream = stream
+    for (const kind of SHOUT_EVENTS) {
+      stream.addEventListener(kind, event => this.hear(kind, (event as MessageEvent<string>).data))
+    }
+    // A stream that starts afresh, or one that could not be caught up: what is held is out of date.
+    for (const kind of ['ready', 'reset']) stream.addEventListener(kind, () => void this.reload())
+    stream.addEventListener('open', () => this.stopPolling())
+    // The browser reconnects by itself (and the server replays what was missed), unless it
+    // gave up — a refusal, such as too many streams from one client: then read by polling.
+    stream.addEventListener('error', () => {
+      if (stream.readyState === EventSource.CLOSED) this.poll()
+    })
+  }
+
+  stop (): void {
+    this.stream?.close()
+    this.stopPolling()
+  }
+
+  /** A shout this page posted or edited, from the server's answer (its stream event is then a repeat). */
+  put (shout: Shout): void {
+    this.apply('shout-edited', shout)
+    if (!this.shouts.some(s => s.id === shout.id)) this.apply('shout-created', shout)
+    this.options.changed([])
+  }
+
+  /** A shout this page deleted. */
+  remove (id: number): void {
+    this.apply('shout-deleted', { id })
+    this.options.changed([])
+  }
+
+  /** Reads the next older page of the archive (the panel's "Older shouts"); false when there is none. */
+  async more (): Promise<boolean> {
+    if (this.older === null) return false
+    const page = await archivePage(this.older, PAGE)
+    if (page === undefined) return true
+    const known = new Set(this.shouts.map(shout => shout.id))
+    const added = page.shouts.filter(shout => !known.has(shout.id))
+    this.shouts = [...this.shouts, ...added].sort((a, b) => b.id - a.id)
+    this.older = page.next
+    this.limit = Math.max(this.limit, this.shouts.length)
+    this.options.changed(added)
+    return this.older !== null
+  }
+
+  /** The newest shouts and the pins, read anew; a reload asked for meanwhile reads once more afterwards. */
+  reload (): Promise<void> {
+    if (this.loading !== undefined) {
+      this.loadAgain = true
+      return this.loading
+    }
+    this.loading = (async () => {
+      do {
+        this.loadAgain = false
+        this.heldBack = []
+        const read = await this.read()
+        const heard = this.heldBack
+        this.heldBack = undefined
+        if (read !== undefined) {
+          ;({ shouts: this.shouts, pinned: this.pinned, older: this.older } = read)
+          this.loaded = true
+        }
+        for (const [kind, data] of heard) this.apply(kind, data)
+        if (read !== undefined || heard.length > 0) this.options.changed([...this.shouts, ...this.pinned])
+      } while (this.loadAgain)
+    })().finally(() => { this.loading = undefined })
+    return this.loading
+  }
+
+  /** The newest `show()` shouts, a page at a time, and the pinned ones; undefined when the server could not be read. */
+  private async read (): Promise<{ shouts: Shout[], pinned: Shout[], older: number | null } | undefined> {
+    this.limit = Math.max(await this.options.show(), this.options.trim ? 0 : this.limit)
+    const pins = fetchShouts('/api/shoutbox/pinned')
+    const shouts: Shout[] = []
+    let older: number | null = null
+    for (let before: number | undefined; shouts.length < this.limit;) {
+      const page = await archivePage(before, Math.min(PAGE, this.limit - shouts.length))
+      if (page === undefined) return undefined
+      shouts.push(...page.shouts)
+      older = page.next
+      if (page.next === null) break
+      before = page.next
+    }
+    const pinned = await pins
+    if (pinned === undefined) return undefined
+    return { shouts, pinned: pinned.shouts, older }
+  }
+
+  private hear (kind: ShoutEvent, raw: string): void {
+    let data: unknown
+    try {
+      data = JSON.parse(raw)
+    } catch {
+      return
+    }
+    if (this.heldBack !== undefined) {
+      this.heldBack.push([kind, data])
+      return
+    }
+    const fresh = this.apply(kind, data)
+    this.options.changed(fresh === undefined ? [] : [fresh])
+  }
+
+  /** Applies one event to what is held; returns the shout it brought, if any. Repeats change nothing. */
+  private apply (kind: ShoutEvent, data: unknown): Shout | undefined {
+    if (kind === 'shout-deleted') {
+      const { id } = data as { id: number }
+      this.shouts = this.shouts.filter(shout => shout.id !== id)
+      this.pinned = this.pinned.filter(shout => shout.id !== id)
+      return undefined
+    }
+    const shout = data as Shout
+    const replace = (list: Shout[]): Shout[] => list.map(s => s.id === shout.id ? shout : s)
+    switch (kind) {
+      case 'shout-created':
+        if (this.shouts.some(s => s.id === shout.id)) return undefined
+        this.shouts = [shout, ...this.shouts].sort((a, b) => b.id - a.id)
+        // A full list lets its oldest go; the archive still has it.
+        if (this.options.trim && this.shouts.length > this.limit) {
+          this.older = this.shouts[this.limit - 1]?.id ?? this.older
+          this.shouts = this.shouts.slice(0, this.limit)
+        }
+        return shout
+      case 'shout-edited':
+        this.shouts = replace(this.shouts)
+        this.pinned = replace(this.pinned)
+        return shout
+      case 'shout-pinned':
+        this.pinned = [shout, ...this.pinned.filter(s => s.id !== shout.id)]
+        return shout
+      case 'shout-unpinned':
+        this.pinned = this.pinned.filter(s => s.id !== shout.id)
+        return undefined
+    }
+  }
+
+  private poll (): void {
+    void this.reload()
+    this.polling ??= setInterval(() => void this.reload(), POLL_MS)
+  }
+
+  private stopPolling (): void {
+    if (this.polling !== undefined) clearInterval(this.polling)
+    this.polling = undefined
+  }
+}
+
+async function archivePage (before: number | undefined, limit: number): Promise<{ shouts: Shout[], next: number | null } | undefined> {
+  return await fetchShouts(`/api/shoutbox/archive?limit=${limit}${before === undefined ? '' : `&before=${before}`}`) as { shouts: Shout[], next: number | null } | undefined
+}
+
+async function fetchShouts (url: string): Promise<{ shouts: Shout[], next?: number | null } | undefined> {
+  try {
+    const response = await fetch(url, { credentials: 'same-origin' })
+    return response.ok ? await response.json() as { shouts: Shout[], next?: number | null } : undefined
+  } catch {
+    return undefined // offline for a moment: the stream's next reset, or the next poll, reads again
+  }
+}

@@ -1,0 +1,118 @@
+import type { Test } from 'tap'
+import type { Browser, Request } from 'playwright-core'
+import { ADMIN } from '../../helpers/app.js'
+import { ensurePages, watchPages } from '../../helpers/browser.js'
+import { eventually } from '../../helpers/eventually.js'
+import { freePort, http, serverStorage, startServer } from '../../helpers/server.js'
+import { TcpProxy } from '../../helpers/tcp-proxy.js'
+
+/**
+ * The widget lives on the stream, in a real browser: after its first load, every kind of
+ * change reaches it as an event and shows, and it asks the server for no shouts; a
+ * `reset` costs one load.
+ */
+export async function story (t: Test, browser: Browser): Promise<void> {
+  await ensurePages('addon/shoutbox/ui/widget.js')
+  const storage = await serverStorage(t)
+  const server = await startServer(t, { env: storage.env })
+  const admin = (await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).cookie!
+  t.equal((await http(server, 'PUT', '/api/panel/shoutbox/config', { body: { maxPinned: 20 }, cookie: admin })).status, 200)
+  const post = async (message: string): Promise<number> => {
+    const answer = await http(server, 'POST', '/api/shoutbox', { body: { message }, cookie: admin })
+    t.equal(answer.status, 200, `posted: ${message}`)
+    return (answer.body as { shout: { id: number } }).shout.id
+  }
+  for (let i = 1; i <= 3; i++) await post(`Before the page opened ${i}`)
+
+  // The site's address: a proxy to the host, so that a new host can take the address over.
+  const site = new TcpProxy({ host: '127.0.0.1', port: server.port }, await freePort())
+  await site.start()
+  t.teardown(() => site.cut())
+  const problems: string[] = []
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })
+  watchPages(context, problems, { expected: [401] })
+  // Every request the page sends for shouts (the stream itself aside), in order.
+  const asked: string[] = []
+  context.on('request', (request: Request) => {
+    const url = new URL(request.url())
+    if (url.pathname.startsWith('/api/shoutbox/') && url.pathname !== '/api/shoutbox/stream') asked.push(url.pathname + url.search)
+  })
+  const page = await context.newPage()
+  // A stream the restart below cuts is a failed request, and Chromium logs one console
+  // error for it: expected of a restart, once for each such stream, and of no other request.
+  const cutStreams: string[] = []
+  page.on('requestfailed', request => {
+    if (new URL(request.url()).pathname === '/api/shoutbox/stream') cutStreams.push(`console: Failed to load resource: ${request.failure()?.errorText ?? ''}`)
+  })
+  const widget = page.locator('.shoutbox-widget')
+  const latest = widget.locator('[role="log"] li')
+  const pinnedItems = widget.locator('.shoutbox-pinned li')
+
+  await page.goto(`http://127.0.0.1:${site.port}/`)
+  await latest.filter({ hasText: 'Before the page opened 3' }).waitFor()
+  const firstLoad = [...asked]
+  t.same(firstLoad.filter(path => !path.startsWith('/api/shoutbox/rules') && !path.startsWith('/api/shoutbox/me')).sort(),
+    ['/api/shoutbox/archive?limit=50', '/api/shoutbox/pinned'], 'the first load: one bounded archive page (maxShouts unset: 50) and the pins, once each')
+  const since = (): string[] => asked.slice(firstLoad.length)
+  const created: number[] = []
+
+  await t.test('20 new shouts from elsewhere: each shows, newest first, with no request', async t => {
+    for (let i = 1; i <= 20; i++) created.push(await post(`Live shout ${i}`))
+    await latest.first().filter({ hasText: 'Live shout 20' }).waitFor()
+    t.same((await latest.locator('.text').allInnerTexts()).slice(0, 20), Array.from({ length: 20 }, (_, i) => `Live shout ${20 - i}`))
+    t.same(since(), [])
+  })
+
+  await t.test('20 edits: each shout shows its new text', async t => {
+    for (const [i, id] of created.entries()) {
+      t.equal((await http(server, 'PUT', `/api/shoutbox/${id}`, { body: { message: `Edited shout ${i + 1}` }, cookie: admin })).status, 200)
+    }
+    await latest.filter({ hasText: 'Edited shout 20' }).waitFor()
+    t.equal(await latest.filter({ hasText: /Edited shout \d+/ }).count(), 20)
+    t.equal(await latest.filter({ hasText: /Live shout/ }).count(), 0)
+    t.same(since(), [])
+  })
+
+  await t.test('20 pins, then 20 unpins: the pinned box follows', async t => {
+    for (const id of created) t.equal((await http(server, 'PUT', `/api/panel/shoutbox/${id}/pin`, { body: { pinned: true }, cookie: admin })).status, 200)
+    await eventually(() => pinnedItems.count(), count => count === 20)
+    t.equal(await pinnedItems.count(), 20)
+    t.equal(await pinnedItems.first().locator('.text').innerText(), 'Edited shout 20', 'the newest pin first')
+    t.equal(await latest.filter({ hasText: /Edited shout/ }).count(), 0, 'a pinned shout is shown once, among the pinned')
+    for (const id of created) t.equal((await http(server, 'PUT', `/api/panel/shoutbox/${id}/pin`, { body: { pinned: false }, cookie: admin })).status, 200)
+    await widget.locator('.shoutbox-pinned').waitFor({ state: 'hidden' })
+    t.equal(await latest.filter({ hasText: /Edited shout/ }).count(), 20, 'back among the latest')
+    t.same(since(), [])
+  })
+
+  await t.test('20 deletions: each shout leaves', async t => {
+    for (const id of created) t.equal((await http(server, 'DELETE', `/api/panel/shoutbox/${id}`, { cookie: admin })).status, 200)
+    await eventually(() => latest.count(), count => count === 3)
+    t.same(await latest.locator('.text').allInnerTexts(), [3, 2, 1].map(i => `Before the page opened ${i}`))
+    t.same(since(), [], 'no list, archive or pinned request after the first load')
+  })
+
+  await t.test('a reconnect that cannot be replayed (reset): one load, and it shows what is current', async t => {
+    // The site is restored from nothing at the same address: the host stops (its streams
+    // end) and a new one starts on new storage. The browser reconnects with the last id it
+    // saw, which the new history never reached: the new process answers `reset`. The
+    // reconnect waits at the site's address until the new installation is set up.
+    const before = asked.length
+    site.hold()
+    server.child.kill('SIGTERM')
+    t.equal(await server.exited, 0)
+    const again = await startServer(t, { env: (await serverStorage(t)).env })
+    const newAdmin = (await http(again, 'POST', '/api/setup/finish', { body: ADMIN })).cookie!
+    t.equal((await http(again, 'POST', '/api/shoutbox', { body: { message: 'The first shout of the new installation' }, cookie: newAdmin })).status, 200)
+    site.release({ host: '127.0.0.1', port: again.port })
+    await latest.first().filter({ hasText: 'The first shout of the new installation' }).waitFor({ timeout: 30_000 })
+    t.same(await latest.locator('.text').allInnerTexts(), ['The first shout of the new installation'], 'nothing of the old installation is left')
+    t.same(asked.slice(before).sort(), ['/api/shoutbox/archive?limit=50', '/api/shoutbox/pinned'], 'one load: the archive\'s first page and the pins')
+  })
+
+  t.test('no console errors, no page errors (the restart\'s cut streams aside)', async t => {
+    t.ok(cutStreams.length <= 1, 'at most the one stream open at the restart was cut')
+    t.same(problems.filter(problem => !cutStreams.includes(problem)), [])
+  })
+  t.equal(asked.filter(path => path.startsWith('/api/shoutbox/list')).length, 0, 'the widget never reads the unbounded list')
+}
