@@ -105,6 +105,13 @@ export const ArchiveSchema = {
   })
 }
 
+export const LatestSchema = {
+  querystring: Type.Object({
+    /** How many of the newest; without it, `maxShouts` (50 when unset). */
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }))
+  })
+}
+
 export const PinSchema = {
   params: IdParamsSchema,
   body: Type.Object({ pinned: Type.Boolean() })

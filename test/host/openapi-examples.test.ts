@@ -87,6 +87,7 @@ t.test('every documented success answer: produced by the real app, valid against
     'host.UpdateSiteSettings': async () => settingsPut,
     'shoutbox.ListShouts': () => as(undefined)('GET', '/api/shoutbox/list'),
     'shoutbox.PostingRules': () => as(undefined)('GET', '/api/shoutbox/rules'),
+    'shoutbox.LatestShouts': () => as(undefined)('GET', '/api/shoutbox/latest'),
     'shoutbox.PostShout': async () => posted,
     'shoutbox.EditOwnShout': () => asAda('PUT', `/api/shoutbox/${editable}`, { message: 'Hello, board (edited)' }),
     'shoutbox.DeleteOwnShout': () => asAda('DELETE', `/api/shoutbox/${second}`),

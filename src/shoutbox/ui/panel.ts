@@ -74,8 +74,7 @@ export default function register (panel: PanelHost): void {
     // Every shout, 50 at a time, newest first; kept current by the stream, so a post, edit,
     // pin or deletion by anyone (another admin, another process) shows without a reload.
     const live = new LiveShouts({
-      show: async () => PANEL_PAGE,
-      trim: false,
+      pageSize: PANEL_PAGE,
       changed: fresh => {
         draw()
         void known.learn(fresh.map(shout => shout.message)).then(found => { if (found) draw() })

@@ -32,9 +32,7 @@ const locale = pageLocale()
 const t = shoutboxStrings(locale)
 
 interface Me { readonly username: string, readonly permissions: readonly string[] }
-interface Rules { maxShouts: number | null, maxMessageLength: number, editWindowSeconds: number }
-/** How many shouts the widget shows when `maxShouts` is unset (all): the seed's list would be every shout ever posted. */
-const SHOW_WHEN_UNSET = 50
+interface Rules { maxMessageLength: number, editWindowSeconds: number }
 interface OwnMute { readonly until: number | null, readonly reason: string | null }
 interface Answer { readonly ok: boolean, readonly status: number, readonly body: Record<string, unknown> | undefined, readonly retryAfter: string | null }
 
@@ -88,10 +86,7 @@ let me: Me | null = null
 let signUpOpen = false
 let myMute: OwnMute | null = null
 let muteEnds: ReturnType<typeof setTimeout> | undefined
-let rules: Rules = { maxShouts: null, maxMessageLength: 500, editWindowSeconds: 300 }
-let rulesRead: () => void
-/** Settled once the posting rules were asked for (they say how many shouts to show). */
-const rulesAsked = new Promise<void>(resolve => { rulesRead = resolve })
+let rules: Rules = { maxMessageLength: 500, editWindowSeconds: 300 }
 const mayPost = (): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(POST_NODE))
 const holds = (node: string): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(node))
 const isModerator = (): boolean => holds(MANAGE_NODE) && holds(PANEL_NODE)
@@ -239,7 +234,6 @@ async function refreshSession (): Promise<void> {
   myMute = me !== null && posting.ok ? posting.body!.mute as OwnMute | null : null
   signUpOpen = signUp.ok && signUp.body!.signUp === true
   if (limits.ok) rules = limits.body as unknown as Rules
-  rulesRead()
   drawYou()
   render()
   // Just signed in here: straight to writing.
@@ -483,11 +477,6 @@ function startMute (item: Item): void {
 }
 
 const live = new LiveShouts({
-  show: async () => {
-    await rulesAsked
-    return rules.maxShouts ?? SHOW_WHEN_UNSET
-  },
-  trim: true,
   changed: fresh => {
     render()
     if (live.loaded) log.removeAttribute('aria-busy')

@@ -5,15 +5,17 @@ import type { Shout } from '../../schemas.js'
  * widget, the panel's Shouts page) loads them once, then applies each event to what it
  * holds. It reads them again only when the stream says it must — `ready` (a stream that
  * starts afresh), `reset` (a reconnect too far behind to be replayed) — or, with no
- * stream to be had, every 15 s. The load is bounded: the newest `show()` shouts, from
- * the archive a page at a time; never the list endpoint, which holds every shout when
- * `maxShouts` is unset.
+ * stream to be had, every 15 s. A load is one request (`/api/shoutbox/latest`), bounded:
+ * the newest `maxShouts` (50 when unset) or `pageSize` of them, with the pins; never the
+ * list endpoint, which holds every shout when `maxShouts` is unset.
  */
 export interface LiveShoutsOptions {
-  /** How many of the newest shouts to load (and, with `trim`, to keep as new ones arrive). */
-  readonly show: () => Promise<number>
-  /** Keep only the newest `show()` as new shouts arrive (the widget); the panel keeps all it was shown. */
-  readonly trim: boolean
+  /**
+   * Shouts a page of them holds, and no trimming: the panel shows every shout, `pageSize`
+   * more with each `more()`. Without it (the widget): the newest `maxShouts`, the oldest
+   * let go as new ones arrive.
+   */
+  readonly pageSize?: number
   /**
    * Called after every change to `shouts` or `pinned`; `fresh` holds the shouts whose
    * text the page has not seen before (to learn the @names they mention).
@@ -25,8 +27,6 @@ export interface LiveShoutsOptions {
 const SHOUT_EVENTS = ['shout-created', 'shout-edited', 'shout-deleted', 'shout-pinned', 'shout-unpinned'] as const
 type ShoutEvent = (typeof SHOUT_EVENTS)[number]
 
-/** The archive's largest page. */
-const PAGE = 100
 /** How often the shouts are read when no stream can be had. */
 const POLL_MS = 15_000
 
@@ -40,6 +40,7 @@ export class LiveShouts {
   /** True once the first load has ended. */
   loaded = false
 
+  /** With trimming, how many shouts are kept at most (the load's answer says). */
   private limit = 0
   /** Events heard while a load is under way, applied after it (the load may be older than they are). */
   private heldBack: Array<[ShoutEvent, unknown]> | undefined
@@ -92,13 +93,12 @@ export class LiveShouts {
   /** Reads the next older page of the archive (the panel's "Older shouts"); false when there is none. */
   async more (): Promise<boolean> {
     if (this.older === null) return false
-    const page = await archivePage(this.older, PAGE)
+    const page = await fetchShouts(`/api/shoutbox/archive?limit=${this.options.pageSize ?? 100}&before=${this.older}`)
     if (page === undefined) return true
     const known = new Set(this.shouts.map(shout => shout.id))
     const added = page.shouts.filter(shout => !known.has(shout.id))
     this.shouts = [...this.shouts, ...added].sort((a, b) => b.id - a.id)
-    this.older = page.next
-    this.limit = Math.max(this.limit, this.shouts.length)
+    this.older = page.next ?? null
     this.options.changed(added)
     return this.older !== null
   }
@@ -127,23 +127,14 @@ export class LiveShouts {
     return this.loading
   }
 
-  /** The newest `show()` shouts, a page at a time, and the pinned ones; undefined when the server could not be read. */
+  /** The newest shouts and the pins, in one request (the panel: as many as it shows now); undefined when the server could not be read. */
   private async read (): Promise<{ shouts: Shout[], pinned: Shout[], older: number | null } | undefined> {
-    this.limit = Math.max(await this.options.show(), this.options.trim ? 0 : this.limit)
-    const pins = fetchShouts('/api/shoutbox/pinned')
-    const shouts: Shout[] = []
-    let older: number | null = null
-    for (let before: number | undefined; shouts.length < this.limit;) {
-      const page = await archivePage(before, Math.min(PAGE, this.limit - shouts.length))
-      if (page === undefined) return undefined
-      shouts.push(...page.shouts)
-      older = page.next
-      if (page.next === null) break
-      before = page.next
-    }
-    const pinned = await pins
-    if (pinned === undefined) return undefined
-    return { shouts, pinned: pinned.shouts, older }
+    const pageSize = this.options.pageSize
+    const limit = pageSize === undefined ? undefined : Math.min(Math.max(this.shouts.length, pageSize), 100)
+    const answer = await fetchShouts(`/api/shoutbox/latest${limit === undefined ? '' : `?limit=${limit}`}`) as { shouts: Shout[], pinned: Shout[], next: number | null, limit: number } | undefined
+    if (answer === undefined) return undefined
+    this.limit = answer.limit
+    return { shouts: answer.shouts, pinned: answer.pinned, older: answer.next }
   }
 
   private hear (kind: ShoutEvent, raw: string): void {
@@ -176,7 +167,7 @@ export class LiveShouts {
         if (this.shouts.some(s => s.id === shout.id)) return undefined
         this.shouts = [shout, ...this.shouts].sort((a, b) => b.id - a.id)
         // A full list lets its oldest go; the archive still has it.
-        if (this.options.trim && this.shouts.length > this.limit) {
+        if (this.options.pageSize === undefined && this.shouts.length > this.limit) {
           this.older = this.shouts[this.limit - 1]?.id ?? this.older
           this.shouts = this.shouts.slice(0, this.limit)
         }
@@ -203,10 +194,6 @@ export class LiveShouts {
     if (this.polling !== undefined) clearInterval(this.polling)
     this.polling = undefined
   }
-}
-
-async function archivePage (before: number | undefined, limit: number): Promise<{ shouts: Shout[], next: number | null } | undefined> {
-  return await fetchShouts(`/api/shoutbox/archive?limit=${limit}${before === undefined ? '' : `&before=${before}`}`) as { shouts: Shout[], next: number | null } | undefined
 }
 
 async function fetchShouts (url: string): Promise<{ shouts: Shout[], next?: number | null } | undefined> {

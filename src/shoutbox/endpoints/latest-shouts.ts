@@ -1,0 +1,43 @@
+import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
+import { pinsRepository } from '../pins-repository.js'
+import { LatestSchema, SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
+import { ShoutboxSettings } from '../settings.js'
+import { shoutsRepository } from '../shouts-repository.js'
+
+/** How many shouts a page shows when `maxShouts` is unset: the list would be every shout ever posted. */
+export const SHOWN_WHEN_UNSET = 50
+
+/**
+ * GET /api/shoutbox/latest?limit= — public: what a page that shows the board loads once,
+ * in one answer — the newest shouts (`limit` of them, or `maxShouts`, 50 when unset),
+ * the pinned ones (newest pin first), `next`, the archive's `before` for the shouts older
+ * than these (null when there are none), and `limit`, how many it shows at most (a page
+ * that keeps the list current lets its oldest go past it). The widget loads it first and after a
+ * stream `reset`; between the two it applies the stream's events.
+ */
+export class LatestShouts extends Api<typeof LatestSchema> {
+  readonly method = 'GET'
+  readonly path = '/api/shoutbox/latest'
+  readonly schema = LatestSchema
+  override readonly answers = {
+    ok: okAnswer({
+      shouts: Type.Array(ShoutSchema, { description: 'newest first' }),
+      pinned: Type.Array(ShoutSchema, { description: 'newest pin first' }),
+      next: Type.Union([Type.Integer(), Type.Null()], { description: 'the archive\'s `before` for the older shouts; null when there are none' }),
+      limit: Type.Integer({ minimum: 0, description: 'how many shouts it shows at most' })
+    }, { shouts: [SHOUT_EXAMPLE], pinned: [], next: null, limit: 50 })
+  }
+
+  async handle ({ ctx, query }: PublicCall<typeof LatestSchema>): Promise<Successful> {
+    const limit = query.limit ?? (await ShoutboxSettings.of(ctx).current()).maxShouts ?? SHOWN_WHEN_UNSET
+    // One more than asked: whether it exists decides `next`.
+    const [found, pinned] = await Promise.all([
+      shoutsRepository(ctx.db).archive({ before: undefined, limit: limit + 1, q: undefined }),
+      pinsRepository(ctx.db).list()
+    ])
+    const shouts = found.slice(0, limit)
+    // With maxShouts 0 it shows none: the older shouts are all of them.
+    const next = found.length <= limit ? null : limit === 0 ? found[0]!.id + 1 : shouts.at(-1)!.id
+    return new Successful({ shouts, pinned, next, limit })
+  }
+}
