@@ -99,6 +99,12 @@ export function shoutsRepository (db: Database) {
     },
 
     /** How many of the shouts kept now were posted on each UTC day since `since` (ms), by the day's first millisecond. */
+    /** True when more than `count` shouts are kept: a walk of the primary key, `count` + 1 rows at most. */
+    async moreThan (count: number): Promise<boolean> {
+      const rows = await db(SHOUTS_TABLE).select('id').orderBy('id').offset(count).limit(1)
+      return rows.length > 0
+    },
+
     async perDay (since: number): Promise<Map<number, number>> {
       const rows = await db(SHOUTS_TABLE)
         .where('date', '>=', since)

@@ -36,7 +36,20 @@ t.test('GET /api/panel/shoutbox/overview: 30 UTC days, oldest first, with the sh
     const day = today - (29 - i) * DAY_MS
     return { day: utcDay(day), shouts: i === 0 ? 2 : i === 29 ? 3 : 0 }
   })
-  t.same(response.json(), { result: 'ok', days: expected, readers: 0, mutes: 0 })
+  t.same(response.json(), { result: 'ok', days: expected, readers: 0, mutes: 0, manyShouts: false })
+})
+
+t.test('manyShouts: over 1,000 shouts kept (the settings page warns when maxShouts is unset then)', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const many = async (): Promise<unknown> => (await app.inject({ url: '/panel/api/shoutbox/overview', headers: { cookie: admin } })).json().manyShouts
+  const rows = (from: number, count: number) => Array.from({ length: count }, (_, i) => ({ message: `shout ${from + i}`, username: 'admin', date: Date.now() }))
+  await app.db('shoutbox_shouts').insert(rows(0, 1000))
+  t.equal(await many(), false, 'exactly 1,000: not over')
+  await app.db('shoutbox_shouts').insert(rows(1000, 1))
+  t.equal(await many(), true, '1,001')
+  await app.db('shoutbox_shouts').where('id', '<=', 10).delete()
+  t.equal(await many(), false, 'deleted ones do not count')
 })
 
 t.test('mutes: the members muted now, not those whose mute has ended or was lifted', async t => {

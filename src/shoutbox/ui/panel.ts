@@ -205,8 +205,14 @@ export default function register (panel: PanelHost): void {
     }
     const maxPinned = h('input', { type: 'number', id: 'max-pinned', min: 0, max: 20, step: 1, required: true }) as HTMLInputElement
     const keepDays = h('input', { type: 'number', id: 'keep-days', min: 1, max: 3650, step: 1 }) as HTMLInputElement
+    // Shown while maxShouts is empty on a board of over 1,000 shouts: the list would send them all.
+    const unbounded = h('p', { class: 'message warning', id: 'max-shouts-warning', role: 'status', hidden: true }, t('ui.settings.maxShoutsWarning'))
+    let manyShouts = false
+    const warn = (): void => { unbounded.hidden = !(manyShouts && maxShouts.value === '') }
+    maxShouts.addEventListener('input', warn)
     const form = h('form', { class: 'stack card' },
       field(t('ui.settings.maxShouts'), maxShouts, t('ui.settings.maxShoutsHint')),
+      unbounded,
       field(t('ui.settings.maxMessageLength'), maxMessageLength),
       h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.members')),
         ...Object.entries(members).map(([key, input]) => field(t(`ui.settings.${key}`), input, t(`ui.settings.${key}Hint`)))),
@@ -232,6 +238,10 @@ export default function register (panel: PanelHost): void {
       for (const [key, input] of Object.entries(members)) input.value = String(answer.body![key])
       maxPinned.value = String(answer.body!.maxPinned)
       keepDays.value = answer.body!.keepDays === null ? '' : String(answer.body!.keepDays)
+    })
+    void panel.api('GET', '/panel/api/shoutbox/overview').then(answer => {
+      manyShouts = answer.ok && answer.body!.manyShouts === true
+      warn()
     })
   }
 }

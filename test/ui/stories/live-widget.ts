@@ -92,6 +92,10 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.same(since(), [], 'no list, archive or pinned request after the first load')
   })
 
+  let current = server
+  let currentAdmin = admin
+  // The new installation outlives the subtest that starts it: the panel's subtest uses it.
+  const story = t
   await t.test('a reconnect that cannot be replayed (reset): one load, and it shows what is current', async t => {
     // The site is restored from nothing at the same address: the host stops (its streams
     // end) and a new one starts on new storage. The browser reconnects with the last id it
@@ -101,13 +105,50 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     site.hold()
     server.child.kill('SIGTERM')
     t.equal(await server.exited, 0)
-    const again = await startServer(t, { env: (await serverStorage(t)).env })
+    const again = await startServer(story, { env: (await serverStorage(story)).env })
     const newAdmin = (await http(again, 'POST', '/api/setup/finish', { body: ADMIN })).cookie!
+    current = again
+    currentAdmin = newAdmin
     t.equal((await http(again, 'POST', '/api/shoutbox', { body: { message: 'The first shout of the new installation' }, cookie: newAdmin })).status, 200)
     site.release({ host: '127.0.0.1', port: again.port })
     await latest.first().filter({ hasText: 'The first shout of the new installation' }).waitFor({ timeout: 30_000 })
     t.same(await latest.locator('.text').allInnerTexts(), ['The first shout of the new installation'], 'nothing of the old installation is left')
     t.same(asked.slice(before), ['/api/shoutbox/latest'], 'one request')
+  })
+
+  await t.test('the panel\'s Shouts page: 50 at a time with "Older shouts", live; a warning while maxShouts is unset on a big board', async t => {
+    // 1,100 shouts, 50 at a time (the publisher writes those that arrive together in one statement).
+    for (let from = 1; from <= 1100; from += 50) {
+      const answers = await Promise.all(Array.from({ length: 50 }, (_, i) =>
+        http(current, 'POST', '/api/panel/shoutbox', { body: { message: `Bulk shout ${from + i}` }, cookie: currentAdmin })))
+      t.ok(answers.every(answer => answer.status === 200), `shouts ${from}–${from + 49} posted`)
+    }
+    await context.addCookies([{ name: currentAdmin.split('=')[0]!, value: currentAdmin.split('=')[1]!, url: `http://127.0.0.1:${site.port}` }])
+    const panel = await context.newPage()
+    const before = asked.length
+    await panel.goto(`http://127.0.0.1:${site.port}/panel/#/shoutbox/shouts`)
+    const rows = panel.locator('ul.items > li')
+    await eventually(() => rows.count(), count => count === 50)
+    t.equal(await rows.count(), 50, 'the newest 50')
+    await panel.getByRole('button', { name: 'Older shouts' }).click()
+    await eventually(() => rows.count(), count => count === 100)
+    t.equal(await rows.count(), 100, '50 more')
+    t.equal((await http(current, 'POST', '/api/panel/shoutbox', { body: { message: 'Posted from another panel' }, cookie: currentAdmin })).status, 200)
+    await rows.first().getByText('Posted from another panel').waitFor()
+    t.equal(await rows.count(), 101, 'a post elsewhere arrives on top; nothing is let go')
+    t.notOk(asked.slice(before).some(path => path.startsWith('/api/shoutbox/list')), 'the Shouts page never reads the list')
+
+    await panel.goto(`http://127.0.0.1:${site.port}/panel/#/shoutbox/settings`)
+    const warning = panel.locator('#max-shouts-warning')
+    await warning.waitFor()
+    t.match(await warning.innerText(), /Over 1,000 shouts/)
+    await panel.getByLabel('Shouts shown in the list').fill('50')
+    await warning.waitFor({ state: 'hidden' })
+    await panel.getByRole('button', { name: 'Save settings' }).click()
+    await panel.getByText('Settings saved.').waitFor()
+    await panel.reload()
+    await panel.waitForFunction(() => (document.getElementById('max-shouts') as HTMLInputElement | null)?.value === '50')
+    t.equal(await warning.isHidden(), true, 'no warning once maxShouts is set')
   })
 
   t.test('no console errors, no page errors (the restart\'s cut streams aside)', async t => {
