@@ -42,6 +42,20 @@ export interface PanelHost {
   addPage (page: PanelPage): void
   /** Adds a section to the panel's overview page (the first page), shown to holders of its permission. */
   addOverview (section: OverviewSection): void
+  /** Adds a question the setup wizard asks right after the first administrator is made. */
+  addSetupStep (step: SetupStep): void
+}
+
+/**
+ * A question of the setup wizard's, asked once, right after setup (the administrator is
+ * signed in by then): an addon's first settings, with a good answer filled in.
+ */
+export interface SetupStep {
+  readonly title: string
+  /** The permission node a user needs to answer it. */
+  readonly permission: string
+  /** Draws the step into `root`; calls `done` once it is answered. */
+  render (root: HTMLElement, done: () => void): void
 }
 
 /** An addon's part of the overview page: its figures, drawn by itself. */

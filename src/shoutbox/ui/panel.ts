@@ -20,6 +20,20 @@ export default function register (panel: PanelHost): void {
   panel.addPage({ id: 'mutes', title: t('ui.mutes.title'), permission: MANAGE, render: root => mutesPage(root) })
   panel.addPage({ id: 'settings', title: t('ui.settings.title'), permission: MANAGE, render: root => settingsPage(root) })
   panel.addOverview({ title: t('ui.overview.title'), permission: MANAGE, render: root => overview(root) })
+  panel.addSetupStep({ title: t('ui.setupStep.title'), permission: MANAGE, render: (root, done) => setupStep(root, done) })
+
+  /** The wizard's question: how many shouts the list shows (50 filled in; empty: all, as the seed allows). */
+  function setupStep (root: HTMLElement, done: () => void): void {
+    const result = outcome()
+    const maxShouts = h('input', { type: 'number', id: 'setup-max-shouts', min: 0, step: 1, value: '50' }) as HTMLInputElement
+    const form = h('form', { class: 'stack' },
+      h('p', {}, t('ui.setupStep.intro')),
+      field(t('ui.settings.maxShouts'), maxShouts, t('ui.setupStep.hint')),
+      result,
+      h('div', {}, h('button', { type: 'submit' }, t('ui.setupStep.save')))) as HTMLFormElement
+    onSubmit(form, result, say, () => panel.api('PUT', '/panel/api/shoutbox/config', { maxShouts: maxShouts.value === '' ? null : Number(maxShouts.value) }), done)
+    root.replaceChildren(form)
+  }
 
   /** The overview page's section: live readers now, and shouts per day as a chart drawn here. */
   function overview (root: HTMLElement): void {

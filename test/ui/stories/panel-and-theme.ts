@@ -47,6 +47,22 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.notMatch(panel.url(), /token/, 'the spent token is gone from the address bar')
   })
 
+  await step('the wizard goes on: how many shouts the list shows, 50 filled in; a reload keeps the question', async () => {
+    await panel.getByRole('heading', { name: 'Your shout board' }).waitFor()
+    await panel.getByText('Step 2 of 2').waitFor()
+    t.equal(await panel.getByLabel('Shouts shown in the list').inputValue(), '50')
+    await panel.reload()
+    await panel.getByRole('heading', { name: 'Your shout board' }).waitFor()
+    await panel.getByLabel('Shouts shown in the list').fill('40')
+    await panel.getByRole('button', { name: 'Save and continue' }).click()
+    await panel.getByRole('navigation', { name: 'Menu' }).waitFor()
+    const config = await panel.evaluate(async () => (await fetch('/panel/api/shoutbox/config')).json() as Promise<{ maxShouts: number | null }>)
+    t.equal(config.maxShouts, 40, 'the answer is the setting')
+    await panel.reload()
+    await panel.getByRole('navigation', { name: 'Menu' }).waitFor()
+    t.equal(await panel.getByRole('heading', { name: 'Your shout board' }).count(), 0, 'asked once')
+  })
+
   await step('sign out, then sign in with the form', async () => {
     await panel.getByRole('button', { name: 'Sign out' }).click()
     await panel.getByRole('heading', { name: 'Sign in' }).waitFor()

@@ -1,4 +1,4 @@
-import { h, type OverviewSection, type PanelHost, type PanelModule, type PanelPage, type PanelUser } from '../../../sdk/ui.js'
+import { h, type OverviewSection, type PanelHost, type PanelModule, type PanelPage, type PanelUser, type SetupStep } from '../../../sdk/ui.js'
 import { api } from './api.js'
 import { activityPage } from './pages/activity.js'
 import { addonsPage } from './pages/addons.js'
@@ -17,6 +17,8 @@ interface Page extends PanelPage {
 }
 
 const app = document.getElementById('app')!
+/** Set in this tab's session storage when setup finishes, until the addons' setup steps are answered. */
+const SETUP_STEPS_PENDING = 'panel.setupStepsPending'
 let leave: (() => void) | undefined
 let onHashChange: (() => void) | undefined
 
@@ -32,7 +34,13 @@ async function start (): Promise<void> {
 
   const status = await api('GET', '/api/setup/status')
   if (!status.ok) return fail(t, errorText(t, status))
-  if (status.body!.setupDone !== true) return show(t, locale, null, setupPage(t, () => void start()))
+  if (status.body!.setupDone !== true) {
+    return show(t, locale, null, setupPage(t, () => {
+      // The wizard goes on, signed in, with the addons' questions (even after a reload).
+      sessionStorage.setItem(SETUP_STEPS_PENDING, '1')
+      void start()
+    }))
+  }
   const me = await api('GET', '/api/auth/me')
   if (me.status === 401) return show(t, locale, null, loginPage(t, () => void start()))
   if (!me.ok) return fail(t, errorText(t, me))
@@ -46,7 +54,16 @@ async function start (): Promise<void> {
   }
 
   const sections: OverviewSection[] = []
-  const pages: Page[] = await addonPages(user, locale, can, t, sections)
+  const steps: SetupStep[] = []
+  const pages: Page[] = await addonPages(user, locale, can, t, sections, steps)
+  const questions = steps.filter(step => can(step.permission))
+  if (sessionStorage.getItem(SETUP_STEPS_PENDING) !== null && questions.length > 0) {
+    return show(t, locale, user, setupSteps(t, questions, () => {
+      sessionStorage.removeItem(SETUP_STEPS_PENDING)
+      void start()
+    }))
+  }
+  sessionStorage.removeItem(SETUP_STEPS_PENDING)
   pages.unshift({
     key: 'overview', id: 'overview', title: t('ui.overview.title'), permission: 'panel.access',
     render: overviewPage(t, locale, sections.filter(section => can(section.permission)))
@@ -81,7 +98,7 @@ async function start (): Promise<void> {
 }
 
 /** Loads every running addon's panel module; each adds its pages through the PanelHost. */
-async function addonPages (user: PanelUser, locale: string, can: (node: string) => boolean, t: T, sections: OverviewSection[]): Promise<Page[]> {
+async function addonPages (user: PanelUser, locale: string, can: (node: string) => boolean, t: T, sections: OverviewSection[], steps: SetupStep[]): Promise<Page[]> {
   const pages: Page[] = []
   const answer = await api('GET', '/panel/api/ui/addons')
   if (!answer.ok) return pages
@@ -94,7 +111,8 @@ async function addonPages (user: PanelUser, locale: string, can: (node: string) 
       api: (method, path, body) => api(method, path, body),
       errorText: (result, addonStrings) => errorText(t, result, addonStrings),
       addPage: page => { pages.push({ ...page, key: `${addon.id}/${page.id}` }) },
-      addOverview: section => { sections.push(section) }
+      addOverview: section => { sections.push(section) },
+      addSetupStep: step => { steps.push(step) }
     }
     try {
       const module = await import(addon.panel) as { default: PanelModule }
@@ -104,6 +122,26 @@ async function addonPages (user: PanelUser, locale: string, can: (node: string) 
     }
   }
   return pages
+}
+
+/**
+ * The setup wizard's next steps: the addons' questions, one card each, in turn ("Step 2 of
+ * 3"); `finished` runs after the last one is answered.
+ */
+function setupSteps (t: T, steps: readonly SetupStep[], finished: () => void): HTMLElement {
+  const main = h('main', {})
+  const ask = (index: number): void => {
+    const step = steps[index]
+    if (step === undefined) return finished()
+    const body = h('div', {})
+    main.replaceChildren(h('div', { class: 'card narrow' },
+      h('p', { class: 'hint' }, t('ui.setup.step', { number: index + 2, count: steps.length + 1 })),
+      h('h1', {}, step.title), body))
+    step.render(body, () => ask(index + 1))
+    body.querySelector<HTMLElement>('input, select, textarea, button')?.focus()
+  }
+  ask(0)
+  return main
 }
 
 function show (t: T, locale: string, user: PanelUser | null, ...content: HTMLElement[]): void {
