@@ -13,7 +13,15 @@ const HEAD = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-contro
 const streams = new Set<http.ServerResponse>()
 let lastId = 0
 
+/** What a widget's first load asks for, answered as the host would with an empty board: the readers' requests cost the bare server an answer too. */
+const LATEST = Buffer.from('{"result":"ok","shouts":[],"pinned":[],"next":null,"limit":50}')
+
 const server = http.createServer((request, response) => {
+  if (request.method === 'GET' && request.url?.startsWith('/api/shoutbox/latest') === true) {
+    response.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': LATEST.length })
+    response.end(LATEST)
+    return
+  }
   if (request.method === 'GET') {
     response.writeHead(200, HEAD)
     response.write(`retry: 3000\n\nid: ${lastId}\nevent: ready\ndata: {}\n\n`)

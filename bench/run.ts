@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, sources, cost, publish, stream, stream10k
+ *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, sources, cost, publish, stream, stream10k, widgets
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -52,6 +52,11 @@
  * writes set. Each of `--rounds` rounds runs the host and the baseline back to back (the
  * order alternating), with the same subscribers and publishes; the figures are medians,
  * the ratios the medians of the rounds' ratios.
+ *
+ * widgets: as stream10k, but the readers are widgets (bench/widget-requests.ts: what the
+ * real widget sends for each kind of event, which a browser test holds it to) and the
+ * publishes come 10 a second for 30 s. Reported besides: the widgets' requests per
+ * publish per reader after their first load, and the server's CPU per publish.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -77,10 +82,10 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'list,million,archive,busy,sources,cost,publish,stream,stream10k' }
+    only: { type: 'string', default: 'list,million,archive,busy,sources,cost,publish,stream,stream10k,widgets' }
   }
 })
-/** `--only list,publish`: the parts to run (list, million, archive, busy, sources, cost, publish, stream, stream10k); all by default. */
+/** `--only list,publish`: the parts to run (list, million, archive, busy, sources, cost, publish, stream, stream10k, widgets); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -667,6 +672,9 @@ async function publishLoad (site: Site): Promise<{ load: Load, stored: number, l
 const SUBSCRIBERS_PER_PROCESS = 2500
 const STREAMS_PER_ADDRESS = 20
 const FAN_OUT_PUBLISHES = 20
+/** The widgets part: publishes a second, for this many seconds. */
+const WIDGETS_RATE = 10
+const WIDGETS_SECONDS = 30
 
 interface FanOut {
   readonly subscribers: number
@@ -692,12 +700,22 @@ interface FanOut {
   readonly rssMiB: number
   /** (rssMiB − idleMiB) per connected subscriber. */
   readonly perSubscriberKiB: number
+  /** The publishes of the run. */
+  readonly publishes: number
+  /** As widgets: first loads sent, every later request sent, and those that failed. */
+  readonly firstLoads: number
+  readonly requests: number
+  readonly requestFailures: number
+  /** The server's CPU (user + system) over the publishing window, ms a publish. */
+  readonly cpuPerPublishMs: number
 }
 
 /** What the stream parts measure: the host, or the bare fan-out (bench/bare-stream.ts). */
 interface StreamTarget {
   readonly pid: number
   readonly streamUrl: string
+  /** Where a widget's requests go: the table's paths are appended to it. */
+  readonly baseUrl: string
   publish (message: string): Promise<void>
   rssMiB (): Promise<number>
 }
@@ -706,6 +724,7 @@ function hostTarget (site: Site, url: string): StreamTarget {
   return {
     pid: site.child!.pid!,
     streamUrl: `${url}/api/shoutbox/stream`,
+    baseUrl: url,
     async publish (message) {
       const response = await site.api('POST', '/api/panel/shoutbox', { message })
       if (response.status !== 200) throw new Error(`publish failed: ${JSON.stringify(response.json)}`)
@@ -723,6 +742,7 @@ async function withBareStream<T> (measure: (target: StreamTarget) => Promise<T>)
     return await measure({
       pid: child.pid!,
       streamUrl: `http://127.0.0.1:${port}/stream`,
+      baseUrl: `http://127.0.0.1:${port}`,
       async publish (message) {
         const response = await fetch(`http://127.0.0.1:${port}/publish`, { method: 'POST', body: JSON.stringify({ message }) })
         await response.text()
@@ -738,11 +758,13 @@ async function withBareStream<T> (measure: (target: StreamTarget) => Promise<T>)
 }
 
 /**
- * `subscribers` streams of `target`, then FAN_OUT_PUBLISHES publishes, `gapMs` apart (0:
+ * `subscribers` streams of `target`, then `publishes` publishes, one every `gapMs` (0:
  * each sent once the one before is answered). Each event's delay runs from its
- * publish's answer to its arrival; a subscriber that misses one is counted.
+ * publish's answer to its arrival; a subscriber that misses one is counted. With
+ * `widgets`, each subscriber also sends what the real widget sends for each event
+ * (bench/widget-requests.ts).
  */
-async function fanOut (target: StreamTarget, subscribers: number, gapMs: number): Promise<FanOut> {
+async function fanOut (target: StreamTarget, subscribers: number, gapMs: number, publishes = FAN_OUT_PUBLISHES, widgets = false): Promise<FanOut> {
   const limit = await openFilesLimit(target.pid)
   if (limit < subscribers + 256) {
     throw new Error(`the server may open ${limit} files, too few for ${subscribers} streams: raise the hard limit (ulimit -Hn) or pass a smaller --subscribers`)
@@ -755,7 +777,8 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number)
     const connecting = Date.now()
     for (let first = 0; first < subscribers; first += SUBSCRIBERS_PER_PROCESS) {
       const child = node(['--import', 'tsx', 'bench/subscribers.ts', JSON.stringify({
-        url, first, count: Math.min(SUBSCRIBERS_PER_PROCESS, subscribers - first), perAddress: STREAMS_PER_ADDRESS, connecting: 32, marker, publishes: FAN_OUT_PUBLISHES
+        url, first, count: Math.min(SUBSCRIBERS_PER_PROCESS, subscribers - first), perAddress: STREAMS_PER_ADDRESS, connecting: 32, marker, publishes,
+        ...(widgets ? { widget: { base: target.baseUrl } } : {})
       })], {}, 1)
       groups.push({ child, next: lines(child) })
     }
@@ -769,15 +792,18 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number)
     const sentAt: number[] = []
     const answeredAt: number[] = []
     const answerMs: number[] = []
-    for (let i = 0; i < FAN_OUT_PUBLISHES; i++) {
+    const cpuBefore = await cpuMs(target.pid)
+    const publishing = Date.now()
+    for (let i = 0; i < publishes; i++) {
+      // On a schedule: publish i is due gapMs × i after the first, however long the one before took.
+      if (gapMs > 0) await sleep(Math.max(0, publishing + i * gapMs - Date.now()))
       sentAt.push(Date.now())
       await target.publish(`${marker} ${i}`)
       answeredAt.push(Date.now())
       answerMs.push(answeredAt[i]! - sentAt[i]!)
-      if (gapMs > 0) await sleep(gapMs)
     }
     // Until every connected subscriber has every event, or 10 s have passed.
-    const expected = connected * FAN_OUT_PUBLISHES
+    const expected = connected * publishes
     const deadline = Date.now() + 10_000
     for (;;) {
       await sleep(250)
@@ -789,6 +815,7 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number)
       if (received >= expected || Date.now() > deadline) break
     }
     await sleep(500)
+    const cpuAfter = await cpuMs(target.pid)
     const rssMiB = await target.rssMiB()
     const results = await Promise.all(groups.map(async group => {
       group.child.stdin!.write(`done ${JSON.stringify({ sentAt, answeredAt })}\n`)
@@ -796,7 +823,7 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number)
     }))
     const latencies = results.flatMap(result => result.latencies)
     const fromSent = results.flatMap(result => result.fromSent)
-    const total = (key: 'missed' | 'duplicates' | 'closed'): number => results.reduce((sum, result) => sum + result[key], 0)
+    const total = (key: 'missed' | 'duplicates' | 'closed' | 'firstLoads' | 'requests' | 'requestFailures'): number => results.reduce((sum, result) => sum + result[key], 0)
     return {
       subscribers,
       connected,
@@ -807,7 +834,7 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number)
       sentP50: percentile(fromSent, 50),
       sentP99: percentile(fromSent, 99),
       delivered: latencies.length,
-      expected: subscribers * FAN_OUT_PUBLISHES,
+      expected: subscribers * publishes,
       missed: total('missed'),
       duplicates: total('duplicates'),
       closed: total('closed'),
@@ -816,7 +843,12 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number)
       idleMiB,
       connectedMiB,
       rssMiB,
-      perSubscriberKiB: (rssMiB - idleMiB) * 1024 / connected
+      perSubscriberKiB: (rssMiB - idleMiB) * 1024 / connected,
+      publishes,
+      firstLoads: total('firstLoads'),
+      requests: total('requests'),
+      requestFailures: total('requestFailures'),
+      cpuPerPublishMs: (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / publishes
     }
   } finally {
     for (const { child } of groups) if (child.exitCode === null) child.kill('SIGTERM')
@@ -983,22 +1015,42 @@ try {
   }
 
   /** `ROUNDS` rounds of the host and the bare fan-out, back to back, the order alternating. */
-  const streamPart = async (label: string, subscribers: number, gapMs: number): Promise<void> => {
+  const streamRounds = async (label: string, run: (target: StreamTarget) => Promise<FanOut>): Promise<{ host: FanOut[], bare: FanOut[] }> => {
     const host: FanOut[] = []
     const bare: FanOut[] = []
     for (let round = 1; round <= ROUNDS; round++) {
       const runs = [
-        async () => { host.push(await fanOut(hostTarget(await restarted(), await site.url()), subscribers, gapMs)) },
-        async () => { bare.push(await withBareStream(target => fanOut(target, subscribers, gapMs))) }
+        async () => { host.push(await run(hostTarget(await restarted(), await site.url()))) },
+        async () => { bare.push(await withBareStream(run)) }
       ]
-      for (const run of round % 2 === 1 ? runs : runs.reverse()) await run()
+      for (const each of round % 2 === 1 ? runs : runs.reverse()) await each()
       log(`${label}, round ${round}: host p50/p99 ${host.at(-1)!.p50}/${host.at(-1)!.p99} ms, bare ${bare.at(-1)!.p50}/${bare.at(-1)!.p99} ms`)
     }
+    return { host, bare }
+  }
+  const streamPart = async (label: string, subscribers: number, gapMs: number): Promise<void> => {
+    const { host, bare } = await streamRounds(label, target => fanOut(target, subscribers, gapMs))
     fanOutRows(label, host, bare)
   }
 
   if (PARTS.has('stream')) await streamPart('stream, 20 publishes 250 ms apart', SUBSCRIBERS ?? 2000, 250)
   if (PARTS.has('stream10k')) await streamPart('stream10k, a burst of 20 publishes', SUBSCRIBERS ?? 10_000, 0)
+
+  if (PARTS.has('widgets')) {
+    // The readers are widgets: each loads what the real widget loads on `ready`, then
+    // sends what it sends for each event (nothing, for a publish). maxShouts unset, as
+    // the seed ships: a widget's first load is the newest 50 all the same.
+    await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: null })
+    const readers = SUBSCRIBERS ?? 10_000
+    const label = `widgets, ${fmt(WIDGETS_RATE)} publishes/s for ${WIDGETS_SECONDS} s`
+    const { host, bare } = await streamRounds(label, target => fanOut(target, readers, 1000 / WIDGETS_RATE, WIDGETS_RATE * WIDGETS_SECONDS, true))
+    fanOutRows(label, host, bare)
+    const sum = (runs: FanOut[], key: 'requests' | 'firstLoads' | 'requestFailures' | 'connected'): number => runs.reduce((total, run) => total + run[key], 0)
+    const perPublishPerReader = median(host.map(run => run.requests / (run.publishes * run.connected)))
+    rows.push([`  widget requests per publish per reader, after the first load: ${fmt(perPublishPerReader, 3)} (${fmt(sum(host, 'requests'))} in all); ` +
+      `first loads ${fmt(sum(host, 'firstLoads'))} for ${fmt(sum(host, 'connected'))} readers, ${fmt(sum(host, 'requestFailures'))} failed`, '', '', '', '', ''])
+    rows.push([`  server CPU a publish with ${fmt(readers)} readers: host ${fmt(median(host.map(run => run.cpuPerPublishMs)), 2)} ms, bare ${fmt(median(bare.map(run => run.cpuPerPublishMs)), 2)} ms`, '', '', '', '', ''])
+  }
 } finally {
   await mid.destroy()
   await big.destroy()

@@ -14,8 +14,15 @@
  *
  * The burst's publishes carry the message "<job.marker> <i>"; an event counts as
  * publish i's by that message, whatever order the events arrive in.
+ *
+ * With `job.widget`, each subscriber is a widget: for every event its stream brings it
+ * sends the requests the real widget sends for that kind (bench/widget-requests.ts), to
+ * `job.widget.base` (the host, or the bare server's stand-ins), and counts them — the
+ * `ready` event's first load apart from the rest.
  */
+import http from 'node:http'
 import net from 'node:net'
+import { WIDGET_REQUESTS, type WidgetEventKind } from './widget-requests.js'
 
 interface Job {
   readonly url: string
@@ -25,6 +32,8 @@ interface Job {
   readonly connecting: number
   readonly marker: string
   readonly publishes: number
+  /** Readers that act as widgets: `base` is prefixed to the table's paths (the bare server maps them). */
+  readonly widget?: { readonly base: string }
 }
 
 export interface SubscribersResult {
@@ -38,6 +47,11 @@ export interface SubscribersResult {
   readonly duplicates: number
   /** Streams that ended or failed after connecting. */
   readonly closed: number
+  /** As widgets: the first loads sent (one a `ready`), and every other request sent. */
+  readonly firstLoads: number
+  readonly requests: number
+  /** Widget requests that failed or were not answered 200. */
+  readonly requestFailures: number
 }
 
 const job = JSON.parse(process.argv[2]!) as Job
@@ -57,6 +71,25 @@ let closed = 0
 let received = 0
 let duplicates = 0
 let reported = false
+let firstLoads = 0
+let requests = 0
+let requestFailures = 0
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 })
+const EVENT_NAME = /^event: ([a-z-]+)$/gm
+
+/** Sends what a widget sends for an event of `kind`; the first load (on `ready`) counted apart. */
+function asWidget (kind: string): void {
+  const base = job.widget!.base
+  for (const path of WIDGET_REQUESTS[kind as WidgetEventKind] ?? []) {
+    if (kind === 'ready') firstLoads++
+    else requests++
+    const url = new URL(base + path)
+    http.get({ host: url.hostname, port: url.port, path: url.pathname + url.search, agent }, response => {
+      if (response.statusCode !== 200) requestFailures++
+      response.resume()
+    }).on('error', () => { requestFailures++ })
+  }
+}
 const marker = `"message":"${job.marker} `
 
 function report (): void {
@@ -109,6 +142,7 @@ function subscribe (s: number): Promise<void> {
       if (complete === -1) return
       const events = text.slice(0, complete)
       text = text.slice(complete + 2)
+      if (job.widget !== undefined) for (const [, kind] of events.matchAll(EVENT_NAME)) asWidget(kind!)
       if (!ready && events.includes('event: ready')) {
         ready = true
         connected++
@@ -173,7 +207,7 @@ process.stdin.on('data', (text: string) => {
         })
         if (!all) missed++
       }
-      const result: SubscribersResult = { latencies, fromSent, missed, duplicates, closed }
+      const result: SubscribersResult = { latencies, fromSent, missed, duplicates, closed, firstLoads, requests, requestFailures }
       process.stdout.write(JSON.stringify(result) + '\n', () => process.exit(0))
     }
   }
