@@ -66,7 +66,7 @@ export const EditShoutSchema = {
   body: Type.Object({ message: Type.String() })
 }
 
-/** Moderation (CONTRACT §13). */
+/** Moderation: mutes. */
 export const MAX_MUTE_MINUTES = 525_600
 export const MAX_REASON_LENGTH = 500
 

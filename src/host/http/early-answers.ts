@@ -26,7 +26,7 @@ export function answerClientError (error: Error & { code?: string }, socket: Dup
 }
 
 /**
- * HTTP/1.1 requires `Host` (RFC 9112 §3.2). Node would refuse its absence with a bare 400
+ * HTTP/1.1 requires `Host` (RFC 9112, section 3.2). Node would refuse its absence with a bare 400
  * of its own, so the server is made with `requireHostHeader: false` and refuses it here.
  * HTTP/1.0 has no such rule: its requests pass.
  */

@@ -5,11 +5,13 @@ import { ensurePages, watchPages } from '../../helpers/browser.js'
 import { eventually } from '../../helpers/eventually.js'
 import { freePort, http, serverStorage, startServer } from '../../helpers/server.js'
 import { TcpProxy } from '../../helpers/tcp-proxy.js'
+import { WIDGET_REQUESTS, type WidgetEventKind } from '../../../bench/widget-requests.js'
 
 /**
  * The widget lives on the stream, in a real browser: after its first load, every kind of
  * change reaches it as an event and shows, and it asks the server for no shouts; a
- * `reset` costs one load.
+ * `reset` costs one load. What it asks for on each kind of event is held to
+ * bench/widget-requests.ts, the table the `widgets` benchmark's readers follow.
  */
 export async function story (t: Test, browser: Browser): Promise<void> {
   await ensurePages('addon/shoutbox/ui/widget.js')
@@ -31,12 +33,14 @@ export async function story (t: Test, browser: Browser): Promise<void> {
   const problems: string[] = []
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })
   watchPages(context, problems, { expected: [401] })
-  // Every request the page sends for shouts (the stream itself aside), in order.
+  // Every request the pages send for shouts or names (the stream itself aside), in order.
   const asked: string[] = []
   context.on('request', (request: Request) => {
     const url = new URL(request.url())
-    if (url.pathname.startsWith('/api/shoutbox/') && url.pathname !== '/api/shoutbox/stream') asked.push(url.pathname + url.search)
+    if ((url.pathname.startsWith('/api/shoutbox/') && url.pathname !== '/api/shoutbox/stream') || url.pathname === '/api/users/known') asked.push(url.pathname + url.search)
   })
+  /** What the table says a widget sends for `count` events of `kind`. */
+  const table = (kind: WidgetEventKind, count = 20): string[] => Array.from({ length: count }, () => [...WIDGET_REQUESTS[kind]]).flat()
   const page = await context.newPage()
   // A stream the restart below cuts is a failed request, and Chromium logs one console
   // error for it: expected of a restart, once for each such stream, and of no other request.
@@ -52,15 +56,21 @@ export async function story (t: Test, browser: Browser): Promise<void> {
   await latest.filter({ hasText: 'Before the page opened 3' }).waitFor()
   const firstLoad = [...asked]
   t.same(firstLoad.filter(path => !path.startsWith('/api/shoutbox/rules') && !path.startsWith('/api/shoutbox/me')),
-    ['/api/shoutbox/latest'], 'the first load: one request, bounded (maxShouts unset: the newest 50) and with the pins')
-  const since = (): string[] => asked.slice(firstLoad.length)
+    table('ready', 1), 'the first load (`ready`): one request, bounded (maxShouts unset: the newest 50) and with the pins')
+  let mark = firstLoad.length
+  /** The requests since the last call. */
+  const since = (): string[] => {
+    const sent = asked.slice(mark)
+    mark = asked.length
+    return sent
+  }
   const created: number[] = []
 
   await t.test('20 new shouts from elsewhere: each shows, newest first, with no request', async t => {
     for (let i = 1; i <= 20; i++) created.push(await post(`Live shout ${i}`))
     await latest.first().filter({ hasText: 'Live shout 20' }).waitFor()
     t.same((await latest.locator('.text').allInnerTexts()).slice(0, 20), Array.from({ length: 20 }, (_, i) => `Live shout ${20 - i}`))
-    t.same(since(), [])
+    t.same(since(), table('shout-created'))
   })
 
   await t.test('20 edits: each shout shows its new text', async t => {
@@ -70,7 +80,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await latest.filter({ hasText: 'Edited shout 20' }).waitFor()
     t.equal(await latest.filter({ hasText: /Edited shout \d+/ }).count(), 20)
     t.equal(await latest.filter({ hasText: /Live shout/ }).count(), 0)
-    t.same(since(), [])
+    t.same(since(), table('shout-edited'))
   })
 
   await t.test('20 pins, then 20 unpins: the pinned box follows', async t => {
@@ -79,17 +89,18 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.equal(await pinnedItems.count(), 20)
     t.equal(await pinnedItems.first().locator('.text').innerText(), 'Edited shout 20', 'the newest pin first')
     t.equal(await latest.filter({ hasText: /Edited shout/ }).count(), 0, 'a pinned shout is shown once, among the pinned')
+    t.same(since(), table('shout-pinned'))
     for (const id of created) t.equal((await http(server, 'PUT', `/api/panel/shoutbox/${id}/pin`, { body: { pinned: false }, cookie: admin })).status, 200)
     await widget.locator('.shoutbox-pinned').waitFor({ state: 'hidden' })
     t.equal(await latest.filter({ hasText: /Edited shout/ }).count(), 20, 'back among the latest')
-    t.same(since(), [])
+    t.same(since(), table('shout-unpinned'))
   })
 
   await t.test('20 deletions: each shout leaves', async t => {
     for (const id of created) t.equal((await http(server, 'DELETE', `/api/panel/shoutbox/${id}`, { cookie: admin })).status, 200)
     await eventually(() => latest.count(), count => count === 3)
     t.same(await latest.locator('.text').allInnerTexts(), [3, 2, 1].map(i => `Before the page opened ${i}`))
-    t.same(since(), [], 'no list, archive or pinned request after the first load')
+    t.same(since(), table('shout-deleted'))
   })
 
   let current = server
@@ -101,7 +112,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     // end) and a new one starts on new storage. The browser reconnects with the last id it
     // saw, which the new history never reached: the new process answers `reset`. The
     // reconnect waits at the site's address until the new installation is set up.
-    const before = asked.length
+    since()
     site.hold()
     server.child.kill('SIGTERM')
     t.equal(await server.exited, 0)
@@ -113,7 +124,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     site.release({ host: '127.0.0.1', port: again.port })
     await latest.first().filter({ hasText: 'The first shout of the new installation' }).waitFor({ timeout: 30_000 })
     t.same(await latest.locator('.text').allInnerTexts(), ['The first shout of the new installation'], 'nothing of the old installation is left')
-    t.same(asked.slice(before), ['/api/shoutbox/latest'], 'one request')
+    t.same(since(), table('reset', 1), 'one request')
   })
 
   await t.test('the panel\'s Shouts page: 50 at a time with "Older shouts", live; a warning while maxShouts is unset on a big board', async t => {
