@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, sources, cost, publish, stream, stream10k, widgets
+ *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, sources, cost, publish, stream, stream10k, listmemory, widgets
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -53,6 +53,9 @@
  * order alternating), with the same subscribers and publishes; the figures are medians,
  * the ratios the medians of the rounds' ratios.
  *
+ * listmemory: a million shouts with `maxShouts` unset (every shout in the list), one list
+ * request; the host's resident memory before, at most while answering, 5 s and 30 s after.
+ *
  * widgets: as stream10k, but the readers are widgets (bench/widget-requests.ts: what the
  * real widget sends for each kind of event, which a browser test holds it to) and the
  * publishes come 10 a second for 30 s. Reported besides: the widgets' requests per
@@ -82,10 +85,10 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'list,million,archive,busy,sources,cost,publish,stream,stream10k,widgets' }
+    only: { type: 'string', default: 'list,million,archive,busy,sources,cost,publish,stream,stream10k,listmemory,widgets' }
   }
 })
-/** `--only list,publish`: the parts to run (list, million, archive, busy, sources, cost, publish, stream, stream10k, widgets); all by default. */
+/** `--only list,publish`: the parts to run (list, million, archive, busy, sources, cost, publish, stream, stream10k, listmemory, widgets); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -1035,6 +1038,37 @@ try {
 
   if (PARTS.has('stream')) await streamPart('stream, 20 publishes 250 ms apart', SUBSCRIBERS ?? 2000, 250)
   if (PARTS.has('stream10k')) await streamPart('stream10k, a burst of 20 publishes', SUBSCRIBERS ?? 10_000, 0)
+
+  if (PARTS.has('listmemory')) {
+    // The seed's default, maxShouts unset, on a million shouts: one anonymous list request
+    // sends every one. What the process keeps after it has sent the answer, against before.
+    const total = 1_000_000
+    await big.create()
+    await big.seedTo(total)
+    await big.api('PUT', '/api/panel/shoutbox/config', { maxShouts: null })
+    await big.stop()
+    await big.start()
+    await sleep(3000)
+    const before = await big.rssMiB()
+    let peak = before
+    const watching = setInterval(() => { void big.rssMiB().then(now => { peak = Math.max(peak, now) }) }, 100)
+    const started = Date.now()
+    const response = await fetch(`${await big.url()}/api/shoutbox/list`)
+    const bytes = (await response.arrayBuffer()).byteLength
+    const seconds = (Date.now() - started) / 1000
+    clearInterval(watching)
+    await sleep(5000)
+    const after = await big.rssMiB()
+    // A quiet process collects its garbage when it next allocates: a health check a second for 25 s.
+    for (let i = 0; i < 25; i++) {
+      await fetch(`${await big.url()}/api/health`).then(answer => answer.text())
+      await sleep(1000)
+    }
+    const later = await big.rssMiB()
+    rows.push([`list memory: maxShouts unset, ${fmt(total)} shouts, one request (${fmt(bytes / 1e6, 1)} MB in ${fmt(seconds, 1)} s, status ${response.status})`, '', '', '', '', ''])
+    rows.push([`  host resident memory: ${fmt(before)} MiB before, ${fmt(peak)} MiB at most while answering, ${fmt(after)} MiB 5 s after, ${fmt(later)} MiB 30 s after; after / before ${fmt(after / before, 2)}, ${fmt(later / before, 2)}`, '', '', '', '', ''])
+    await big.destroy()
+  }
 
   if (PARTS.has('widgets')) {
     // The readers are widgets: each loads what the real widget loads on `ready`, then

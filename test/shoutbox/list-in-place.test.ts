@@ -4,7 +4,8 @@ import type { AddonContext } from '../../src/sdk/index.js'
 import { RecentChanges, nextList } from '../../src/shoutbox/list-changes.js'
 import { ShoutboxSettings } from '../../src/shoutbox/settings.js'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
-import { build, setUp, type App } from '../helpers/app.js'
+import { MAX_KEPT_BYTES } from '../../src/host/http/answer-cache.js'
+import { ADMIN, build, login, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, TEST_DATABASE_URL, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
 
@@ -168,4 +169,25 @@ t.test('edits whose notices cross (two processes): the newest text wins, whateve
     'an edit heard after the delete does not bring the shout back')
   t.same(JSON.stringify(apply({ shouts: [shout(9, 'a'), shout(8, 'b')] }, notice(10, 'shout-edited', shout(8, 'B')))), JSON.stringify({ shouts: [shout(9, 'a'), shout(8, 'B')] }),
     'the edited shout keeps its place and its fields\' order')
+})
+
+t.test('a list answer over MAX_KEPT_BYTES (maxShouts unset on a big board) is sent whole, and not kept', async t => {
+  const app = await build(t)
+  await setUp(app)
+  // 2,100 shouts of about 500 bytes on the wire: over 1 MiB.
+  const text = 'x'.repeat(480)
+  await app.db('shoutbox_shouts').insert(Array.from({ length: 2100 }, (_, i) => ({ message: `${i} ${text}`, username: 'admin', date: Date.now() })))
+  const before = { ...countsOf(app) }
+  for (let i = 0; i < 3; i++) {
+    const response = await app.inject({ url: '/api/shoutbox/list' })
+    t.equal(response.statusCode, 200)
+    t.ok(response.rawPayload.length > MAX_KEPT_BYTES, `${response.rawPayload.length} bytes`)
+    t.equal((response.json().shouts as unknown[]).length, 2100, 'every shout')
+  }
+  t.equal(countsOf(app).made - before.made, 3, 'made for each request')
+  t.equal(app.answerCache.of('/api/shoutbox/list')!.current, undefined, 'nothing kept')
+  // With maxShouts set, the answer is small again, and kept.
+  await app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie: await login(app, 'admin', ADMIN.password) }, payload: { maxShouts: 50 } })
+  await app.inject({ url: '/api/shoutbox/list' })
+  t.not(app.answerCache.of('/api/shoutbox/list')!.current, undefined, 'kept')
 })

@@ -65,6 +65,13 @@ export type CacheUpdate = (previous: Readonly<Record<string, unknown>>, notice: 
 
 /** An answer updated in place is made anew from the database at least this often, so a row written behind the host's back (by hand, in SQL) shows within a minute. */
 const MAX_AGE_MS = 60_000
+/**
+ * An answer larger than this is sent but not kept: a list with `maxShouts` unset on a big
+ * board (every shout; 105 MB for a million) would otherwise stay in memory for good. It is
+ * made anew for each request instead, which costs the database and the process, not the
+ * memory (the panel warns the administrator to set `maxShouts`).
+ */
+export const MAX_KEPT_BYTES = 1024 * 1024
 
 /**
  * One cacheable endpoint's answer (CachePolicy in the SDK). A notice on its topic, from any
@@ -101,8 +108,9 @@ export class CachedAnswer {
     try {
       const answer = new KeptAnswer(await handle())
       this.counts.made++
-      // A change announced while it was being made may not be in it: keep it only if none was.
-      if (linked && this.cluster.isLinked && generation === this.generation) this.kept = answer
+      // A change announced while it was being made may not be in it: keep it only if none
+      // was; and only if it is small enough to keep.
+      if (linked && this.cluster.isLinked && generation === this.generation && answer.body.length <= MAX_KEPT_BYTES) this.kept = answer
       return answer
     } finally {
       if (generation === this.generation) this.making = undefined
