@@ -452,3 +452,19 @@ t.test('GET /api/shoutbox/rules: what the composer needs, public, current', asyn
   await client(app).settings(admin, { maxMessageLength: 140, editWindowSeconds: 0 })
   t.same((await app.inject({ url: '/api/shoutbox/rules' })).json(), { result: 'ok', maxMessageLength: 140, editWindowSeconds: 0, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10 })
 })
+
+t.test('Manage shoutbox is enough to post and edit in the widget ("post, edit and delete any shout"); panel access alone is not', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const roleWith = async (name: string, permissions: string[]): Promise<number> =>
+    (await app.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name, permissions } })).json().role.id as number
+  const mod = await account(app, admin, 'mod', await roleWith('moderators', ['panel.access', 'addon.shoutbox.manage.shoutbox']))
+  const clerk = await account(app, admin, 'clerk', await roleWith('clerks', ['panel.access']))
+  const posted = await client(app).post(mod, { message: 'From a moderator, in the widget' })
+  t.equal(posted.statusCode, 200, 'a moderator without the members\' node posts')
+  const id = posted.json().shout.id as number
+  const edited = await app.inject({ method: 'PUT', url: `/api/shoutbox/${id}`, headers: { cookie: mod }, payload: { message: 'From a moderator, edited' } })
+  t.same([edited.statusCode, edited.json().shout?.message], [200, 'From a moderator, edited'], 'and edits it')
+  const refused = await client(app).post(clerk, { message: 'From a clerk' })
+  t.same([refused.statusCode, refused.json()], [403, error('NO_PERMISSION')], 'panel access alone does not post')
+})

@@ -18,7 +18,15 @@ import { shoutsRepository } from '../shouts-repository.js'
 const OWN_SHOUT = '/api/shoutbox/:id(^\\d+$)'
 
 /**
- * POST /api/shoutbox — a member with POST_SHOUTS talks on the board: the same message
+ * Posting rights: POST_SHOUTS (members), or MANAGE_SHOUTBOX, whose holders may "post, edit
+ * and delete any shout" — a moderator's role need not name the members' node as well.
+ */
+function requirePosting (call: SignedInCall<typeof PublishShoutSchema> | SignedInCall<typeof EditShoutSchema>): void {
+  if (!call.ctx.permissions.has(call.user, 'MANAGE_SHOUTBOX')) call.requirePermission('POST_SHOUTS')
+}
+
+/**
+ * POST /api/shoutbox — a member with POST_SHOUTS (or staff with MANAGE_SHOUTBOX) talks on the board: the same message
  * rules as the panel's publish, then the flood rules (staff with MANAGE_SHOUTBOX are
  * exempt); no activity-log entry. Answers the shout as stored. A muted member is
  * refused first (MUTED).
@@ -33,7 +41,7 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
   }
 
   async handle (call: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
-    call.requirePermission('POST_SHOUTS')
+    requirePosting(call)
     const { ctx, user } = call
     await assertNotMuted(ctx, user)
     const { message } = call.body
@@ -65,7 +73,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   }
 
   async handle (call: SignedInCall<typeof EditShoutSchema>): Promise<Successful> {
-    call.requirePermission('POST_SHOUTS')
+    requirePosting(call)
     const { ctx, user } = call
     await assertNotMuted(ctx, user)
     const { message } = call.body

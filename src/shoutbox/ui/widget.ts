@@ -16,7 +16,7 @@ import { shoutboxStrings } from './strings.js'
  * Members who may post get a composer, and edit and delete buttons on their own shouts;
  * visitors get a way to sign in (and to sign up, when the site allows it). A muted member
  * is told so, and until when, in place of the composer. Moderators (MANAGE_SHOUTBOX with
- * panel access) get delete and mute beside everyone else's shouts. A page that signs
+ * panel access) get edit, delete and mute beside everyone else's shouts. A page that signs
  * people in or out tells it with a `site:session` event on `document`.
  */
 
@@ -87,7 +87,8 @@ let signUpOpen = false
 let myMute: OwnMute | null = null
 let muteEnds: ReturnType<typeof setTimeout> | undefined
 let rules: Rules = { maxMessageLength: 500, editWindowSeconds: 300 }
-const mayPost = (): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(POST_NODE))
+// Manage shoutbox says "post, edit and delete any shout": its holders post without the members' node.
+const mayPost = (): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(POST_NODE) || me.permissions.includes(MANAGE_NODE))
 const holds = (node: string): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(node))
 const isModerator = (): boolean => holds(MANAGE_NODE) && holds(PANEL_NODE)
 const isOwn = (shout: Shout): boolean => me !== null && shout.username === me.username
@@ -280,7 +281,7 @@ function drawActions (item: Item): void {
     ? t('widget.actionsOn', { username: item.shout.username, message: item.shout.message.slice(0, 60) })
     : t('widget.actionsFor', { message: item.shout.message.slice(0, 60) })
   const buttons: HTMLElement[] = []
-  if (mode === 'editable') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.edit')} — ${about}`, onclick: () => startEdit(item) }, t('widget.edit')))
+  if (mode === 'editable' || mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.edit')} — ${about}`, onclick: () => startEdit(item) }, t('widget.edit')))
   if (mode !== 'none') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.delete')} — ${about}`, onclick: () => confirmDelete(item) }, t('widget.delete')))
   if (mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.mute')} — ${about}`, onclick: () => startMute(item) }, t('widget.mute')))
   item.actions.replaceChildren(...buttons)
@@ -339,6 +340,8 @@ function render (): void {
 }
 
 function startEdit (item: Item): void {
+  // A moderator edits someone else's shout through the panel's path: at any time, logged.
+  const moderated = item.mode === 'moderated'
   item.mode = 'editing'
   const id = `shoutbox-edit-${item.shout.id}`
   const area = h('textarea', { id, rows: 2, 'aria-describedby': `${id}-left` }) as HTMLTextAreaElement
@@ -347,7 +350,7 @@ function startEdit (item: Item): void {
   const problem = h('p', { class: 'shoutbox-error', role: 'alert' })
   const save = h('button', { type: 'submit' }, t('widget.save')) as HTMLButtonElement
   const form = h('form', { class: 'shoutbox-edit' },
-    h('label', { for: id, class: 'shoutbox-sr' }, t('widget.editLabel')), area,
+    h('label', { for: id, class: 'shoutbox-sr' }, moderated ? t('widget.editOthersLabel', { username: item.shout.username }) : t('widget.editLabel')), area,
     h('div', { class: 'shoutbox-row' }, left.element, save, h('button', { type: 'button', class: 'secondary', onclick: () => finish() }, t('widget.cancel'))),
     problem) as HTMLFormElement
   const finish = (): void => {
@@ -369,7 +372,7 @@ function startEdit (item: Item): void {
       return
     }
     save.disabled = true
-    void call('PUT', `/api/shoutbox/${item.shout.id}`, { message }).then(answer => {
+    void call('PUT', moderated ? `/api/panel/shoutbox/${item.shout.id}` : `/api/shoutbox/${item.shout.id}`, { message }).then(answer => {
       save.disabled = false
       if (answer.ok) {
         const shout = answer.body!.shout as Shout

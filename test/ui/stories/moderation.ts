@@ -64,8 +64,20 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.pass('gone from the member\'s widget too')
   })
 
-  await t.test('the moderator mutes the member for 10 minutes, by keyboard', async t => {
+  await t.test('the moderator edits the member\'s shout in place (at any time, logged); the member sees the new text', async t => {
     const item = shoutIn(moderator, 'BUY CHEAP WATCHES NOW')
+    await item.getByRole('button', { name: 'Edit — shout by ayse: BUY CHEAP WATCHES NOW' }).click()
+    const area = item.getByLabel('Edit the shout by ayse')
+    await area.fill('[advertising removed]')
+    await area.press('Enter')
+    await shoutIn(member, '[advertising removed]').waitFor()
+    t.equal(await shoutIn(member, 'BUY CHEAP WATCHES NOW').count(), 0, 'the old text is gone from the member\'s widget')
+    const feed = (await http(server, 'GET', '/api/panel/logs/activity', { cookie: admin })).body!.logs as Array<{ type: string, username: string }>
+    t.match(feed[0], { type: 'EDITED_SHOUT', username: 'mod' }, 'in the staff\'s record')
+  })
+
+  await t.test('the moderator mutes the member for 10 minutes, by keyboard', async t => {
+    const item = shoutIn(moderator, '[advertising removed]')
     await item.getByRole('button', { name: /^Mute/ }).focus()
     await moderator.keyboard.press('Enter')
     const form = item.getByRole('form', { name: 'Mute ayse in the shoutbox' })
