@@ -10,6 +10,11 @@ export const ShoutSchema = Type.Object({
 
 export const SHOUT_EXAMPLE: Shout = { id: 42, message: 'Hello, board! https://example.org', username: 'ada', date: 1795000000000 }
 
+/** Shouts in the list's order, newest first (the archive's pages, the latest). */
+export const NewestShoutsSchema = Type.Array(ShoutSchema, { description: 'newest first' })
+/** Where the archive goes on: the `before` of the next older page, or null when there is none. */
+export const NextPageSchema = Type.Union([Type.Integer(), Type.Null()], { description: 'the archive\'s `before` for the older shouts; null when there are none' })
+
 export type Shout = Static<typeof ShoutSchema>
 
 export const PublishShoutSchema = {

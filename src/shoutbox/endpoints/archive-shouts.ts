@@ -1,6 +1,6 @@
-import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
+import { Api, Successful, okAnswer, type PublicCall } from '../../sdk/index.js'
 import { assertStorable } from '../message.js'
-import { ArchiveSchema, SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
+import { ArchiveSchema, NewestShoutsSchema, NextPageSchema, SHOUT_EXAMPLE } from '../schemas.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
 /**
@@ -15,8 +15,8 @@ export class ArchiveShouts extends Api<typeof ArchiveSchema> {
   readonly schema = ArchiveSchema
   override readonly answers = {
     ok: okAnswer({
-      shouts: Type.Array(ShoutSchema, { description: 'newest first' }),
-      next: Type.Union([Type.Integer(), Type.Null()], { description: 'the `before` of the following page; null after the last' })
+      shouts: NewestShoutsSchema,
+      next: NextPageSchema
     }, { shouts: [SHOUT_EXAMPLE], next: 42 })
   }
 

@@ -1,6 +1,6 @@
 import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import { pinsRepository } from '../pins-repository.js'
-import { LatestSchema, SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
+import { LatestSchema, NewestShoutsSchema, NextPageSchema, SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -21,9 +21,9 @@ export class LatestShouts extends Api<typeof LatestSchema> {
   readonly schema = LatestSchema
   override readonly answers = {
     ok: okAnswer({
-      shouts: Type.Array(ShoutSchema, { description: 'newest first' }),
+      shouts: NewestShoutsSchema,
       pinned: Type.Array(ShoutSchema, { description: 'newest pin first' }),
-      next: Type.Union([Type.Integer(), Type.Null()], { description: 'the archive\'s `before` for the older shouts; null when there are none' }),
+      next: NextPageSchema,
       limit: Type.Integer({ minimum: 0, description: 'how many shouts it shows at most' })
     }, { shouts: [SHOUT_EXAMPLE], pinned: [], next: null, limit: 50 })
   }
