@@ -230,6 +230,13 @@ function drawYou (): void {
 async function refreshSession (): Promise<void> {
   const [who, signUp, limits, posting] = await Promise.all([
     call('GET', '/api/auth/me'), call('GET', '/api/auth/signup'), call('GET', '/api/shoutbox/rules'), call('GET', '/api/shoutbox/me')])
+  if (who.body?.error === 'INSTALLATION_REQUIRED') {
+    // Every call answers 503 until the administrator finishes setup: no "sign in", no "no shouts yet".
+    you.replaceChildren(h('p', { class: 'shoutbox-prompt' }, t('widget.notSetUp')))
+    log.hidden = true
+    return
+  }
+  log.hidden = false
   const wasSignedIn = me !== null
   me = who.ok ? who.body!.user as Me : null
   myMute = me !== null && posting.ok ? posting.body!.mute as OwnMute | null : null
@@ -481,6 +488,8 @@ function startMute (item: Item): void {
 
 const live = new LiveShouts({
   changed: fresh => {
+    // Setup finished since the page opened (the list reads again): ask who is here anew.
+    if (log.hidden) void refreshSession()
     render()
     if (live.loaded) log.removeAttribute('aria-busy')
     void known.learn(fresh.map(shout => shout.message)).then(found => {

@@ -34,6 +34,21 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await run()
   }
 
+  await step('before setup, the home page says the site is being set up (no sign-in, no "no shouts yet")', async () => {
+    const visitorProblems: string[] = []
+    const visiting = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale: 'en-US' })
+    // Every call answers 503 INSTALLATION_REQUIRED before setup: those are asked for here.
+    watchPages(visiting, visitorProblems, { expected: [503] })
+    const home = await visiting.newPage()
+    await home.goto(`${server.url}/`)
+    await home.getByText('The shoutbox opens once this site is set up.').waitFor()
+    await home.getByText('This site is being set up.').waitFor()
+    t.equal(await home.getByRole('button', { name: 'Sign in' }).count(), 0, 'no sign-in to offer')
+    t.equal(await home.getByText('No shouts yet').count(), 0)
+    t.same(visitorProblems.filter(problem => !problem.includes('EventSource')), [])
+    await visiting.close()
+  })
+
   await step('the setup wizard, opened from the link the host prints, creates the administrator and signs them in', async () => {
     await panel.goto(`${server.url}/panel/#/setup?token=${encodeURIComponent(SETUP_TOKEN)}`)
     await panel.getByRole('heading', { name: 'Set up your site' }).waitFor()

@@ -140,6 +140,11 @@ async function start (area: HTMLElement): Promise<void> {
   window.addEventListener('hashchange', route)
 
   const [me, signUp] = await Promise.all([api('GET', '/api/auth/me'), api('GET', '/api/auth/signup')])
+  // Before setup nobody can sign in or up: say so, rather than offer forms that would fail.
+  if (me.body?.error === 'INSTALLATION_REQUIRED') {
+    area.replaceChildren(h('span', { class: 'account-who' }, t('site.notSetUp')))
+    return
+  }
   user = me.ok ? me.body!.user as User : null
   signUpOpen = signUp.ok && signUp.body!.signUp === true
   drawHeader()

@@ -185,9 +185,13 @@ export class LiveShouts {
     }
   }
 
+  /** Reads now and every 15 s; each time, a stream the browser gave up on is tried again. */
   private poll (): void {
     void this.reload()
-    this.polling ??= setInterval(() => void this.reload(), POLL_MS)
+    this.polling ??= setInterval(() => {
+      void this.reload()
+      if (this.stream?.readyState === EventSource.CLOSED) this.start()
+    }, POLL_MS)
   }
 
   private stopPolling (): void {
