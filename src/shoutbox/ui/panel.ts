@@ -248,6 +248,8 @@ export default function register (panel: PanelHost): void {
         return
       }
       maxShouts.value = answer.body!.maxShouts === null ? '' : String(answer.body!.maxShouts)
+      // The overview's answer may have come first: the warning follows the value now shown.
+      warn()
       maxMessageLength.value = String(answer.body!.maxMessageLength)
       for (const [key, input] of Object.entries(members)) input.value = String(answer.body![key])
       maxPinned.value = String(answer.body!.maxPinned)
