@@ -1,15 +1,5 @@
 import type { Database } from '../sdk/index.js'
-import type { Shout } from './schemas.js'
-
-export type ShoutEventKind = 'shout-created' | 'shout-edited' | 'shout-deleted' | 'shout-pinned' | 'shout-unpinned'
-
-/**
- * A row of the history: a created, edited, pinned or unpinned shout with its four fields,
- * a deleted one by its id alone.
- */
-export type ShoutEvent =
-  | { readonly id: number, readonly kind: 'shout-created' | 'shout-edited' | 'shout-pinned' | 'shout-unpinned', readonly shout: Shout }
-  | { readonly id: number, readonly kind: 'shout-deleted', readonly shout: Pick<Shout, 'id'> }
+import type { ShoutEvent } from './changes/kinds.js'
 
 export const EVENTS_TABLE = 'shoutbox_events'
 /** How many past events the history keeps (older ones are pruned). */

@@ -1,5 +1,5 @@
 import { defineAddon } from '../sdk/index.js'
-import { RecentChanges } from './list-changes.js'
+import { RecentChanges } from './changes/list.js'
 import { Retention } from './retention.js'
 import { StreamHub } from './stream-hub.js'
 

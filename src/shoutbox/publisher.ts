@@ -1,6 +1,5 @@
 import type { Actor, AddonContext } from '../sdk/index.js'
-import { announced, announcing, MAX_NOTICE_BYTES, type ChangeNotice } from './change-notices.js'
-import type { ShoutEvent } from './events-repository.js'
+import { announced, announcing, MAX_NOTICE_BYTES, readNotice } from './changes/notice.js'
 import { ShoutCreated } from './events.js'
 import { perContext } from './per-context.js'
 import type { Shout } from './schemas.js'
@@ -78,7 +77,7 @@ export class Publisher {
   /** Writes `batch` in one statement and answers each of its publishes. */
   private async write (batch: readonly Waiting[]): Promise<void> {
     const { ctx } = this
-    let events: ShoutEvent[]
+    let shouts: Shout[]
     try {
       const { notice, sent } = await shoutsRepository(ctx.db).insertAnnounced(batch.map(waiting => waiting.shout), {
         also: ctx.activityLog.insertion(batch.flatMap(({ shout, user, logged }) => logged
@@ -88,7 +87,7 @@ export class Publisher {
         maxNoticeBytes: MAX_NOTICE_BYTES
       })
       announced(ctx, sent ?? notice)
-      events = (JSON.parse(notice) as ChangeNotice).events as ShoutEvent[]
+      shouts = createdShouts(notice, batch.length)
     } catch (error) {
       if (batch.length > 1 && refusedByDatabase(error)) await Promise.all(batch.map(waiting => this.write([waiting])))
       else for (const waiting of batch) waiting.reject(error)
@@ -96,11 +95,18 @@ export class Publisher {
     }
     this.published.inc(batch.length)
     batch.forEach((waiting, index) => {
-      const { shout } = events[index]! as ShoutEvent & { kind: 'shout-created' }
+      const shout = shouts[index]!
       ctx.events.emit(ShoutCreated, shout)
       waiting.resolve(shout)
     })
   }
+}
+
+/** The shouts a publish statement's notice carries, in its publishes' order (it always carries them, whatever it sent). */
+function createdShouts (notice: string, count: number): Shout[] {
+  const shouts = (readNotice(notice)?.events ?? []).flatMap(event => 'message' in event.shout ? [event.shout] : [])
+  if (shouts.length !== count) throw new Error(`the publish statement's notice holds ${shouts.length} shouts for ${count} publishes`)
+  return shouts
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { AddonContext } from '../sdk/index.js'
-import { announceChange } from './change-notices.js'
+import { announceChange } from './changes/notice.js'
 import { ShoutDeleted } from './events.js'
 import { perContext } from './per-context.js'
 import { pinsRepository } from './pins-repository.js'
@@ -75,11 +75,7 @@ export class Retention {
       await ctx.activityLog.write({ type: 'PRUNED_SHOUTS', user: null, details: { count: pruned.length } }, trx)
       for (let start = 0; start < pruned.length; start += IDS_PER_NOTICE) {
         const part = pruned.slice(start, start + IDS_PER_NOTICE)
-        await announceChange(ctx, trx, {
-          kind: 'shout-deleted',
-          eventIds: part.map(({ eventId }) => eventId),
-          events: part.map(({ eventId, shout }) => ({ id: eventId, kind: 'shout-deleted', shout: { id: shout.id } }))
-        })
+        await announceChange(ctx, trx, 'shout-deleted', part.map(({ eventId, shout }) => ({ id: eventId, kind: 'shout-deleted', shout: { id: shout.id } })))
       }
       for (const { shout } of pruned) ctx.events.emit(ShoutDeleted, shout, trx)
       return { ran: true, pruned: pruned.length }

@@ -1,5 +1,6 @@
 import type { AddonContext } from '../sdk/index.js'
-import { onChange } from './change-notices.js'
+import { CHANGE_KINDS } from './changes/kinds.js'
+import { onChange } from './changes/notice.js'
 import { perContext } from './per-context.js'
 import type { Settings } from './schemas.js'
 
@@ -16,7 +17,7 @@ export class ShoutboxSettings {
 
   private constructor (private readonly ctx: AddonContext) {
     onChange(ctx, notice => {
-      if (notice === undefined || notice.kind === 'settings') this.forget()
+      if (notice === undefined || CHANGE_KINDS[notice.kind].settings) this.forget()
     })
   }
 

@@ -1,5 +1,5 @@
 import { NotFound, type AddonContext, type Transaction } from '../sdk/index.js'
-import { announceChange } from './change-notices.js'
+import { announceChange } from './changes/notice.js'
 import { ShoutDeleted, ShoutEdited } from './events.js'
 import type { Shout } from './schemas.js'
 import { shoutsRepository } from './shouts-repository.js'
@@ -16,7 +16,7 @@ export async function editShout (ctx: AddonContext, trx: Transaction, id: number
   const edited = await shoutsRepository(ctx.db).edit(id, message, trx, byModerator)
   if (edited === undefined) throw new NotFound()
   const { shout, eventId } = edited
-  await announceChange(ctx, trx, { kind: 'shout-edited', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-edited', shout }] })
+  await announceChange(ctx, trx, 'shout-edited', [{ id: eventId, kind: 'shout-edited', shout }])
   ctx.events.emit(ShoutEdited, shout, trx)
   return shout
 }
@@ -26,7 +26,7 @@ export async function deleteShout (ctx: AddonContext, trx: Transaction, id: numb
   const deleted = await shoutsRepository(ctx.db).delete(id, trx)
   if (deleted === undefined) throw new NotFound()
   const { shout, eventId } = deleted
-  await announceChange(ctx, trx, { kind: 'shout-deleted', eventIds: [eventId], events: [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id } }] })
+  await announceChange(ctx, trx, 'shout-deleted', [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id } }])
   ctx.events.emit(ShoutDeleted, shout, trx)
   return shout
 }

@@ -1,6 +1,7 @@
 import { eventFrame, type AddonContext, type EventFrame, type EventStream } from '../sdk/index.js'
-import { onChange, type ChangeNotice } from './change-notices.js'
-import { eventsRepository, type ShoutEvent } from './events-repository.js'
+import { CHANGE_KINDS, type ShoutEvent } from './changes/kinds.js'
+import { onChange, type ChangeNotice } from './changes/notice.js'
+import { eventsRepository } from './events-repository.js'
 import { FanOut, Subscriber } from './fan-out.js'
 import { perContext } from './per-context.js'
 
@@ -31,7 +32,7 @@ export class StreamHub {
 
   start (): void {
     onChange(this.ctx, notice => {
-      if (notice?.eventIds !== undefined && notice.eventIds.length > 0 && this.subscribers.size > 0) this.deliver(notice)
+      if (notice !== undefined && notice.eventIds.length > 0 && this.subscribers.size > 0) this.deliver(notice)
     })
     const prune = (): void => {
       eventsRepository(this.ctx.db).prune().catch(error => this.ctx.log.warn({ err: error }, 'pruning stream history failed'))
@@ -73,7 +74,7 @@ export class StreamHub {
   }
 
   /** The notice's events, as it carries them or (too many for a notice) as the history holds them. */
-  private deliver ({ eventIds = [], events: carried }: ChangeNotice): void {
+  private deliver ({ eventIds, events: carried }: ChangeNotice): void {
     this.deliveries = this.deliveries
       .then(() => carried ?? eventsRepository(this.ctx.db).find(eventIds))
       .then(events => { for (const event of events) this.fanOut.add(event.id, frameOf(event)) })
@@ -83,7 +84,7 @@ export class StreamHub {
 
 function frameOf (event: ShoutEvent): EventFrame {
   // A deletion names the shout and nothing of what it said.
-  if (event.kind === 'shout-deleted') return eventFrame(event.id, event.kind, JSON.stringify({ id: event.shout.id }))
+  if (CHANGE_KINDS[event.kind].carries === 'id' || !('message' in event.shout)) return eventFrame(event.id, event.kind, JSON.stringify({ id: event.shout.id }))
   // The fields in the list's order (jsonb keeps its own).
   const { id, message, username, date } = event.shout
   return eventFrame(event.id, event.kind, JSON.stringify({ id, message, username, date }))

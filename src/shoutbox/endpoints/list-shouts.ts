@@ -1,6 +1,6 @@
 import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
-import { CHANGED } from '../change-notices.js'
-import { nextList } from '../list-changes.js'
+import { nextList } from '../changes/list.js'
+import { CHANGED } from '../changes/notice.js'
 import { SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'

@@ -1,5 +1,5 @@
 import { NoPermission, NotFound, PanelApi, Successful, okAnswer, type SignedInCall } from '../../sdk/index.js'
-import { announceChange } from '../change-notices.js'
+import { announceChange } from '../changes/notice.js'
 import { TooManyPinned } from '../errors.js'
 import { pinsRepository } from '../pins-repository.js'
 import { PinSchema } from '../schemas.js'
@@ -40,7 +40,7 @@ export class PinShout extends PanelApi<typeof PinSchema> {
       await ctx.activityLog.write({
         type: pinned ? 'PINNED_SHOUT' : 'UNPINNED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message }
       }, trx)
-      await announceChange(ctx, trx, { kind, eventIds: [eventId], events: [{ id: eventId, kind, shout }] })
+      await announceChange(ctx, trx, kind, [{ id: eventId, kind, shout }])
     })
     return new Successful()
   }

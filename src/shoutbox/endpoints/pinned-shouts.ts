@@ -1,7 +1,7 @@
 import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
-import { CHANGED } from '../change-notices.js'
+import { CHANGED } from '../changes/notice.js'
 import { pinsRepository } from '../pins-repository.js'
-import { nextPinned } from '../pinned-changes.js'
+import { nextPinned } from '../changes/pinned.js'
 import { SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
 
 /**

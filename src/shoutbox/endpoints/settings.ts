@@ -1,5 +1,5 @@
 import { NoPermission, PanelApi, Successful, okAnswer, type SignedInCall } from '../../sdk/index.js'
-import { announceChange } from '../change-notices.js'
+import { announceChange } from '../changes/notice.js'
 import { SETTINGS_EXAMPLE, SETTINGS_KEYS, SettingsSchema, UpdateSettingsSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 
@@ -38,7 +38,7 @@ export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
     await ctx.transaction(async trx => {
       await ctx.config.set(changes, trx)
       await ctx.activityLog.write({ type: 'UPDATED_SHOUTBOX_SETTINGS', user, details: changes }, trx)
-      await announceChange(ctx, trx, { kind: 'settings' })
+      await announceChange(ctx, trx, 'settings')
     })
     return new Successful(await settings.read())
   }

@@ -1,8 +1,9 @@
-import type { AddonContext } from '../sdk/index.js'
-import { onChange, readNotice, type ChangeNotice } from './change-notices.js'
-import { perContext } from './per-context.js'
-import type { Shout } from './schemas.js'
-import { ShoutboxSettings } from './settings.js'
+import type { AddonContext } from '../../sdk/index.js'
+import { perContext } from '../per-context.js'
+import type { Shout } from '../schemas.js'
+import { ShoutboxSettings } from '../settings.js'
+import { CHANGE_KINDS, unknownRule } from './kinds.js'
+import { onChange, readNotice } from './notice.js'
 
 /** How many deleted ids and edited shouts are remembered; a change and the create it crosses are never further apart. */
 const REMEMBERED = 10_000
@@ -26,16 +27,19 @@ export class RecentChanges {
 
   start (): void {
     onChange(this.ctx, notice => {
-      if (notice?.kind !== 'shout-deleted' && notice?.kind !== 'shout-edited') return
-      if (notice.events === undefined) {
+      const rule = notice === undefined ? undefined : CHANGE_KINDS[notice.kind].list
+      if (rule !== undefined && rule !== 'remove' && rule !== 'retext') return
+      // Which shouts changed is not known (a notice unread, or without its events): a
+      // create heard soon may be crossing it.
+      if (notice?.events === undefined) {
         this.blindUntil = Date.now() + BLIND_MS
         return
       }
       for (const event of notice.events) {
-        if (event.kind === 'shout-deleted') {
+        if (rule === 'remove') {
           this.deleted.add(event.shout.id)
           if (this.deleted.size > REMEMBERED) this.deleted.delete(this.deleted.values().next().value!)
-        } else if (event.kind === 'shout-edited' && this.isNewestEdit(event.shout.id, event.id)) {
+        } else if ('message' in event.shout && this.isNewestEdit(event.shout.id, event.id)) {
           this.edits.delete(event.shout.id)
           this.edits.set(event.shout.id, { eventId: event.id, message: event.shout.message })
           if (this.edits.size > REMEMBERED) this.edits.delete(this.edits.keys().next().value!)
@@ -65,23 +69,22 @@ export class RecentChanges {
   }
 }
 
-/** Changes that never change the list: pins are shown apart (GET /api/shoutbox/pinned). */
-const LIST_UNCHANGED_BY: ReadonlySet<ChangeNotice['kind']> = new Set(['shout-pinned', 'shout-unpinned'])
-
 /**
  * The list after a change, from the list before it and the change notice alone: what the
  * list endpoint's `handle` would read from the database, without reading it. `undefined`
- * when that cannot be known — the notice does not carry its events, the settings changed
- * or are not known here, or a shout left a full list (the next one is in the database) —
- * and the list is then read anew.
+ * when that cannot be known — a notice this process cannot read, one that does not carry
+ * its events, a kind whose rule is to rebuild, settings not known here, or a shout that
+ * left a full list (the next one is in the database) — and the list is then read anew.
  */
 export function nextList (previous: Readonly<Record<string, unknown>>, payload: string, ctx: AddonContext): { shouts: Shout[] } | undefined {
   const notice = readNotice(payload)
-  if (notice !== undefined && LIST_UNCHANGED_BY.has(notice.kind)) return { shouts: [...previous.shouts as readonly Shout[]] }
+  if (notice === undefined) return undefined
+  const before = previous.shouts as readonly Shout[]
+  const rule = CHANGE_KINDS[notice.kind].list
+  if (rule === 'unchanged') return { shouts: [...before] }
   const maxShouts = ShoutboxSettings.of(ctx).known?.maxShouts
   const recent = RecentChanges.of(ctx)
-  if (notice?.events === undefined || notice.kind === 'settings' || maxShouts === undefined || recent.blind) return undefined
-  const before = previous.shouts as readonly Shout[]
+  if (rule === 'rebuild' || notice.events === undefined || maxShouts === undefined || recent.blind) return undefined
   // Fewer than the limit: the list holds every shout there is.
   const complete = maxShouts === null || before.length < maxShouts
   const held = new Set(before.map(shout => shout.id))
@@ -91,19 +94,28 @@ export function nextList (previous: Readonly<Record<string, unknown>>, payload: 
   const edited = new Map<number, string>()
   for (const event of notice.events) {
     const { id } = event.shout
-    if (event.kind === 'shout-created') {
-      if (recent.isDeleted(id) || held.has(id)) continue
-      const { message, username, date } = event.shout
-      added.push({ id, message: recent.editAfter(id, event.id) ?? message, username, date })
-      held.add(id)
-    } else if (event.kind === 'shout-edited') {
-      // Only the text changes: the shout keeps its place, in the list or out of it.
-      if (!recent.isDeleted(id) && recent.isNewestEdit(id, event.id)) edited.set(id, event.shout.message)
-    } else if (held.has(id)) {
-      if (!complete) return undefined
-      removed.add(id)
-    } else if (!complete && id > lowest) {
-      return undefined
+    switch (rule) {
+      case 'add': {
+        if (recent.isDeleted(id) || held.has(id) || !('message' in event.shout)) continue
+        const { message, username, date } = event.shout
+        added.push({ id, message: recent.editAfter(id, event.id) ?? message, username, date })
+        held.add(id)
+        break
+      }
+      case 'retext':
+        // Only the text changes: the shout keeps its place, in the list or out of it.
+        if ('message' in event.shout && !recent.isDeleted(id) && recent.isNewestEdit(id, event.id)) edited.set(id, event.shout.message)
+        break
+      case 'remove':
+        if (held.has(id)) {
+          if (!complete) return undefined
+          removed.add(id)
+        } else if (!complete && id > lowest) {
+          return undefined
+        }
+        break
+      default:
+        return unknownRule(rule)
     }
   }
   if (added.length === 0 && removed.size === 0 && edited.size === 0) return { shouts: [...before] }

@@ -1,0 +1,58 @@
+import type { Shout } from '../schemas.js'
+
+/**
+ * Every kind of change to the board, and, in one place, what each does to what a process
+ * keeps. A new kind is a line here: the compiler then asks for it wherever a rule is
+ * applied (each `switch` on a rule ends in `unknownRule`), and the notice parser accepts it.
+ *
+ * - `carries`: what each of its stream events holds: the shout's four fields, its id
+ *   alone (a delete names the shout and nothing of what it said), or no event at all (the
+ *   change is not on the stream).
+ * - `list`: how the kept list of the newest shouts follows it: `add` its shouts, `retext`
+ *   them in place, `remove` them, leave it `unchanged`, or `rebuild` it from the database.
+ * - `pinned`: how the kept list of pins follows it: `unchanged`, `remove` its shouts, or `rebuild`.
+ * - `settings`: true when it changes the settings, which every process then reads again.
+ */
+export const CHANGE_KINDS = {
+  'shout-created': { carries: 'shout', list: 'add', pinned: 'unchanged', settings: false },
+  // The text of a pinned shout changed: its pin shows the new one.
+  'shout-edited': { carries: 'shout', list: 'retext', pinned: 'rebuild', settings: false },
+  'shout-deleted': { carries: 'id', list: 'remove', pinned: 'remove', settings: false },
+  // Pins are rare, and two processes' pins may be heard in either order: read anew.
+  'shout-pinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false },
+  'shout-unpinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false },
+  // A lower maxShouts cuts the list, a higher one needs shouts from the database; a lower
+  // maxPinned unpins nothing.
+  settings: { carries: 'nothing', list: 'rebuild', pinned: 'unchanged', settings: true }
+} as const satisfies Record<string, KindRules>
+
+interface KindRules {
+  readonly carries: 'shout' | 'id' | 'nothing'
+  readonly list: 'add' | 'retext' | 'remove' | 'unchanged' | 'rebuild'
+  readonly pinned: 'unchanged' | 'remove' | 'rebuild'
+  readonly settings: boolean
+}
+
+export type ChangeKind = keyof typeof CHANGE_KINDS
+export type ListRule = KindRules['list']
+export type PinnedRule = KindRules['pinned']
+
+type Carrying<What extends KindRules['carries']> = { [K in ChangeKind]: (typeof CHANGE_KINDS)[K]['carries'] extends What ? K : never }[ChangeKind]
+
+/** The kinds of change that are on the stream, and in its history. */
+export type EventKind = Carrying<'shout' | 'id'>
+
+/**
+ * One stream event: a row of the history, and what a notice carries. A created, edited,
+ * pinned or unpinned shout with its four fields, a deleted one by its id alone.
+ */
+export type ShoutEvent =
+  | { readonly id: number, readonly kind: Carrying<'shout'>, readonly shout: Shout }
+  | { readonly id: number, readonly kind: Carrying<'id'>, readonly shout: Pick<Shout, 'id'> }
+
+export const CHANGE_KIND_NAMES = Object.keys(CHANGE_KINDS) as ChangeKind[]
+
+/** The end of a `switch` on a rule: the compiler refuses a rule left out. */
+export function unknownRule (rule: never): never {
+  throw new Error(`no such rule: ${String(rule)}`)
+}

@@ -1,0 +1,30 @@
+import type { AddonContext } from '../../sdk/index.js'
+import type { Shout } from '../schemas.js'
+import { CHANGE_KINDS, unknownRule } from './kinds.js'
+import { readNotice } from './notice.js'
+
+/**
+ * The pinned answer after a change, without the database, when its kind's rule says how
+ * (see CHANGE_KINDS): unchanged, or without the shouts it removed. A kind whose rule is to
+ * rebuild, or a notice this process cannot read, returns `undefined`: the answer is read anew.
+ */
+export function nextPinned (previous: Readonly<Record<string, unknown>>, payload: string, _ctx: AddonContext): { shouts: Shout[] } | undefined {
+  const notice = readNotice(payload)
+  if (notice === undefined) return undefined
+  const shouts = previous.shouts as readonly Shout[]
+  const rule = CHANGE_KINDS[notice.kind].pinned
+  switch (rule) {
+    case 'unchanged':
+      return { shouts: [...shouts] }
+    case 'remove': {
+      if (shouts.length === 0) return { shouts: [] }
+      if (notice.events === undefined) return undefined
+      const removed = new Set(notice.events.map(event => event.shout.id))
+      return { shouts: shouts.filter(shout => !removed.has(shout.id)) }
+    }
+    case 'rebuild':
+      return undefined
+    default:
+      return unknownRule(rule)
+  }
+}
