@@ -1,7 +1,7 @@
 import type { Database } from '../sdk/index.js'
 import type { ShoutEvent } from './changes/kinds.js'
+import { EVENTS_TABLE } from './tables.js'
 
-export const EVENTS_TABLE = 'shoutbox_events'
 /** How many past events the history keeps (older ones are pruned). */
 const HISTORY = 10_000
 /** How many of them a reconnecting client is sent at most; further behind, it is told to start over. */

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto'
 import { TooManyRequests, type AddonContext, type Transaction } from '../sdk/index.js'
 import { DuplicateShout } from './errors.js'
 import type { Settings } from './schemas.js'
+import { FLOOD_CONTROL_TABLE as TABLE } from './tables.js'
 
-const TABLE = 'shoutbox_flood_control'
 const MINUTE_MS = 60_000
 /** The same text again within this long is a duplicate. */
 const DUPLICATE_WITHIN_MS = 60_000

@@ -1,6 +1,5 @@
 import type { Database, Transaction } from '../sdk/index.js'
-
-const MUTES_TABLE = 'shoutbox_mutes'
+import { MUTES_TABLE } from './tables.js'
 
 /** A mute as answered: who, until when (ms, or null until lifted), why, by whom (the moderator's username). */
 export interface Mute {

@@ -1,16 +1,9 @@
 import type { Database, Transaction } from '../sdk/index.js'
-import { EVENTS_TABLE } from './events-repository.js'
 import type { Shout } from './schemas.js'
-import { PINS_TABLE, SHOUTS_TABLE } from './tables.js'
+import { EVENTS_TABLE, PINS_LOCK, PINS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 /** A foreign key violation: the shout was deleted while it was being pinned. */
 const PG_FOREIGN_KEY_VIOLATION = '23503'
-/**
- * The first key of the advisory lock that serialises pins (any constant no other lock of
- * the platform uses); the second is the schema's, so sites sharing a database do not wait
- * for each other.
- */
-const PINS_LOCK = 7_310_002
 
 /**
  * The pinned shouts. A pin or an unpin writes its row and the `shout-pinned` /

@@ -5,6 +5,7 @@ import { perContext } from './per-context.js'
 import { pinsRepository } from './pins-repository.js'
 import { ShoutboxSettings } from './settings.js'
 import { shoutsRepository } from './shouts-repository.js'
+import { RETENTION_LOCK } from './tables.js'
 
 const RUN_EVERY_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -15,12 +16,6 @@ const DAY_MS = 86_400_000
 export const MAX_PRUNED_PER_RUN = 10_000
 /** Event ids per change notice: a NOTIFY payload must stay below 8000 bytes. */
 const IDS_PER_NOTICE = 200
-/**
- * The first key of the advisory lock one pruning run holds (any constant no other lock of
- * the platform uses); the second is the schema's, so sites sharing a database prune each
- * their own. Exported for the tests, which hold it to show that a run then waits its turn.
- */
-export const RETENTION_LOCK = 7_310_003
 
 export interface PruneRun {
   /** False when another process was pruning at that moment: this run did nothing. */

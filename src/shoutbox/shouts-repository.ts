@@ -1,7 +1,6 @@
 import type { Database, SqlPart, Transaction } from '../sdk/index.js'
-import { EVENTS_TABLE } from './events-repository.js'
 import type { Shout } from './schemas.js'
-import { PINS_TABLE, SHOUTS_TABLE } from './tables.js'
+import { EVENTS_TABLE, PINS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
 
@@ -98,13 +97,13 @@ export function shoutsRepository (db: Database) {
       return result.rows.map(recorded)
     },
 
-    /** How many of the shouts kept now were posted on each UTC day since `since` (ms), by the day's first millisecond. */
     /** True when more than `count` shouts are kept: a walk of the primary key, `count` + 1 rows at most. */
     async moreThan (count: number): Promise<boolean> {
       const rows = await db(SHOUTS_TABLE).select('id').orderBy('id').offset(count).limit(1)
       return rows.length > 0
     },
 
+    /** How many of the shouts kept now were posted on each UTC day since `since` (ms), by the day's first millisecond. */
     async perDay (since: number): Promise<Map<number, number>> {
       const rows = await db(SHOUTS_TABLE)
         .where('date', '>=', since)

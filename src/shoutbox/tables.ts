@@ -1,3 +1,21 @@
-/** The addon's tables that more than one repository reads. */
+/**
+ * The addon's tables and advisory locks, in one place. Migrations write the names out:
+ * they describe the tables as they were made, whatever these say later.
+ */
 export const SHOUTS_TABLE = 'shoutbox_shouts'
+/** The stream's history: one row per change that is on the stream. */
+export const EVENTS_TABLE = 'shoutbox_events'
 export const PINS_TABLE = 'shoutbox_pins'
+export const MUTES_TABLE = 'shoutbox_mutes'
+/** Each member's recent posts and edits, for flood control. */
+export const FLOOD_CONTROL_TABLE = 'shoutbox_flood_control'
+
+/*
+ * The first keys of the addon's advisory locks: constants no other lock of the platform
+ * uses (the host's are 7_310_1xx). The second key is the schema's, so sites sharing a
+ * database wait only for their own.
+ */
+/** Serialises pins (a count against maxPinned, and the shout's row). */
+export const PINS_LOCK = 7_310_002
+/** Held by the one pruning run at a time. */
+export const RETENTION_LOCK = 7_310_003

@@ -1,6 +1,7 @@
 import pg from 'pg'
 import t from 'tap'
-import { MAX_PRUNED_PER_RUN, RETENTION_LOCK, Retention } from '../../src/shoutbox/retention.js'
+import { MAX_PRUNED_PER_RUN, Retention } from '../../src/shoutbox/retention.js'
+import { RETENTION_LOCK } from '../../src/shoutbox/tables.js'
 import { ShoutboxSettings } from '../../src/shoutbox/settings.js'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp, type App } from '../helpers/app.js'

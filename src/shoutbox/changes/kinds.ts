@@ -3,7 +3,7 @@ import type { Shout } from '../schemas.js'
 /**
  * Every kind of change to the board, and, in one place, what each does to what a process
  * keeps. A new kind is a line here: the compiler then asks for it wherever a rule is
- * applied (each `switch` on a rule ends in `unknownRule`), and the notice parser accepts it.
+ * applied (each `switch` on a rule or a kind ends in `unhandled`), and the notice parser accepts it.
  *
  * - `carries`: what each of its stream events holds: the shout's four fields, its id
  *   alone (a delete names the shout and nothing of what it said), or no event at all (the
@@ -52,7 +52,7 @@ export type ShoutEvent =
 
 export const CHANGE_KIND_NAMES = Object.keys(CHANGE_KINDS) as ChangeKind[]
 
-/** The end of a `switch` on a rule: the compiler refuses a rule left out. */
-export function unknownRule (rule: never): never {
-  throw new Error(`no such rule: ${String(rule)}`)
+/** The end of a `switch` on a rule or a kind: the compiler refuses one left out. */
+export function unhandled (value: never): never {
+  throw new Error(`not handled: ${String(value)}`)
 }

@@ -2,7 +2,7 @@ import type { AddonContext } from '../../sdk/index.js'
 import { perContext } from '../per-context.js'
 import type { Shout } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
-import { CHANGE_KINDS, unknownRule } from './kinds.js'
+import { CHANGE_KINDS, unhandled } from './kinds.js'
 import { onChange, readNotice } from './notice.js'
 
 /** How many deleted ids and edited shouts are remembered; a change and the create it crosses are never further apart. */
@@ -115,7 +115,7 @@ export function nextList (previous: Readonly<Record<string, unknown>>, payload: 
         }
         break
       default:
-        return unknownRule(rule)
+        return unhandled(rule)
     }
   }
   if (added.length === 0 && removed.size === 0 && edited.size === 0) return { shouts: [...before] }

@@ -1,6 +1,6 @@
 import type { AddonContext } from '../../sdk/index.js'
 import type { Shout } from '../schemas.js'
-import { CHANGE_KINDS, unknownRule } from './kinds.js'
+import { CHANGE_KINDS, unhandled } from './kinds.js'
 import { readNotice } from './notice.js'
 
 /**
@@ -25,6 +25,6 @@ export function nextPinned (previous: Readonly<Record<string, unknown>>, payload
     case 'rebuild':
       return undefined
     default:
-      return unknownRule(rule)
+      return unhandled(rule)
   }
 }

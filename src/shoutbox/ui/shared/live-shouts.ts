@@ -1,3 +1,4 @@
+import { CHANGE_KIND_NAMES, CHANGE_KINDS, unhandled, type EventKind } from '../../changes/kinds.js'
 import type { Shout } from '../../schemas.js'
 
 /**
@@ -23,9 +24,9 @@ export interface LiveShoutsOptions {
   readonly changed: (fresh: readonly Shout[]) => void
 }
 
-/** The stream's events that change what a page shows; the rest (`ready`, `reset`) reload it. */
-const SHOUT_EVENTS = ['shout-created', 'shout-edited', 'shout-deleted', 'shout-pinned', 'shout-unpinned'] as const
-type ShoutEvent = (typeof SHOUT_EVENTS)[number]
+/** The stream's events that change what a page shows (every kind on the stream); the rest (`ready`, `reset`) reload it. */
+const SHOUT_EVENTS = CHANGE_KIND_NAMES.filter((kind): kind is EventKind => CHANGE_KINDS[kind].carries !== 'nothing')
+type ShoutEvent = EventKind
 
 /** How often the shouts are read when no stream can be had. */
 const POLL_MS = 15_000
@@ -154,15 +155,14 @@ export class LiveShouts {
 
   /** Applies one event to what is held; returns the shout it brought, if any. Repeats change nothing. */
   private apply (kind: ShoutEvent, data: unknown): Shout | undefined {
-    if (kind === 'shout-deleted') {
-      const { id } = data as { id: number }
-      this.shouts = this.shouts.filter(shout => shout.id !== id)
-      this.pinned = this.pinned.filter(shout => shout.id !== id)
-      return undefined
-    }
     const shout = data as Shout
     const replace = (list: Shout[]): Shout[] => list.map(s => s.id === shout.id ? shout : s)
     switch (kind) {
+      case 'shout-deleted':
+        // The event names the shout alone.
+        this.shouts = this.shouts.filter(s => s.id !== shout.id)
+        this.pinned = this.pinned.filter(s => s.id !== shout.id)
+        return undefined
       case 'shout-created':
         if (this.shouts.some(s => s.id === shout.id)) return undefined
         this.shouts = [shout, ...this.shouts].sort((a, b) => b.id - a.id)
@@ -182,6 +182,8 @@ export class LiveShouts {
       case 'shout-unpinned':
         this.pinned = this.pinned.filter(s => s.id !== shout.id)
         return undefined
+      default:
+        return unhandled(kind)
     }
   }
 
