@@ -154,7 +154,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     })
     await app.register(addonsPlugin, { found, host })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
-    await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams } })
+    await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams, opensPerMinute: config.streamOpensPerMinute } })
     await app.register(cookie)
     await app.register(httpConventions, { allowedOrigins, publicUrl: config.publicUrl, conditions })
     // Before any endpoint: the document is made from the routes as they are registered.

@@ -31,6 +31,11 @@ export interface HostConfig {
   readonly streamsPerClient: number
   /** Open event streams this process holds at most. */
   readonly maxStreams: number
+  /**
+   * Event streams one client address may open a minute, after a first burst of twice
+   * `streamsPerClient`: each open of a reconnect replays up to a thousand events.
+   */
+  readonly streamOpensPerMinute: number
   readonly logLevel: string
   /** Log one line per request (off by default in production: it costs more than the list itself). */
   readonly logRequests: boolean
@@ -95,6 +100,7 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     publicUrl: parsePublicUrl(emptyToUndefined(env.PUBLIC_URL)?.trim()),
     streamsPerClient: parseAtLeastOne('STREAMS_PER_CLIENT', env.STREAMS_PER_CLIENT ?? '20'),
     maxStreams: parseAtLeastOne('MAX_STREAMS', env.MAX_STREAMS ?? '10000'),
+    streamOpensPerMinute: parseAtLeastOne('STREAM_OPENS_PER_MINUTE', env.STREAM_OPENS_PER_MINUTE ?? '60'),
     logLevel,
     logRequests: env.LOG_REQUESTS !== undefined ? env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true' : dev,
     setupToken,

@@ -57,10 +57,12 @@ t.test('PUBLIC_URL: the site\'s public origin, validated at start-up', async t =
   }
 })
 
-t.test('stream limits: STREAMS_PER_CLIENT (default 20) and MAX_STREAMS (default 10,000)', async t => {
-  t.same([loadConfig([], {}).streamsPerClient, loadConfig([], {}).maxStreams], [20, 10_000])
-  const set = loadConfig([], { STREAMS_PER_CLIENT: '3', MAX_STREAMS: '500' })
-  t.same([set.streamsPerClient, set.maxStreams], [3, 500])
+t.test('stream limits: STREAMS_PER_CLIENT (default 20), MAX_STREAMS (default 10,000) and STREAM_OPENS_PER_MINUTE (default 60)', async t => {
+  const defaults = loadConfig([], {})
+  t.same([defaults.streamsPerClient, defaults.maxStreams, defaults.streamOpensPerMinute], [20, 10_000, 60])
+  const set = loadConfig([], { STREAMS_PER_CLIENT: '3', MAX_STREAMS: '500', STREAM_OPENS_PER_MINUTE: '600' })
+  t.same([set.streamsPerClient, set.maxStreams, set.streamOpensPerMinute], [3, 500, 600])
+  t.throws(() => loadConfig([], { STREAM_OPENS_PER_MINUTE: '-1' }), { name: 'ConfigError', message: 'STREAM_OPENS_PER_MINUTE must be a whole number from 1 up, got "-1"' })
   t.throws(() => loadConfig([], { STREAMS_PER_CLIENT: '0' }), { name: 'ConfigError', message: 'STREAMS_PER_CLIENT must be a whole number from 1 up, got "0"' })
   t.throws(() => loadConfig([], { MAX_STREAMS: 'lots' }), { name: 'ConfigError', message: 'MAX_STREAMS must be a whole number from 1 up, got "lots"' })
 })

@@ -12,9 +12,9 @@ interface Opened {
 }
 
 /** Opens GET /api/shoutbox/stream over its own connection from `localAddress`; resolves with the head (and a refusal's body). */
-function openStream (url: string, localAddress = '127.0.0.1'): Promise<Opened> {
+function openStream (url: string, localAddress = '127.0.0.1', headers: Record<string, string> = {}): Promise<Opened> {
   return new Promise((resolve, reject) => {
-    const request = http.get(url, { agent: false, localAddress, headers: { accept: 'text/event-stream' } }, response => {
+    const request = http.get(url, { agent: false, localAddress, headers: { accept: 'text/event-stream', ...headers } }, response => {
       const close = (): void => { request.destroy() }
       if (response.statusCode === 200) {
         resolve({ status: 200, headers: response.headers, body: '', close })
@@ -85,6 +85,55 @@ t.test('MAX_STREAMS caps the whole process, whoever asks', async t => {
   const third = await openStream(url, '127.0.0.3')
   t.same([third.status, JSON.parse(third.body)], [429, REFUSED], 'a third client is refused too')
   t.equal(app.eventStreams.size, 25)
+})
+
+t.test('reopening streams far behind in a loop (a replay of 999 events each): one client\'s opens are bounded, its refusals cost no read', async t => {
+  const app = await build(t)
+  await setUp(app)
+  // A busy history: 1,000 events, so each reopen 999 behind is a replay of 999 of them.
+  await app.db.raw(`insert into shoutbox_events (kind, shout, created_at)
+    select 'shout-created', jsonb_build_object('id', n, 'message', 'shout ' || n || ' ' || repeat('x', 200), 'username', 'admin', 'date', 1795000000000 + n), 0
+    from generate_series(1, 1000) as n`)
+  const latest = Number((await app.db('shoutbox_events').max<{ max: number }>('id as max').first())!.max)
+  const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/shoutbox/stream`
+  const behind = { 'last-event-id': String(latest - 999) }
+  // The attacker: 20 connections, each reopening at once whenever its stream opens or is refused, for 2 s.
+  const started = Date.now()
+  let admitted = 0
+  const refusals: Opened[] = []
+  await Promise.all(Array.from({ length: 20 }, async () => {
+    while (Date.now() - started < 2000) {
+      const opened = await openStream(url, '127.0.0.1', behind)
+      opened.close()
+      if (opened.status === 200) admitted++
+      else refusals.push(opened)
+    }
+  }))
+  const seconds = (Date.now() - started) / 1000
+  // Twice STREAMS_PER_CLIENT at once, then STREAM_OPENS_PER_MINUTE (60): one a second.
+  t.ok(admitted >= 40, `the first burst is let in (${admitted})`)
+  t.ok(admitted <= 40 + Math.ceil(seconds) + 1, `then one a second: ${admitted} opens in ${seconds.toFixed(1)} s`)
+  t.ok(refusals.length > 0, `the rest refused (${refusals.length})`)
+  t.ok(refusals.every(o => o.status === 429 && o.body === JSON.stringify(REFUSED)), 'each refusal: 429 in the envelope')
+  t.ok(refusals.every(o => Number(o.headers['retry-after']) >= 1), 'with a Retry-After of a second or more')
+
+  t.test('another address is not held up, and gets its replay', async t => {
+    const other = await new Promise<string>((resolve, reject) => {
+      const request = http.get(url, { agent: false, localAddress: '127.0.0.2', headers: { accept: 'text/event-stream', ...behind } }, response => {
+        let body = ''
+        response.setEncoding('utf8')
+        response.on('data', (chunk: string) => {
+          body += chunk
+          if (body.includes(`id: ${latest}\n`)) {
+            request.destroy()
+            resolve(body)
+          }
+        })
+      })
+      request.on('error', reject)
+    })
+    t.equal(other.match(/^event: shout-created$/gm)?.length, 999, 'the 999 events it missed')
+  })
 })
 
 t.test('whose share a stream counts against', async t => {

@@ -24,9 +24,16 @@ export interface StreamLimits {
   readonly perClient: number
   /** Open streams of the whole process. */
   readonly total: number
+  /**
+   * Streams one client may open a minute, after a first burst of twice `perClient` (all
+   * its streams dropped and reopened, twice over). A reconnect's open reads up to a
+   * thousand missed events from the history: opening and closing in a loop must not make
+   * the database read them again and again.
+   */
+  readonly opensPerMinute: number
 }
 
-export const DEFAULT_STREAM_LIMITS: StreamLimits = { perClient: 20, total: 10_000 }
+export const DEFAULT_STREAM_LIMITS: StreamLimits = { perClient: 20, total: 10_000, opensPerMinute: 60 }
 
 /**
  * Every open event stream of this process: the host admits them (at most `perClient`
@@ -38,12 +45,17 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = { perClient: 20, total: 10_00
 export class EventStreams {
   private readonly open = new Set<OpenStream>()
   private readonly perClient = new Map<string, number>()
+  private readonly opens: OpenAllowance
   private readonly heartbeat: NodeJS.Timeout
   /** Set when the host stops: a stream opened then would hold the stop up until its deadline. */
   private ended = false
 
   constructor (private readonly limits: StreamLimits = DEFAULT_STREAM_LIMITS) {
-    this.heartbeat = setInterval(() => { for (const stream of this.open) stream.write(HEARTBEAT) }, HEARTBEAT_MS).unref()
+    this.opens = new OpenAllowance(2 * limits.perClient, limits.opensPerMinute)
+    this.heartbeat = setInterval(() => {
+      for (const stream of this.open) stream.write(HEARTBEAT)
+      this.opens.forgetFull()
+    }, HEARTBEAT_MS).unref()
   }
 
   get size (): number {
@@ -62,6 +74,8 @@ export class EventStreams {
     const client = clientKey(address)
     const held = this.perClient.get(client) ?? 0
     if (held >= this.limits.perClient || this.open.size >= this.limits.total) throw new TooManyRequests(RETRY_AFTER_SECONDS)
+    const wait = this.opens.take(client)
+    if (wait > 0) throw new TooManyRequests(wait)
     const response = takeOver()
     this.perClient.set(client, held + 1)
     const stream = new OpenStream(response, () => {
@@ -83,6 +97,40 @@ export class EventStreams {
     this.ended = true
     clearInterval(this.heartbeat)
     for (const stream of this.open) stream.end()
+  }
+}
+
+/**
+ * How many streams each client may open now: a bucket of `burst` opens per client,
+ * refilled at `perMinute`. Only an admitted open takes one; a refusal costs nothing.
+ */
+class OpenAllowance {
+  private readonly clients = new Map<string, { left: number, at: number }>()
+
+  constructor (private readonly burst: number, private readonly perMinute: number) {}
+
+  /** 0 when `client` may open a stream now (and it is counted); else the whole seconds to wait. */
+  take (client: string, now = Date.now()): number {
+    const bucket = this.refilled(client, now)
+    if (bucket.left >= 1) {
+      bucket.left--
+      this.clients.set(client, bucket)
+      return 0
+    }
+    return Math.max(1, Math.ceil((1 - bucket.left) * 60 / this.perMinute))
+  }
+
+  /** Forgets the clients whose bucket is full again: they are as if never seen. */
+  forgetFull (now = Date.now()): void {
+    for (const client of this.clients.keys()) if (this.refilled(client, now).left >= this.burst) this.clients.delete(client)
+  }
+
+  private refilled (client: string, now: number): { left: number, at: number } {
+    const bucket = this.clients.get(client)
+    if (bucket === undefined) return { left: this.burst, at: now }
+    bucket.left = Math.min(this.burst, bucket.left + (now - bucket.at) * this.perMinute / 60_000)
+    bucket.at = now
+    return bucket
   }
 }
 
