@@ -11,8 +11,9 @@ import { packageAddon } from './package-addon.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 
-export async function buildUi (): Promise<void> {
-  const out = path.join(root, 'dist/ui')
+/** Builds into `dist` (dist/ by default): its ui/ and addon/shoutbox/. */
+export async function buildUi (dist = path.join(root, 'dist')): Promise<void> {
+  const out = path.join(dist, 'ui')
   await fs.rm(out, { recursive: true, force: true })
   await build({
     entryPoints: [path.join(root, 'src/host/ui/panel/main.ts')],
@@ -34,7 +35,7 @@ export async function buildUi (): Promise<void> {
     outfile: path.join(out, 'theme/account.js'),
     bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, sourcemap: 'linked', logLevel: 'error'
   })
-  await packageAddon({ addonDir: root, codeDir: path.join(root, 'src/shoutbox'), outDir: path.join(root, 'dist/addon/shoutbox') })
+  await packageAddon({ addonDir: root, codeDir: path.join(root, 'src/shoutbox'), outDir: path.join(dist, 'addon/shoutbox') })
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
