@@ -107,9 +107,9 @@ async function main (): Promise<void> {
     app.log.info({ signal }, 'stopping: finishing requests in flight')
     setTimeout(() => fail(`did not stop within ${STOP_TIMEOUT_MS / 1000} s; exiting`), STOP_TIMEOUT_MS).unref()
     app.server.once('drained', (report: DrainReport) => app.log.info(report, 'stopped: every connection closed'))
-    // Stop listening at once: a connection the kernel completes after this is refused (the
-    // client may safely retry elsewhere) instead of waiting in the listen queue to be reset
-    // when the listener closes. Connections already open are drained (DrainingServer).
+    // Stop listening: the connections already in the listen queue are accepted and served,
+    // one the kernel completes after that is refused (its client may safely retry
+    // elsewhere), and those open are drained (DrainingServer).
     app.server.close()
     // From now on /api/health says stopping, and every answer closes its connection.
     app.addons.stopping = true

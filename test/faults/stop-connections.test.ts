@@ -142,6 +142,27 @@ t.test('connections accepted just before SIGTERM: each request is answered, heal
   t.equal(stored.filter(m => m.startsWith('sent while stopping')).length, 8, 'and stored')
 })
 
+t.test('connections the kernel queued while the process was busy, SIGTERM right behind them: each is accepted and answered', async t => {
+  const storage = await serverStorage(t)
+  const server = await startServer(t, { env: { ...storage.env, LOG_LEVEL: 'info' } })
+  t.equal((await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).status, 200)
+  const cookie = (await http(server, 'POST', '/api/auth/login', { body: { username: ADMIN.username, password: ADMIN.password } })).cookie!
+  // The process stopped (as if busy): the kernel completes the handshakes and keeps the
+  // connections, and their requests, in the listen queue; then the signal, then it runs again.
+  server.child.kill('SIGSTOP')
+  t.teardown(() => { server.child.kill('SIGCONT') })
+  const exchanges = Array.from({ length: 20 }, (_, n) => exchange(server.port, post('/panel/api/shoutbox', cookie, { message: `queued before the signal #${n}` }, 'close')))
+  t.ok((await Promise.all(exchanges.map(e => e.connected))).every(Boolean), 'all 20 connected (the kernel completed them)')
+  server.child.kill('SIGTERM')
+  server.child.kill('SIGCONT')
+  const results = await Promise.all(exchanges.map(e => e.done))
+  t.same(results.map(r => [r.outcome, r.status, r.body]), Array(20).fill(['answered', 200, '{"result":"ok"}']),
+    `every publish answered: ${JSON.stringify(results.filter(r => r.outcome !== 'answered'))}`)
+  t.equal(await server.exited, 0, 'then a clean exit')
+  const stored = (await querySql<{ message: string }>(storage, 'select message from shoutbox_shouts')).map(r => r.message)
+  t.equal(stored.filter(m => m.startsWith('queued before the signal')).length, 20, 'and each is stored')
+})
+
 t.test('new connections in a loop while SIGTERM arrives: every connection the process accepted is answered', async t => {
   const storage = await serverStorage(t)
   // Every connection to this server is made here, each answered with Connection: close, so
@@ -197,10 +218,10 @@ t.test('new connections in a loop while SIGTERM arrives: every connection the pr
   t.equal(report.accepted, answered, 'every connection the process accepted brought us a whole answer')
   t.ok(answeredAfterSignal > 0, 'requests kept being answered after the signal')
   // So each connection of ours that broke was never accepted by the process: the kernel
-  // completes handshakes on its own, and those still in the listen queue when the
-  // listener closes are reset by it. Clients this eager (a new connection the instant an
-  // answer arrives) always race the close; a balancer stops sending once /api/health
-  // says stopping.
+  // completes handshakes on its own. The stop accepts what waits in the listen queue
+  // before it closes the listener, but one completed in the instant between its last look
+  // and the close is reset. Clients this eager (a new connection the instant an answer
+  // arrives) race that instant; a balancer stops sending once /api/health says stopping.
   t.comment(`${outcomes.broken} connections reset by the kernel, never accepted by the process`)
   const stored = new Set((await querySql<{ message: string }>(storage, 'select message from shoutbox_shouts')).map(r => r.message))
   t.same(acknowledged.filter(m => !stored.has(m)), [], `each of the ${acknowledged.length} acknowledged publishes is stored`)

@@ -1,6 +1,9 @@
 import http from 'node:http'
 import net from 'node:net'
 
+/** Turns of the event loop a stop lets go by to accept what waits in the listen queue, at most: Node's backlog (511) and a margin. */
+const MAX_QUEUE_LOOKS = 600
+
 /** One accepted connection: its answers in progress, and how much it had read when the last one ended. */
 interface Connection {
   readonly responses: Set<http.ServerResponse>
@@ -28,7 +31,8 @@ export interface DrainReport {
  * Node's `close()` (and Fastify's, which calls `closeIdleConnections()` too, as did the
  * host's sweep every 100 ms) destroys every keep-alive connection between two requests,
  * including those whose next request is already on its way: those clients, having sent
- * a request, get a reset and no answer. Here `close()` stops listening and then:
+ * a request, get a reset and no answer. Here `close()` accepts what waits in the listen
+ * queue, stops listening, and then:
  *
  * - answers in progress finish, and carry `Connection: close` if their head is not yet
  *   sent, so their connection closes once they are done;
@@ -107,12 +111,34 @@ export class DrainingServer extends http.Server {
       for (const [socket, connection] of this.open) this.closeIfIdle(socket, connection)
     }, this.graceMs).unref()
     return new Promise(resolve => {
-      // Not http.Server's close: it would destroy the idle connections at once.
-      net.Server.prototype.close.call(this, (error?: Error) => {
-        this.emit('drained', { ...this.counts } satisfies DrainReport)
-        resolve(error)
+      this.whenListenQueueIsEmpty(() => {
+        // Not http.Server's close: it would destroy the idle connections at once.
+        net.Server.prototype.close.call(this, (error?: Error) => {
+          this.emit('drained', { ...this.counts } satisfies DrainReport)
+          resolve(error)
+        })
       })
     })
+  }
+
+  /**
+   * Runs `then` once the listen queue is empty. The connections the kernel completed
+   * before the stop (waiting there while the process was busy) would be reset by closing
+   * the listener now; Node accepts one connection per turn of the event loop, so turns
+   * are let go by until two in a row (the first may have begun before the stop) accept
+   * none. The kernel queues at most the listen backlog (511), which bounds the turns.
+   */
+  private whenListenQueueIsEmpty (then: () => void): void {
+    let quiet = 0
+    let turns = 0
+    let seen = this.counts.accepted
+    const look = (): void => {
+      quiet = this.counts.accepted === seen ? quiet + 1 : 0
+      seen = this.counts.accepted
+      if (quiet >= 2 || ++turns > MAX_QUEUE_LOOKS) then()
+      else setImmediate(look)
+    }
+    setImmediate(look)
   }
 
   /** Fastify calls this on close unless told not to; idle connections are this class's to close. */
