@@ -29,8 +29,8 @@ export class Login extends Api<typeof LoginSchema, HostContext> {
     const user = await identity.users.findByLogin(login)
     // An unknown login costs the same hash, so its answer comes no sooner.
     await checkedAttempt(identity, call.ip, login, () => user === undefined
-      ? identity.passwords.verifyNobody(password)
-      : identity.passwords.verify(password, user.passwordHash))
+      ? identity.passwords.verifyNobody(password, call.ip)
+      : identity.passwords.verify(password, user.passwordHash, call.ip))
     return new Successful({ user: await signIn(call, user!) })
   }
 }

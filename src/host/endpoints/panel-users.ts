@@ -52,7 +52,7 @@ export class CreateUser extends PanelApi<typeof CreateUserSchema, HostContext> {
     const { ctx } = call
     const { password, ...account } = call.body
     await givableRole(ctx.identity, call.user, account.roleId)
-    const passwordHash = await ctx.identity.passwords.hash(password)
+    const passwordHash = await ctx.identity.passwords.hash(password, call.ip)
     const user = await ctx.transaction(async trx => {
       const created = await ctx.identity.users.create({ ...account, passwordHash }, trx)
       await ctx.activityLog.write({ type: 'CREATED_USER', user: call.user, details: { user: created.username } }, trx)
@@ -96,7 +96,7 @@ export class UpdateUser extends PanelApi<typeof UpdateUserSchema, HostContext> {
     const { roleId, disabled, password } = call.body
     // A password costs a slow hash: refuse what can be refused before paying for it.
     if (password !== undefined) await managedUser(identity, caller, id)
-    const passwordHash = password === undefined ? undefined : await identity.passwords.hash(password)
+    const passwordHash = password === undefined ? undefined : await identity.passwords.hash(password, call.ip)
 
     const user = await ctx.transaction(async trx => {
       await identity.users.lockAccountChanges(trx)

@@ -30,8 +30,8 @@ export class ChangePassword extends LoggedInApi<typeof ChangePasswordSchema, Hos
     const account = await users.find(call.user.id)
     if (account === undefined) throw new NotLoggedIn()
     // A stolen session must not become a way to guess the password: it is checked like a sign-in.
-    await checkedAttempt(ctx.identity, call.ip, account.username, () => passwords.verify(call.body.currentPassword, account.passwordHash))
-    const passwordHash = await passwords.hash(call.body.newPassword)
+    await checkedAttempt(ctx.identity, call.ip, account.username, () => passwords.verify(call.body.currentPassword, account.passwordHash, call.ip))
+    const passwordHash = await passwords.hash(call.body.newPassword, call.ip)
     await ctx.transaction(async trx => {
       await users.lockAccountChanges(trx)
       // Disabled or deleted while the hashes ran: the session is already over.

@@ -40,15 +40,15 @@ export class FinishSetup extends SetupApi<typeof FinishSetupSchema, HostContext>
   async handle (call: PublicCall<typeof FinishSetupSchema, HostContext>): Promise<Successful> {
     const { setupToken, ...account } = call.body
     if (!await call.ctx.identity.setup.isToken(setupToken)) throw new InvalidSetupToken()
-    const user = await finishSetup(call.ctx, account)
+    const user = await finishSetup(call.ctx, account, call.ip)
     return new Successful({ user: await signIn(call, user) })
   }
 }
 
-/** Shared by the endpoint and the `create-admin` command (local access: no token). */
-export async function finishSetup (ctx: HostContext, account: NewAccount) {
+/** Shared by the endpoint and the `create-admin` command (local access: no token, no `ip`). */
+export async function finishSetup (ctx: HostContext, account: NewAccount, ip?: string) {
   const { identity } = ctx
-  const passwordHash = await identity.passwords.hash(account.password)
+  const passwordHash = await identity.passwords.hash(account.password, ip)
   const user = await ctx.transaction(async trx => {
     if (!await identity.setup.finishSetup(trx)) throw new PlatformAlreadyInstalled()
     const admin = await identity.users.create({ ...account, passwordHash, roleId: ADMIN_ROLE_ID }, trx)

@@ -40,7 +40,7 @@ export class SignUp extends Api<typeof SignUpSchema, HostContext> {
     await identity.signUpQuota.take(call.ip)
     const { password, ...account } = call.body
     const roleId = await identity.siteSettings.signUpRoleId()
-    const passwordHash = await identity.passwords.hash(password)
+    const passwordHash = await identity.passwords.hash(password, call.ip)
     const user = await ctx.transaction(async trx => {
       const created = await identity.users.create({ ...account, passwordHash, roleId }, trx)
       await ctx.activityLog.write({ type: 'SIGNED_UP', user: created }, trx)

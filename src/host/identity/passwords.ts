@@ -1,6 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import os from 'node:os'
 import { ServiceUnavailable } from '../../sdk/index.js'
+import { clientKey } from '../http/client-address.js'
 
 /**
  * scrypt at OWASP's recommended minimum (N=2^17, r=8, p=1: 128 MiB of memory per hash).
@@ -53,11 +54,14 @@ export class PasswordHasher implements Passwords {
   }
 }
 
-/** What the host hashes passwords with: `BoundedPasswords` in the identity plugin. */
+/**
+ * What the host hashes passwords with: `BoundedPasswords` in the identity plugin. `ip` is
+ * the address of the client the hash is for: clients take turns (see BoundedPasswords).
+ */
 export interface Passwords {
-  hash (password: string): Promise<string>
-  verify (password: string, stored: string): Promise<boolean>
-  verifyNobody (password: string): Promise<false>
+  hash (password: string, ip?: string): Promise<string>
+  verify (password: string, stored: string, ip?: string): Promise<boolean>
+  verifyNobody (password: string, ip?: string): Promise<false>
 }
 
 export interface HashingLimits {
@@ -78,10 +82,20 @@ export function defaultHashingLimits (env: NodeJS.ProcessEnv = process.env): Has
   return { concurrency: Math.max(1, Math.min(os.availableParallelism(), pool - 1)), queue: 16 }
 }
 
+/** How fast a client's count of recent hashes fades: halved every minute. */
+const USE_HALF_LIFE_MS = 60_000
+/** Clients whose recent hashes are remembered before the faded ones are forgotten. */
+const MAX_CLIENTS_REMEMBERED = 10_000
+
 /** Seconds a client refused for a full hashing queue is asked to wait: the queue drains in about that. */
 export const HASHING_BUSY_RETRY_SECONDS = 1
 
 export type HashKind = 'hash' | 'verify' | 'verify-nobody'
+
+interface Waiting {
+  readonly go: () => void
+  readonly refuse: (error: Error) => void
+}
 
 /**
  * The process's one way to hash passwords — sign-in, setup, creating users, changing a
@@ -89,10 +103,22 @@ export type HashKind = 'hash' | 'verify' | 'verify-nobody'
  * therefore cannot take more than `concurrency` × 128 MiB, nor every thread of the pool
  * the static files are read on; what does not fit is refused at once with
  * 503 SERVICE_UNAVAILABLE and `Retry-After`, before any memory is taken.
+ *
+ * The queue is shared fairly between clients (by address, an IPv6 client by its /64),
+ * by what each has had lately: its hashes of the last minutes (halved every minute) and
+ * its places in the queue. A turn goes to the waiting client that has had least; when
+ * the queue is full, a client that has had less than the one that has had most takes that
+ * one's newest place (which is refused, as it would have been had it come last). So
+ * clients that keep the queue full, retrying after each 503, cannot keep out a client
+ * that seldom signs in: it gets a place at once, and the next turn.
  */
 export class BoundedPasswords implements Passwords {
   private running = 0
-  private readonly waiting: Array<() => void> = []
+  /** Who waits, by client; among those that have had as much, a client served goes to the back. */
+  private readonly waiting = new Map<string, Waiting[]>()
+  private queued = 0
+  /** Each client's hashes lately, halved every USE_HALF_LIFE_MS (`at`: when `hashes` was last brought up to date). */
+  private readonly used = new Map<string, { hashes: number, at: number }>()
   private started = 0
 
   constructor (
@@ -109,23 +135,25 @@ export class BoundedPasswords implements Passwords {
 
   /** Hashes running now, and waiting for a turn. */
   get load (): { running: number, queued: number } {
-    return { running: this.running, queued: this.waiting.length }
+    return { running: this.running, queued: this.queued }
   }
 
-  hash (password: string): Promise<string> {
-    return this.bounded('hash', () => this.hasher.hash(password))
+  hash (password: string, ip?: string): Promise<string> {
+    return this.bounded('hash', ip, () => this.hasher.hash(password))
   }
 
-  verify (password: string, stored: string): Promise<boolean> {
-    return this.bounded('verify', () => this.hasher.verify(password, stored))
+  verify (password: string, stored: string, ip?: string): Promise<boolean> {
+    return this.bounded('verify', ip, () => this.hasher.verify(password, stored))
   }
 
-  verifyNobody (password: string): Promise<false> {
-    return this.bounded('verify-nobody', () => this.hasher.verifyNobody(password))
+  verifyNobody (password: string, ip?: string): Promise<false> {
+    return this.bounded('verify-nobody', ip, () => this.hasher.verifyNobody(password))
   }
 
-  private async bounded<T> (kind: HashKind, work: () => Promise<T>): Promise<T> {
-    await this.turn()
+  private async bounded<T> (kind: HashKind, ip: string | undefined, work: () => Promise<T>): Promise<T> {
+    const client = ip === undefined ? '' : clientKey(ip)
+    await this.turn(client)
+    this.use(client)
     try {
       this.started++
       this.onHash(kind)
@@ -136,23 +164,82 @@ export class BoundedPasswords implements Passwords {
   }
 
   /** Takes a turn now, queues for one, or refuses: decided synchronously, so a burst cannot overfill the queue. */
-  private turn (): Promise<void> | undefined {
+  private turn (client: string): Promise<void> | undefined {
     if (this.running < this.limits.concurrency) {
       this.running++
       return undefined
     }
-    if (this.waiting.length >= this.limits.queue) {
-      const busy = new ServiceUnavailable()
-      busy.headers['retry-after'] = String(HASHING_BUSY_RETRY_SECONDS)
-      throw busy
+    const mine = this.waiting.get(client)
+    if (this.queued >= this.limits.queue) {
+      const most = this.hadMost()
+      // Strictly more than this client would have with the place: no two swap places for ever.
+      if (most === undefined || this.had(most) <= this.had(client) + 1) throw busyError()
+      const places = this.waiting.get(most)!
+      places.pop()!.refuse(busyError())
+      if (places.length === 0) this.waiting.delete(most)
+      this.queued--
     }
-    return new Promise(resolve => this.waiting.push(resolve))
+    return new Promise((resolve, reject) => {
+      this.queued++
+      const place = { go: resolve, refuse: reject }
+      if (mine === undefined) this.waiting.set(client, [place])
+      else mine.push(place)
+    })
   }
 
-  /** Hands the turn straight to the next in line, so `running` never dips while some wait. */
-  private release (): void {
-    const next = this.waiting.shift()
-    if (next === undefined) this.running--
-    else next()
+  /** What `client` has had lately: its recent hashes, and its places in the queue. */
+  private had (client: string, now = Date.now()): number {
+    return this.recentHashes(client, now) + (this.waiting.get(client)?.length ?? 0)
   }
+
+  private recentHashes (client: string, now: number): number {
+    const used = this.used.get(client)
+    return used === undefined ? 0 : used.hashes * 0.5 ** ((now - used.at) / USE_HALF_LIFE_MS)
+  }
+
+  /** Counts a hash started for `client`, and forgets the clients whose count has faded. */
+  private use (client: string, now = Date.now()): void {
+    this.used.set(client, { hashes: this.recentHashes(client, now) + 1, at: now })
+    if (this.used.size > MAX_CLIENTS_REMEMBERED) {
+      for (const known of this.used.keys()) if (this.recentHashes(known, now) < 0.01) this.used.delete(known)
+    }
+  }
+
+  /** The waiting client that has had most (the first such, in the queue's order). */
+  private hadMost (): string | undefined {
+    let most: string | undefined
+    for (const client of this.waiting.keys()) if (most === undefined || this.had(client) > this.had(most)) most = client
+    return most
+  }
+
+  /** The waiting client that has had least (the first such, in the queue's order). */
+  private hadLeast (): string | undefined {
+    let least: string | undefined
+    for (const client of this.waiting.keys()) if (least === undefined || this.had(client) < this.had(least)) least = client
+    return least
+  }
+
+  /**
+   * Hands the turn straight to the waiting client that has had least (so `running` never
+   * dips while some wait); that client goes to the back of the line.
+   */
+  private release (): void {
+    const client = this.hadLeast()
+    if (client === undefined) {
+      this.running--
+      return
+    }
+    const places = this.waiting.get(client)!
+    const next = places.shift()!
+    this.waiting.delete(client)
+    if (places.length > 0) this.waiting.set(client, places)
+    this.queued--
+    next.go()
+  }
+}
+
+function busyError (): ServiceUnavailable {
+  const busy = new ServiceUnavailable()
+  busy.headers['retry-after'] = String(HASHING_BUSY_RETRY_SECONDS)
+  return busy
 }

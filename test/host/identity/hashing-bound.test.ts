@@ -15,6 +15,8 @@ class HeldHasher extends PasswordHasher {
   private readonly watchers: Array<{ count: number, resolve: () => void }> = []
   inside = 0
   mostInside = 0
+  /** The passwords verified, in the order their hashes began. */
+  readonly verified: string[] = []
 
   constructor () {
     super({ logN: 10, r: 8, p: 1 })
@@ -42,6 +44,7 @@ class HeldHasher extends PasswordHasher {
   }
 
   override verify (password: string, stored: string): Promise<boolean> {
+    this.verified.push(password)
     return this.inScrypt(() => super.verify(password, stored))
   }
 
@@ -141,4 +144,74 @@ t.test('over HTTP: a full hashing queue answers 503 with Retry-After, for sign-i
   t.equal(wrong.statusCode, 401)
   const right = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: ADMIN.username, password: ADMIN.password }, remoteAddress: '10.0.0.2' })
   t.equal(right.statusCode, 200, 'the attempt refused for a full queue was not counted')
+})
+
+t.test('BoundedPasswords shares the queue fairly: the client that has had least goes next, and takes the newest place of the one that has had most', async t => {
+  const hasher = new HeldHasher()
+  const stored = await hasher.hash('correct horse battery')
+  const passwords = new BoundedPasswords(hasher, { concurrency: 1, queue: 4 })
+  const order: string[] = []
+  const tagged = (who: string, ip: string) => passwords.verify('wrong', stored, ip).then(() => { order.push(who) }, (error: unknown) => {
+    order.push(`${who} refused`)
+    if (!isPlatformError(error) || error.status !== 503) throw error
+  })
+  hasher.hold()
+  // One client floods: one runs, four wait, the rest are refused at once.
+  const flood = Array.from({ length: 8 }, (_, i) => tagged(`a${i}`, '10.0.0.1'))
+  await hasher.holdingAtLeast(1)
+  await new Promise(resolve => setImmediate(resolve))
+  t.strictSame(order, ['a5 refused', 'a6 refused', 'a7 refused'], 'the queue holds four of them')
+  t.strictSame(passwords.load, { running: 1, queued: 4 })
+  // Another client (its IPv6 /64 is one client) comes: it takes the flooder's newest place.
+  const owner = tagged('owner', '2001:db8::1')
+  await new Promise(resolve => setImmediate(resolve))
+  t.strictSame(order.slice(3), ['a4 refused'], 'the flooder\'s newest place is given up')
+  t.strictSame(passwords.load, { running: 1, queued: 4 })
+  const sameOwner = tagged('owner again', '2001:db8::2')
+  const third = tagged('third', '10.0.0.3')
+  await new Promise(resolve => setImmediate(resolve))
+  t.strictSame(order.slice(4), ['a3 refused', 'a2 refused'], 'the owner\'s second and a third client each take one of the flooder\'s places')
+  hasher.release()
+  await Promise.all([...flood, owner, sameOwner, third])
+  // Places count as had: the third client (one place) goes before the owner (two).
+  t.strictSame(order.slice(6), ['a0', 'third', 'a1', 'owner', 'owner again'], 'the running one, then whoever has had least, in turn')
+  t.strictSame(passwords.load, { running: 0, queued: 0 })
+})
+
+t.test('over HTTP: ten addresses keeping the hashing queue full with wrong logins, retrying after each 503, do not keep the owner out', async t => {
+  const hasher = new HeldHasher()
+  const app = await build(t, { hasher, hashing: { concurrency: 1, queue: 8 }, throttle: { freeAttempts: 1000, firstDelayMs: 1 } })
+  await setUp(app)
+  const login = (username: string, password: string, remoteAddress: string) =>
+    app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password }, remoteAddress })
+  // The attacker: 10 addresses × 4 connections, each sending a wrong login again as soon as it is answered 503.
+  let stop = false
+  let refused = 0
+  let hashedForAttacker = 0
+  const attacker = async (address: string): Promise<void> => {
+    while (!stop) {
+      const answer = await login(ADMIN.username, 'a wrong guess', address)
+      if (answer.statusCode === 503) refused++
+      else hashedForAttacker++
+      await new Promise(resolve => setImmediate(resolve))
+    }
+  }
+  const attackers = Array.from({ length: 40 }, (_, i) => attacker(`10.0.1.${i % 10}`))
+  // They have been at it for a while: hashes run (the queue full, 503s besides).
+  while (hashedForAttacker < 30 || refused < 100) await new Promise(resolve => setImmediate(resolve))
+  hasher.hold()
+  await hasher.holdingAtLeast(1)
+  const refusedBefore = refused
+  while (refused < refusedBefore + 100) await new Promise(resolve => setImmediate(resolve))
+  t.strictSame(app.identity.passwords.load, { running: 1, queued: 8 }, 'the queue is full, and 503s keep coming')
+  // The owner, from home, with the right password: one try.
+  const owner = login(ADMIN.username, ADMIN.password, '198.51.100.7')
+  await new Promise(resolve => setImmediate(resolve))
+  const before = hasher.verified.length
+  hasher.release()
+  const answer = await owner
+  stop = true
+  await Promise.all(attackers)
+  t.equal(answer.statusCode, 200, 'signed in at the first try')
+  t.equal(hasher.verified.indexOf(ADMIN.password, before), before, 'the owner\'s hash is the next to begin')
 })
