@@ -21,6 +21,13 @@ interface RecordedRow extends Shout {
 
 const recorded = ({ event_id: eventId, ...shout }: RecordedRow): Recorded => ({ shout, eventId })
 
+/** The ids a search reads first (see `search`): a phrase every shout could hold costs a few tens of milliseconds here. */
+const SEARCH_FIRST_RANGE = 20_000
+/** A search begins no new range after this long; its page then says where it stopped. */
+const SEARCH_BUDGET_MS = 80
+/** A range that took less than this was cheap (the index found few shouts): the next is four times wider. */
+const CHEAP_RANGE_MS = 10
+
 export interface ArchiveQuery {
   /** Only shouts with a smaller id. */
   readonly before?: number | undefined
@@ -69,6 +76,39 @@ export function shoutsRepository (db: Database) {
 
     async archive (query: ArchiveQuery): Promise<Shout[]> {
       return this.archiveQuery(query)
+    },
+
+    /**
+     * Up to `limit` shouts with the words `q`, newest first, below `before`; and where the
+     * search stopped (`searchedTo`: the shouts from that id down were not searched), or
+     * null when it went to the first shout.
+     *
+     * A search reads ranges of ids, newest first, and each is one query in which
+     * PostgreSQL picks how: the search index (a rare word, found at once in however many
+     * shouts) or the range's primary key (a common word: the page is full after a few
+     * rows). Ranges whose query was cheap grow fourfold, so a rare word crosses a million
+     * shouts in a few queries. The cost of a range is bounded by its size, whatever the
+     * words: a phrase of words every shout holds ("and about", which none holds in that
+     * order) reads every row of its range. Once `budgetMs` have been spent no new range is
+     * begun, and the page ends with what was found: the next page searches on from there.
+     */
+    async search ({ before, limit, q }: ArchiveQuery & { q: string }, { firstRange = SEARCH_FIRST_RANGE, budgetMs = SEARCH_BUDGET_MS } = {}): Promise<{ shouts: Shout[], searchedTo: number | null }> {
+      // No word at all (only signs): nothing to look for.
+      const { rows: [parsed] } = await db.raw<{ rows: Array<{ words: string }> }>("select websearch_to_tsquery('simple', ?)::text as words", [q])
+      if (parsed === undefined || parsed.words === '') return { shouts: [], searchedTo: null }
+      const started = Date.now()
+      const shouts: Shout[] = []
+      let top = before ?? (Number((await db(SHOUTS_TABLE).max<{ max: number | null }>('id as max').first())?.max ?? 0) + 1)
+      let range = firstRange
+      while (shouts.length < limit && top > 1) {
+        const bottom = Math.max(1, top - range)
+        const began = Date.now()
+        shouts.push(...await this.archiveQuery({ before: top, limit: limit - shouts.length, q }).where('id', '>=', bottom))
+        top = bottom
+        if (Date.now() - began < CHEAP_RANGE_MS) range *= 4
+        if (Date.now() - started >= budgetMs) break
+      }
+      return { shouts, searchedTo: shouts.length < limit && top > 1 ? top : null }
     },
 
     async find (id: number): Promise<Shout | undefined> {

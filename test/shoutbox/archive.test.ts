@@ -1,4 +1,5 @@
 import t from 'tap'
+import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp } from '../helpers/app.js'
 
 interface Shout { id: number, message: string, username: string, date: number }
@@ -135,6 +136,54 @@ t.test('GET /api/shoutbox/archive', async t => {
     await publish('the newest one')
     t.equal((await archive('?limit=1')).json().shouts[0].message, 'the newest one')
   })
+})
+
+t.test('a search reads the board a range of ids at a time, within a bounded time: followed page by page, it finds every match exactly once', async t => {
+  const app = await build(t)
+  await setUp(app)
+  // 300 shouts: every seventh holds "needle", and "hay stack" is in all of them, never "stack hay".
+  await app.db('shoutbox_shouts').insert(Array.from({ length: 300 }, (_, i) => ({ message: `${i % 7 === 0 ? 'needle ' : ''}hay stack ${i}`, username: 'admin', date: 1795000000000 + i })))
+  const matches = (await app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message')).filter(row => row.message.startsWith('needle ')).map(row => Number(row.id))
+  t.equal(matches.length, 43)
+  const repository = shoutsRepository(app.db)
+  // One range of 10 ids a call (no time for a second): pages of 5.
+  for (const q of ['needle', 'needle hay', '"needle hay stack"']) {
+    const found: number[] = []
+    let calls = 0
+    for (let before: number | undefined; ; calls++) {
+      const { shouts, searchedTo } = await repository.search({ before, limit: 5, q }, { firstRange: 10, budgetMs: 0 })
+      t.ok(shouts.every(shout => before === undefined || shout.id < before), 'each below where the last stopped')
+      found.push(...shouts.map(shout => shout.id))
+      const next = shouts.length === 5 ? shouts.at(-1)!.id : searchedTo
+      if (next === null) break
+      before = next
+    }
+    t.same(found, matches, `${q}: every match once, newest first (${calls + 1} calls)`)
+  }
+  const never = await repository.search({ limit: 5, q: '"stack hay"' }, { firstRange: 10, budgetMs: 0 })
+  t.same(never, { shouts: [], searchedTo: 291 }, 'a phrase no shout holds: one range read, and where it stopped')
+  for (const q of ['!!!', '&|', ':*', '""']) {
+    t.same(await repository.search({ limit: 5, q }, { firstRange: 10, budgetMs: 0 }), { shouts: [], searchedTo: null }, `${q}: no word to look for, nothing read`)
+  }
+
+  // Over HTTP: a page with fewer shouts than asked may have a next (where the search stopped).
+  const answer = (await app.inject({ url: '/api/shoutbox/archive?q=needle&limit=100' })).json()
+  t.same([answer.shouts.map((s: Shout) => s.id), answer.next], [matches, null], 'a small board is searched whole in one page')
+})
+
+t.test('searches at once from one client: two run, the rest are refused (429) in the envelope; another client is not held up', async t => {
+  const app = await build(t)
+  await setUp(app)
+  await app.db('shoutbox_shouts').insert(Array.from({ length: 200 }, (_, i) => ({ message: `hay ${i}`, username: 'admin', date: 1795000000000 + i })))
+  const search = (remoteAddress: string) => app.inject({ url: '/api/shoutbox/archive?q=%22nothing%20like%20this%22', remoteAddress })
+  const answers = await Promise.all(Array.from({ length: 10 }, () => search('203.0.113.9')))
+  const ok = answers.filter(a => a.statusCode === 200)
+  const refused = answers.filter(a => a.statusCode !== 200)
+  t.ok(ok.length >= 2, `at least two ran (${ok.length})`)
+  t.ok(refused.length > 0, `the rest were refused (${refused.length})`)
+  t.ok(refused.every(a => a.statusCode === 429 && a.body === '{"result":"error","error":"TOO_MANY_REQUESTS"}' && a.headers['retry-after'] === '1'), '429 in the envelope, Retry-After: 1')
+  const [mine, theirs] = await Promise.all([search('203.0.113.9'), search('198.51.100.4')])
+  t.same([mine.statusCode, theirs.statusCode], [200, 200], 'each may search again once its searches ended; another client meanwhile too')
 })
 
 t.test('walking the archive page by page returns every shout exactly once, newest first, while shouts are being published', async t => {

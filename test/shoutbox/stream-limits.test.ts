@@ -1,6 +1,6 @@
 import http from 'node:http'
 import t from 'tap'
-import { clientKey } from '../../src/host/http/client-address.js'
+import { clientKey } from '../../src/sdk/client-address.js'
 import { build, setUp } from '../helpers/app.js'
 
 interface Opened {

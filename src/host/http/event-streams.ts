@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http'
 import { EventFrame, ServiceUnavailable, TooManyRequests, type EventStream } from '../../sdk/index.js'
-import { clientKey } from './client-address.js'
+import { clientKey } from '../../sdk/client-address.js'
 import { EVERY_ANSWER } from './headers.js'
 
 const HEARTBEAT_MS = 15_000

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { TooManyRequests } from '../../sdk/index.js'
-import { clientKey } from '../http/client-address.js'
+import { clientKey } from '../../sdk/client-address.js'
 
 export interface QuotaPolicy {
   /** Attempts allowed per client address within a window. */

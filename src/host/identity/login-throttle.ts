@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
 import { TooManyRequests } from '../../sdk/index.js'
-import { clientKey } from '../http/client-address.js'
+import { clientKey } from '../../sdk/client-address.js'
 
 export interface ThrottlePolicy {
   /** Attempts a login typed from one address may make before each next one must wait. */

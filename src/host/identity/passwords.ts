@@ -1,7 +1,7 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import os from 'node:os'
 import { ServiceUnavailable } from '../../sdk/index.js'
-import { clientKey } from '../http/client-address.js'
+import { clientKey } from '../../sdk/client-address.js'
 
 /**
  * scrypt at OWASP's recommended minimum (N=2^17, r=8, p=1: 128 MiB of memory per hash).

@@ -1,5 +1,6 @@
-import { Api, Successful, okAnswer, type PublicCall } from '../../sdk/index.js'
+import { Api, Successful, TooManyRequests, clientKey, okAnswer, type AddonContext, type PublicCall } from '../../sdk/index.js'
 import { assertStorable } from '../message.js'
+import { perContext } from '../per-context.js'
 import { ArchiveSchema, NewestShoutsSchema, NextPageSchema, SHOUT_EXAMPLE } from '../schemas.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -7,7 +8,10 @@ import { shoutsRepository } from '../shouts-repository.js'
  * GET /api/shoutbox/archive?before=&limit=&q= — public: every shout ever kept, newest
  * first, a page at a time. The cursor is an id, so a walk page by page sees each shout
  * once even while new ones arrive (they are newer than the walk). `next` is the `before`
- * of the following page, or null after the last one.
+ * of the following page, or null after the last one. A search's page may hold fewer
+ * shouts than `limit` and still have a `next`: a search spends a bounded time, then says
+ * where it stopped (see `shoutsRepository.search`). A client runs at most
+ * SEARCHES_PER_CLIENT searches at once.
  */
 export class ArchiveShouts extends Api<typeof ArchiveSchema> {
   readonly method = 'GET'
@@ -17,17 +21,48 @@ export class ArchiveShouts extends Api<typeof ArchiveSchema> {
     ok: okAnswer({
       shouts: NewestShoutsSchema,
       next: NextPageSchema
-    }, { shouts: [SHOUT_EXAMPLE], next: 42 })
+    }, { shouts: [SHOUT_EXAMPLE], next: 42 }),
+    errors: [TooManyRequests]
   }
 
-  async handle ({ ctx, query }: PublicCall<typeof ArchiveSchema>): Promise<Successful> {
+  async handle ({ ctx, query, ip }: PublicCall<typeof ArchiveSchema>): Promise<Successful> {
     const { limit } = query
     const before = query.before === undefined ? undefined : Number(query.before)
     const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q
-    if (q !== undefined) assertStorable(q, 'querystring/q')
-    // One more than the page: whether it exists decides `next`.
-    const found = await shoutsRepository(ctx.db).archive({ before, limit: limit + 1, q })
-    const shouts = found.slice(0, limit)
-    return new Successful({ shouts, next: found.length > limit ? shouts.at(-1)!.id : null })
+    const shouts = shoutsRepository(ctx.db)
+    if (q === undefined) {
+      // One more than the page: whether it exists decides `next`.
+      const found = await shouts.archive({ before, limit: limit + 1 })
+      const page = found.slice(0, limit)
+      return new Successful({ shouts: page, next: found.length > limit ? page.at(-1)!.id : null })
+    }
+    assertStorable(q, 'querystring/q')
+    const { shouts: found, searchedTo } = await Searches.of(ctx).run(ip, () => shouts.search({ before, limit: limit + 1, q }))
+    const page = found.slice(0, limit)
+    return new Successful({ shouts: page, next: found.length > limit ? page.at(-1)!.id : searchedTo })
+  }
+}
+
+/** Searches one client may run at once: each reads up to a bounded range of the board. */
+export const SEARCHES_PER_CLIENT = 2
+
+/** The searches running in this process, by client (an IPv6 client by its /64). */
+class Searches {
+  static readonly of = perContext((_ctx: AddonContext) => new Searches())
+  private readonly running = new Map<string, number>()
+
+  /** Runs `search` for the client at `ip`; one more than SEARCHES_PER_CLIENT at once is refused with 429. */
+  async run<T> (ip: string, search: () => Promise<T>): Promise<T> {
+    const client = clientKey(ip)
+    const now = this.running.get(client) ?? 0
+    if (now >= SEARCHES_PER_CLIENT) throw new TooManyRequests(1)
+    this.running.set(client, now + 1)
+    try {
+      return await search()
+    } finally {
+      const left = (this.running.get(client) ?? 1) - 1
+      if (left > 0) this.running.set(client, left)
+      else this.running.delete(client)
+    }
   }
 }

@@ -67,7 +67,9 @@ async function load (): Promise<void> {
     status.replaceChildren(h('p', { class: 'message error' }, t('history.failed')))
     return
   }
-  if (body.shouts.length === 0) status.replaceChildren(h('p', { class: 'empty' }, q === '' ? t('history.empty') : t('history.noResults')))
+  // A search that stopped before the first shout says so, and goes on from there when asked.
+  const searchGoesOn = q !== '' && body.next !== null && body.shouts.length < PAGE_SIZE
+  if (body.shouts.length === 0) status.replaceChildren(h('p', { class: 'empty' }, q === '' ? t('history.empty') : searchGoesOn ? t('history.notFoundYet') : t('history.noResults')))
   const known = new KnownUsers()
   const draw = (): void => list.replaceChildren(...body.shouts.map(shout => shoutItem(shout, locale, known.isUser)))
   draw()
@@ -76,7 +78,7 @@ async function load (): Promise<void> {
     : h('a', { class: 'newer', rel: 'prev', href: pageUrl(trail.at(-1), trail.slice(0, -1)) }, t('history.newer'))
   const olderLink = body.next === null
     ? null
-    : h('a', { class: 'older', rel: 'next', href: pageUrl(String(body.next), before === undefined ? [] : [...trail, before]) }, t('history.older'))
+    : h('a', { class: 'older', rel: 'next', href: pageUrl(String(body.next), before === undefined ? [] : [...trail, before]) }, t(searchGoesOn ? 'history.searchOlder' : 'history.older'))
   pager.replaceChildren(...[newerLink, olderLink].filter(link => link !== null))
   // Mentions of real accounts are highlighted once the host has said which names are accounts.
   if (await known.learn(body.shouts.map(shout => shout.message))) draw()

@@ -1,6 +1,6 @@
 import t from 'tap'
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
-import { clientKey } from '../../../src/host/http/client-address.js'
+import { clientKey } from '../../../src/sdk/client-address.js'
 import { LoginThrottle } from '../../../src/host/identity/login-throttle.js'
 import { isPlatformError } from '../../../src/sdk/index.js'
 import { ADMIN, build, setUp } from '../../helpers/app.js'
