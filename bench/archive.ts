@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { START_FLAGS } from '../test/helpers/start-flags.js'
+import { SEARCHES_PER_CLIENT } from '../src/shoutbox/endpoints/archive-shouts.js'
 import { querySql } from '../test/helpers/storage-sql.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -87,16 +88,17 @@ export async function measureArchive (options: ArchiveOptions): Promise<ArchiveR
   const run = options.load ?? spawnLoad
   const connections = options.connections ?? 50
   const url = (query: string): string => `${options.baseUrl}/api/shoutbox/archive?${query}`
-  const measure = async (query: string): Promise<Load> => {
+  const measure = async (query: string, at = connections): Promise<Load> => {
     const check = await fetch(url(query))
     if (!check.ok) throw new Error(`archive?${query} answered ${check.status}: ${await check.text()}`)
-    await run({ url: url(query), connections, durationSeconds: 1 })
-    return run({ url: url(query), connections, durationSeconds: options.seconds })
+    await run({ url: url(query), connections: at, durationSeconds: 1 })
+    return run({ url: url(query), connections: at, durationSeconds: options.seconds })
   }
   return {
     firstPage: await measure('limit=20'),
     deepPage: await measure(`limit=20&before=${options.deepBefore}`),
-    search: await measure(`limit=20&q=${encodeURIComponent(options.search ?? 'needle')}`)
+    // A client runs two searches at once (SEARCHES_PER_CLIENT): the load keeps to that.
+    search: await measure(`limit=20&q=${encodeURIComponent(options.search ?? 'needle')}`, SEARCHES_PER_CLIENT)
   }
 }
 
@@ -211,3 +213,58 @@ async function standalone (): Promise<void> {
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await standalone()
+
+/** Searches a board seeded by archiveSeedSql makes hard or easy, each with what it is. */
+export const SEARCHES: ReadonlyArray<readonly [string, string]> = [
+  ['a phrase of two words every shout holds, in an order none has', '"about and"'],
+  ['a word no shout holds', 'zzzznothing'],
+  ['a rare word (1 in 10,000)', 'needle'],
+  ['a common word (1 in 5)', 'w0'],
+  ['two words every shout holds', 'about and'],
+  ['all but a common word', '-w0']
+]
+
+export interface SearchTimes {
+  readonly label: string
+  readonly q: string
+  /** Milliseconds a request, one at a time, over HTTP. */
+  readonly p50: number
+  readonly max: number
+  /** Shouts on the first page, and its `next`. */
+  readonly found: number
+  readonly next: number | null
+}
+
+/**
+ * Each of SEARCHES, `times` requests one after another (after one to warm up), over HTTP:
+ * how long one search takes, whatever the words.
+ */
+export async function measureSearches (baseUrl: string, times = 20): Promise<SearchTimes[]> {
+  const results: SearchTimes[] = []
+  for (const [label, q] of SEARCHES) {
+    const url = `${baseUrl}/api/shoutbox/archive?limit=20&q=${encodeURIComponent(q)}`
+    const first = await fetch(url)
+    if (!first.ok) throw new Error(`archive?q=${q} answered ${first.status}: ${await first.text()}`)
+    const { shouts, next } = await first.json() as { shouts: unknown[], next: number | null }
+    const ms: number[] = []
+    for (let i = 0; i < times; i++) {
+      const started = performance.now()
+      const response = await fetch(url)
+      await response.arrayBuffer()
+      ms.push(performance.now() - started)
+    }
+    ms.sort((a, b) => a - b)
+    results.push({ label, q, p50: ms[Math.floor(ms.length / 2)]!, max: ms.at(-1)!, found: shouts.length, next })
+  }
+  return results
+}
+
+/**
+ * The SQL of the search as it was before it read ranges of ids, one query for the whole
+ * board, under EXPLAIN ANALYZE: its "Execution Time" is the database alone, the baseline.
+ */
+export function wholeBoardSearchSql (q: string): string {
+  const words = q.replaceAll("'", "''")
+  return `explain (analyze, timing off) select id, message, username, date from shoutbox_shouts
+    where to_tsvector('simple', message) @@ websearch_to_tsquery('simple', '${words}') order by id desc limit 21`
+}

@@ -72,7 +72,7 @@ import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { START_FLAGS } from '../test/helpers/start-flags.js'
 import { querySql } from '../test/helpers/storage-sql.js'
-import { archiveSeedSql, measureArchive } from './archive.js'
+import { archiveSeedSql, measureArchive, measureSearches, SEARCHES, wholeBoardSearchSql } from './archive.js'
 import type { PublisherResult } from './publisher.js'
 import type { SubscribersResult } from './subscribers.js'
 
@@ -938,7 +938,23 @@ try {
     }
     archiveRow(`archive, first page (20) of ${fmt(total)}`, archive.firstPage)
     archiveRow(`archive, a page ${fmt(total - 1000)} shouts back`, archive.deepPage)
-    archiveRow('archive, search "needle" (1 in 10,000)', archive.search)
+    archiveRow('archive, search "needle" (1 in 10,000), 2 connections (a client\'s searches at once)', archive.search)
+    // One search at a time, whatever the words, against the one query over the whole board
+    // the search was before (the database alone, under EXPLAIN ANALYZE).
+    const searches = await measureSearches(await archived.url())
+    const whole = await archived.offline(async () => {
+      const times: number[] = []
+      for (const [, q] of SEARCHES) {
+        const plan = await archived.sql<{ 'QUERY PLAN': string }>(wholeBoardSearchSql(q))
+        times.push(Number(/Execution Time: ([\d.]+) ms/.exec(plan.map(row => row['QUERY PLAN']).join('\n'))?.[1] ?? NaN))
+      }
+      return times
+    })
+    rows.push([`archive search, one at a time, of ${fmt(total)} shouts: p50 / max (in brackets: the whole-board query, database alone)`, '', '', '', '', ''])
+    searches.forEach((search, i) => {
+      rows.push([`  ${search.q}: ${search.label}; ${search.found} found, next ${search.next ?? 'none'} (${fmt(whole[i]!)} ms)`, '', '', '', `${fmt(search.p50)} / ${fmt(search.max)} ms`, ''])
+    })
+    log(`archive searches: slowest ${fmt(Math.max(...searches.map(s => s.max)))} ms`)
     await archived.destroy()
   }
 

@@ -21,9 +21,9 @@ interface RecordedRow extends Shout {
 
 const recorded = ({ event_id: eventId, ...shout }: RecordedRow): Recorded => ({ shout, eventId })
 
-/** The ids a search reads first (see `search`): a phrase every shout could hold costs a few tens of milliseconds here. */
-const SEARCH_FIRST_RANGE = 20_000
-/** A search begins no new range after this long; its page then says where it stopped. */
+/** The ids a search reads first (see `search`): a phrase every shout could hold costs a few tens of milliseconds here, on either database. */
+const SEARCH_FIRST_RANGE = 5_000
+/** A search begins no range it expects to end after this long; its page then says where it stopped. */
 const SEARCH_BUDGET_MS = 80
 /** A range that took less than this was cheap (the index found few shouts): the next is four times wider. */
 const CHEAP_RANGE_MS = 10
@@ -88,9 +88,10 @@ export function shoutsRepository (db: Database) {
      * shouts) or the range's primary key (a common word: the page is full after a few
      * rows). Ranges whose query was cheap grow fourfold, so a rare word crosses a million
      * shouts in a few queries. The cost of a range is bounded by its size, whatever the
-     * words: a phrase of words every shout holds ("and about", which none holds in that
-     * order) reads every row of its range. Once `budgetMs` have been spent no new range is
-     * begun, and the page ends with what was found: the next page searches on from there.
+     * words: a phrase of words every shout holds ("about and", which none holds in that
+     * order) reads every row of its range. A range that would end past `budgetMs` (by what
+     * the last one cost) is not begun, and the page ends with what was found: the next
+     * page searches on from there.
      */
     async search ({ before, limit, q }: ArchiveQuery & { q: string }, { firstRange = SEARCH_FIRST_RANGE, budgetMs = SEARCH_BUDGET_MS } = {}): Promise<{ shouts: Shout[], searchedTo: number | null }> {
       // No word at all (only signs): nothing to look for.
@@ -105,8 +106,10 @@ export function shoutsRepository (db: Database) {
         const began = Date.now()
         shouts.push(...await this.archiveQuery({ before: top, limit: limit - shouts.length, q }).where('id', '>=', bottom))
         top = bottom
-        if (Date.now() - began < CHEAP_RANGE_MS) range *= 4
-        if (Date.now() - started >= budgetMs) break
+        const cost = Date.now() - began
+        const cheap = cost < CHEAP_RANGE_MS
+        if (cheap) range *= 4
+        if (Date.now() - started + (cheap ? 4 : 1) * cost >= budgetMs) break
       }
       return { shouts, searchedTo: shouts.length < limit && top > 1 ? top : null }
     },
