@@ -8,6 +8,8 @@ const MAX_QUEUE_LOOKS = 600
 interface Connection {
   readonly responses: Set<http.ServerResponse>
   bytesAtRest: number
+  /** When the process accepted it (Date.now()). */
+  readonly acceptedAt: number
 }
 
 /** What a stop did, emitted as `drained` once every connection has closed. */
@@ -58,8 +60,11 @@ export class DrainingServer extends http.Server {
     })
     this.on('connection', (socket: net.Socket) => {
       this.counts.accepted++
-      this.open.set(socket, { responses: new Set(), bytesAtRest: 0 })
+      const connection = { responses: new Set<http.ServerResponse>(), bytesAtRest: 0, acceptedAt: Date.now() }
+      this.open.set(socket, connection)
       socket.once('close', () => this.open.delete(socket))
+      // Accepted from the listen queue while stopping: it has a grace of its own to send its request.
+      if (this.draining) setTimeout(() => this.closeIfIdle(socket, connection), this.graceMs).unref()
     })
   }
 
@@ -81,6 +86,8 @@ export class DrainingServer extends http.Server {
   }
 
   private closeIfIdle (socket: net.Socket, connection: Connection): void {
+    // Younger than the grace (accepted from the listen queue while stopping): its own timer comes.
+    if (this.draining && Date.now() - connection.acceptedAt < this.graceMs - 10) return
     // Bytes read since the last answer ended are the start of a request: let it come.
     if (connection.responses.size === 0 && socket.bytesRead === connection.bytesAtRest) {
       this.counts.closedIdle++

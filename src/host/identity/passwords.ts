@@ -138,6 +138,11 @@ export class BoundedPasswords implements Passwords {
     return { running: this.running, queued: this.queued }
   }
 
+  /** Places the client at `ip` holds in the queue now. */
+  placesOf (ip: string): number {
+    return this.waiting.get(clientKey(ip))?.length ?? 0
+  }
+
   hash (password: string, ip?: string): Promise<string> {
     return this.bounded('hash', ip, () => this.hasher.hash(password))
   }
