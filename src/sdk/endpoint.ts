@@ -154,6 +154,12 @@ export abstract class Endpoint<S extends EndpointSchema = EndpointSchema, U exte
   /** Public GET endpoints only: the answer is kept and served from memory (see CachePolicy). */
   readonly cache?: CachePolicy
   /**
+   * Public endpoints only: `user` is the signed-in user when the request carries a valid
+   * session, else null (nothing is refused). Without it a public endpoint's `user` is
+   * always null, and no session is looked up for it.
+   */
+  readonly readsSession?: boolean
+  /**
    * The host's own endpoints only (setup status, health): answers before setup is done.
    * The loader refuses an addon endpoint that declares it: addons have no tables then.
    */

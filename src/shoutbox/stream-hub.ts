@@ -1,4 +1,4 @@
-import { eventFrame, type AddonContext, type EventFrame, type EventStream } from '../sdk/index.js'
+import { EventFrame, eventFrame, type AddonContext, type EventStream } from '../sdk/index.js'
 import { CHANGE_KINDS, type ShoutEvent } from './changes/kinds.js'
 import { onChange, type ChangeNotice } from './changes/notice.js'
 import { eventsRepository } from './events-repository.js'
@@ -17,6 +17,8 @@ export class StreamHub {
   static readonly of = perContext(ctx => new StreamHub(ctx))
 
   private readonly subscribers = new Set<Subscriber>()
+  /** The streams each signed-in member opened, for the events that are theirs alone. */
+  private readonly members = new Map<number, Set<EventStream>>()
   private readonly fanOut: FanOut
   private deliveries: Promise<void> = Promise.resolve()
   private pruneTimer: NodeJS.Timeout | undefined
@@ -32,7 +34,9 @@ export class StreamHub {
 
   start (): void {
     onChange(this.ctx, notice => {
-      if (notice !== undefined && notice.eventIds.length > 0 && this.subscribers.size > 0) this.deliver(notice)
+      if (notice === undefined) return
+      if (notice.member !== undefined) this.tellMember(notice.member, memberFrame(notice.kind))
+      else if (notice.eventIds.length > 0 && this.subscribers.size > 0) this.deliver(notice)
     })
     const prune = (): void => {
       eventsRepository(this.ctx.db).prune().catch(error => this.ctx.log.warn({ err: error }, 'pruning stream history failed'))
@@ -45,6 +49,7 @@ export class StreamHub {
   stop (): void {
     clearInterval(this.pruneTimer)
     this.subscribers.clear()
+    this.members.clear()
     this.fanOut.stop()
   }
 
@@ -52,12 +57,23 @@ export class StreamHub {
    * Adds a subscriber. With `lastEventId` (a reconnect), the events since then are sent
    * first; otherwise the stream starts now, with a `ready` event carrying the current id.
    * A reconnect too far behind to be caught up gets a `reset` event with the current id
-   * instead: what it holds is out of date, and it must load the list again.
+   * instead: what it holds is out of date, and it must load the list again. A stream a
+   * signed-in `member` opened also hears the events that are theirs alone.
    */
-  async subscribe (stream: EventStream, lastEventId: number | undefined): Promise<void> {
+  async subscribe (stream: EventStream, lastEventId: number | undefined, member?: number): Promise<void> {
     const subscriber = new Subscriber(stream, this.fanOut.latest)
     this.subscribers.add(subscriber)
-    stream.onClose(() => this.subscribers.delete(subscriber))
+    if (member !== undefined) {
+      const streams = this.members.get(member) ?? new Set()
+      streams.add(stream)
+      this.members.set(member, streams)
+    }
+    stream.onClose(() => {
+      this.subscribers.delete(subscriber)
+      const streams = member === undefined ? undefined : this.members.get(member)
+      streams?.delete(stream)
+      if (streams?.size === 0) this.members.delete(member!)
+    })
     try {
       const events = eventsRepository(this.ctx.db)
       const missed = lastEventId === undefined ? undefined : await events.replayAfter(lastEventId)
@@ -73,6 +89,17 @@ export class StreamHub {
     }
   }
 
+  /** Writes `frame` to the streams `member` opened in this process. */
+  private tellMember (member: number, frame: EventFrame): void {
+    for (const stream of this.members.get(member) ?? []) {
+      try {
+        stream.write(frame)
+      } catch (error) {
+        this.ctx.log.warn({ err: error }, 'could not write to a stream')
+      }
+    }
+  }
+
   /** The notice's events, as it carries them or (too many for a notice) as the history holds them. */
   private deliver ({ eventIds, events: carried }: ChangeNotice): void {
     this.deliveries = this.deliveries
@@ -80,6 +107,11 @@ export class StreamHub {
       .then(events => { for (const event of events) this.fanOut.add(event.id, frameOf(event)) })
       .catch(error => this.ctx.log.warn({ err: error, eventIds }, 'could not deliver stream events'))
   }
+}
+
+/** An event for one member's own streams: no id (it is not in the history), nothing in it but its kind. */
+function memberFrame (kind: string): EventFrame {
+  return new EventFrame(`event: ${kind}\ndata: {}\n\n`)
 }
 
 function frameOf (event: ShoutEvent): EventFrame {

@@ -349,6 +349,46 @@ t.test('mutes', async t => {
   })
 })
 
+t.test('a mute, and its lift, reach the member\'s open streams at once (posting-changed), and no one else\'s', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const api = client(app)
+  const member = await account(app, admin, 'ceren')
+  const other = await account(app, admin, 'deniz')
+  const mod = await account(app, admin, 'mod', MOD_NODES)
+  const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/shoutbox/stream`
+  const streams = {
+    member: connectSse(url, { cookie: member.cookie }),
+    memberSecondTab: connectSse(url, { cookie: member.cookie }),
+    other: connectSse(url, { cookie: other.cookie }),
+    moderator: connectSse(url, { cookie: mod.cookie }),
+    anonymous: connectSse(url)
+  }
+  t.teardown(() => { for (const stream of Object.values(streams)) stream.close() })
+  for (const stream of Object.values(streams)) await stream.next(e => e.event === 'ready')
+  const heard = (stream: keyof typeof streams) => streams[stream].events.filter(e => e.event === 'posting-changed')
+
+  t.equal((await api.mute(mod.cookie, { userId: member.id, minutes: 10 })).statusCode, 200)
+  const told = await streams.member.next(e => e.event === 'posting-changed')
+  t.same(told, { event: 'posting-changed', data: '{}' }, 'no id (it is not in the history) and nothing in it: the page asks')
+  await streams.memberSecondTab.next(e => e.event === 'posting-changed')
+  t.same(answer(await api.me(member.cookie)), [200, { result: 'ok', mute: { until: (await api.mutes(mod.cookie))[0]!.until, reason: null } }], 'what the page then reads')
+  t.equal((await api.lift(mod.cookie, member.id)).statusCode, 200)
+  await streams.member.next(e => e.event === 'posting-changed' && heard('member').length === 2)
+  t.equal(heard('member').length, 2, 'the lift is heard too')
+  // A publish after both: once every stream has it, none of the others heard of the mute.
+  await api.post(admin, 'after the mute and the lift')
+  for (const name of ['other', 'moderator', 'anonymous'] as const) {
+    await streams[name].next(e => e.event === 'shout-created')
+    t.same(heard(name), [], `${name}: nothing`)
+  }
+  // A replay from the start holds shouts only.
+  const replay = connectSse(url, { cookie: member.cookie, 'last-event-id': '0' })
+  t.teardown(() => replay.close())
+  await replay.next(e => e.event === 'shout-created')
+  t.same(replay.events.map(e => e.event), ['shout-created'], 'the history keeps no member event')
+})
+
 t.test('a mute made on one process refuses the next post on the other; a lift there frees it here', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
   const db = await testDatabase()
   t.teardown(() => db.drop())
@@ -365,4 +405,10 @@ t.test('a mute made on one process refuses the next post on the other; a lift th
   t.same(await onB.mutes(mod.cookie), await onA.mutes(mod.cookie))
   t.same(answer(await onB.lift(mod.cookie, member.id)), [200, { result: 'ok' }])
   t.equal((await onA.post(member.cookie, 'back on a')).statusCode, 200, 'lifted on b, free on a at once')
+  // The member's page is open on a; the mute is made on b: a's stream tells it.
+  const stream = connectSse(`${await a.listen({ port: 0, host: '127.0.0.1' })}/api/shoutbox/stream`, { cookie: member.cookie })
+  t.teardown(() => stream.close())
+  await stream.next(e => e.event === 'ready')
+  await onB.mute(mod.cookie, { userId: member.id, minutes: 5 })
+  t.same(await stream.next(e => e.event === 'posting-changed'), { event: 'posting-changed', data: '{}' }, 'a mute made on b reaches the member\'s stream on a')
 })

@@ -69,7 +69,7 @@ function accessCheck (app: FastifyInstance, endpoint: Endpoint, owner: EndpointO
   // Callback style, with a synchronous fast path: a public endpoint of a started platform
   // (every list request) costs no promise here.
   return function checkAccess (request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void): void {
-    if (endpoint.access === 'Api' && app.addons.started && owner.isStarted()) {
+    if (endpoint.access === 'Api' && endpoint.readsSession !== true && app.addons.started && owner.isStarted()) {
       done()
       return
     }
@@ -86,8 +86,12 @@ function slowAccessCheck (app: FastifyInstance, endpoint: Endpoint, owner: Endpo
     }
     if (endpoint.availableBeforeSetup !== true) await addons.ensureStarted()
     if (!owner.isStarted()) throw new ServiceUnavailable()
-    if (endpoint.access === 'Api') return
     const token = request.cookies[identity.sessionCookie.name]
+    if (endpoint.access === 'Api') {
+      // A public endpoint that asks who is signed in: whoever the session says, or nobody.
+      if (endpoint.readsSession === true && token !== undefined) request.sessionUser = await identity.sessions.resolve(token)
+      return
+    }
     const user = token === undefined ? null : await identity.sessions.resolve(token)
     if (user === null) throw new NotLoggedIn()
     if (endpoint.access === 'PanelApi' && !holdsNode(user, 'panel.access')) throw new NoPermission()

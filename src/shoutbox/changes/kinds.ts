@@ -7,7 +7,9 @@ import type { Shout } from '../schemas.js'
  *
  * - `carries`: what each of its stream events holds: the shout's four fields, its id
  *   alone (a delete names the shout and nothing of what it said), or no event at all (the
- *   change is not on the stream).
+ *   change is not on the stream). `member`: one member's own event, sent only on the
+ *   streams that member opened, never kept in the history, and holding nothing (the page
+ *   asks what changed); the notice names the member.
  * - `list`: how the kept list of the newest shouts follows it: `add` its shouts, `retext`
  *   them in place, `remove` them, leave it `unchanged`, or `rebuild` it from the database.
  * - `pinned`: how the kept list of pins follows it: `unchanged`, `remove` its shouts, or `rebuild`.
@@ -23,11 +25,13 @@ export const CHANGE_KINDS = {
   'shout-unpinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false },
   // A lower maxShouts cuts the list, a higher one needs shouts from the database; a lower
   // maxPinned unpins nothing.
-  settings: { carries: 'nothing', list: 'rebuild', pinned: 'unchanged', settings: true }
+  settings: { carries: 'nothing', list: 'rebuild', pinned: 'unchanged', settings: true },
+  // A mute made or lifted: the member's open pages show or hide their composer.
+  'posting-changed': { carries: 'member', list: 'unchanged', pinned: 'unchanged', settings: false }
 } as const satisfies Record<string, KindRules>
 
 interface KindRules {
-  readonly carries: 'shout' | 'id' | 'nothing'
+  readonly carries: 'shout' | 'id' | 'member' | 'nothing'
   readonly list: 'add' | 'retext' | 'remove' | 'unchanged' | 'rebuild'
   readonly pinned: 'unchanged' | 'remove' | 'rebuild'
   readonly settings: boolean
@@ -41,6 +45,8 @@ type Carrying<What extends KindRules['carries']> = { [K in ChangeKind]: (typeof 
 
 /** The kinds of change that are on the stream, and in its history. */
 export type EventKind = Carrying<'shout' | 'id'>
+/** The kinds of change sent to one member's own streams. */
+export type MemberEventKind = Carrying<'member'>
 
 /**
  * One stream event: a row of the history, and what a notice carries. A created, edited,

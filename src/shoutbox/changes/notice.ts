@@ -1,6 +1,6 @@
 import { checker, Type, type AddonContext, type SqlPart, type Transaction } from '../../sdk/index.js'
 import { ShoutSchema } from '../schemas.js'
-import { CHANGE_KIND_NAMES, CHANGE_KINDS, type ChangeKind, type ShoutEvent } from './kinds.js'
+import { CHANGE_KIND_NAMES, CHANGE_KINDS, type ChangeKind, type MemberEventKind, type ShoutEvent } from './kinds.js'
 
 /**
  * The cluster topic every change to the board is announced on, to every host process
@@ -17,6 +17,8 @@ export interface ChangeNotice {
    * from the database to update its lists or feed its streams.
    */
   readonly events?: readonly ShoutEvent[]
+  /** The member (a user id) whose own streams hear it: a kind that carries `member`. */
+  readonly member?: number
 }
 
 /**
@@ -25,7 +27,7 @@ export interface ChangeNotice {
  */
 export const MAX_NOTICE_BYTES = 3000
 
-const kindsCarrying = (what: 'shout' | 'id'): ChangeKind[] => CHANGE_KIND_NAMES.filter(kind => CHANGE_KINDS[kind].carries === what)
+const kindsCarrying = (what: 'shout' | 'id' | 'member'): ChangeKind[] => CHANGE_KIND_NAMES.filter(kind => CHANGE_KINDS[kind].carries === what)
 const EventId = Type.Integer({ minimum: 1 })
 
 const NoticeSchema = Type.Object({
@@ -34,7 +36,8 @@ const NoticeSchema = Type.Object({
   events: Type.Optional(Type.Array(Type.Union([
     Type.Object({ id: EventId, kind: Type.Union(kindsCarrying('shout').map(kind => Type.Literal(kind))), shout: ShoutSchema }),
     Type.Object({ id: EventId, kind: Type.Union(kindsCarrying('id').map(kind => Type.Literal(kind))), shout: Type.Object({ id: Type.Integer() }, { additionalProperties: false }) })
-  ])))
+  ]))),
+  member: Type.Optional(Type.Integer({ minimum: 1 }))
 })
 const isNoticeShaped = checker(NoticeSchema)
 
@@ -61,8 +64,11 @@ export function readNotice (payload: string): ChangeNotice | undefined {
 }
 
 /** Its events are of its kind, and are the events it names. */
-function isConsistent ({ kind, eventIds, events }: ChangeNotice): boolean {
-  if (CHANGE_KINDS[kind].carries === 'nothing') return eventIds.length === 0 && events === undefined
+function isConsistent ({ kind, eventIds, events, member }: ChangeNotice): boolean {
+  const { carries } = CHANGE_KINDS[kind]
+  if (carries === 'member') return eventIds.length === 0 && events === undefined && member !== undefined
+  if (member !== undefined) return false
+  if (carries === 'nothing') return eventIds.length === 0 && events === undefined
   return events === undefined || (events.length === eventIds.length && events.every((event, i) => event.kind === kind && event.id === eventIds[i]))
 }
 
@@ -71,11 +77,16 @@ function isConsistent ({ kind, eventIds, events }: ChangeNotice): boolean {
  * the stream); every process hears it once `trx` commits (never if it rolls back). Events
  * too many for a notice are named by their ids, and read back from the history.
  */
-export async function announceChange (ctx: AddonContext, trx: Transaction, kind: ChangeKind, events: readonly ShoutEvent[] = []): Promise<void> {
+export async function announceChange (ctx: AddonContext, trx: Transaction, kind: Exclude<ChangeKind, MemberEventKind>, events: readonly ShoutEvent[] = []): Promise<void> {
   const eventIds = events.map(event => event.id)
   let payload = JSON.stringify(events.length === 0 ? { kind, eventIds } : { kind, eventIds, events })
   if (Buffer.byteLength(payload) > MAX_NOTICE_BYTES) payload = JSON.stringify({ kind, eventIds })
   await ctx.cluster.notify(CHANGED, payload, trx)
+}
+
+/** Announces a change of `kind` to `member`'s own streams, once `trx` commits. */
+export async function announceToMember (ctx: AddonContext, trx: Transaction, kind: MemberEventKind, member: number): Promise<void> {
+  await ctx.cluster.notify(CHANGED, JSON.stringify({ kind, eventIds: [], member }), trx)
 }
 
 /**

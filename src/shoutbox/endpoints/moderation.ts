@@ -1,5 +1,6 @@
 import { LoggedInApi, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import { assertPublishable, assertStorable } from '../message.js'
+import { announceToMember } from '../changes/notice.js'
 import { mutesRepository } from '../mutes-repository.js'
 import { muteOf, muteSentence } from '../mutes.js'
 import { MessageTooLong } from '../errors.js'
@@ -105,6 +106,8 @@ export class MuteMember extends PanelApi<typeof MuteSchema> {
       await ctx.activityLog.write({
         type: 'MUTED_USER', user, details: { userId, user: member.username, minutes, until, reason, amount, variant }
       }, trx)
+      // The member's open pages hide their composer at once.
+      await announceToMember(ctx, trx, 'posting-changed', userId)
       return made
     })
     return new Successful({ mute })
@@ -145,6 +148,7 @@ export class LiftMute extends PanelApi<typeof MutedUserParamsSchema> {
       await ctx.activityLog.write({
         type: 'UNMUTED_USER', user, details: { userId, user: lifted.username, until: lifted.until, reason: lifted.reason }
       }, trx)
+      await announceToMember(ctx, trx, 'posting-changed', userId)
     })
     return new Successful()
   }

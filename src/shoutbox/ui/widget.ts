@@ -239,6 +239,11 @@ async function refreshSession (): Promise<void> {
   log.hidden = false
   const wasSignedIn = me !== null
   me = who.ok ? who.body!.user as Me : null
+  // The stream hears the events of whoever was signed in when it opened (the page's first
+  // answer tells who that was): signed in or out since, it opens anew.
+  const member = me?.username ?? null
+  if (streamMember !== undefined && streamMember !== member) live.reopen()
+  streamMember = member
   myMute = me !== null && posting.ok ? posting.body!.mute as OwnMute | null : null
   signUpOpen = signUp.ok && signUp.body!.signUp === true
   if (limits.ok) rules = limits.body as unknown as Rules
@@ -249,6 +254,8 @@ async function refreshSession (): Promise<void> {
   sessionAsked = false
 }
 
+/** Who the stream was opened for (a username, null: nobody); undefined until the first answer about the session. */
+let streamMember: string | null | undefined
 let sessionAsked = false
 document.addEventListener('site:session', () => {
   sessionAsked = true
@@ -487,6 +494,8 @@ function startMute (item: Item): void {
 }
 
 const live = new LiveShouts({
+  // Muted or let speak again by a moderator, on any process: the composer follows at once.
+  heard: () => void refreshSession(),
   changed: fresh => {
     // Setup finished since the page opened (the list reads again): ask who is here anew.
     if (log.hidden) void refreshSession()

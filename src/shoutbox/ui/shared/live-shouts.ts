@@ -1,4 +1,4 @@
-import { CHANGE_KIND_NAMES, CHANGE_KINDS, unhandled, type EventKind } from '../../changes/kinds.js'
+import { CHANGE_KIND_NAMES, CHANGE_KINDS, unhandled, type EventKind, type MemberEventKind } from '../../changes/kinds.js'
 import type { Shout } from '../../schemas.js'
 
 /**
@@ -22,11 +22,15 @@ export interface LiveShoutsOptions {
    * text the page has not seen before (to learn the @names they mention).
    */
   readonly changed: (fresh: readonly Shout[]) => void
+  /** Called for each event of the signed-in member's own (a mute made or lifted: `posting-changed`). */
+  readonly heard?: (kind: MemberEventKind) => void
 }
 
 /** The stream's events that change what a page shows (every kind on the stream); the rest (`ready`, `reset`) reload it. */
-const SHOUT_EVENTS = CHANGE_KIND_NAMES.filter((kind): kind is EventKind => CHANGE_KINDS[kind].carries !== 'nothing')
+const SHOUT_EVENTS = CHANGE_KIND_NAMES.filter((kind): kind is EventKind => CHANGE_KINDS[kind].carries === 'shout' || CHANGE_KINDS[kind].carries === 'id')
 type ShoutEvent = EventKind
+/** The events a stream opened signed in hears of that member alone. */
+const MEMBER_EVENTS = CHANGE_KIND_NAMES.filter((kind): kind is MemberEventKind => CHANGE_KINDS[kind].carries === 'member')
 
 /** How often the shouts are read when no stream can be had. */
 const POLL_MS = 15_000
@@ -63,6 +67,7 @@ export class LiveShouts {
     for (const kind of SHOUT_EVENTS) {
       stream.addEventListener(kind, event => this.hear(kind, (event as MessageEvent<string>).data))
     }
+    for (const kind of MEMBER_EVENTS) stream.addEventListener(kind, () => this.options.heard?.(kind))
     // A stream that starts afresh, or one that could not be caught up: what is held is out of date.
     for (const kind of ['ready', 'reset']) stream.addEventListener(kind, () => void this.reload())
     stream.addEventListener('open', () => this.stopPolling())
@@ -76,6 +81,16 @@ export class LiveShouts {
   stop (): void {
     this.stream?.close()
     this.stopPolling()
+  }
+
+  /**
+   * Opens the stream anew: the page signed in or out, and a stream hears the events of
+   * the member whose session opened it. It starts afresh (`ready`), so what is held is read again.
+   */
+  reopen (): void {
+    if (this.stream === undefined) return
+    this.stop()
+    this.start()
   }
 
   /** A shout this page posted or edited, from the server's answer (its stream event is then a repeat). */
