@@ -157,8 +157,17 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await warning.waitFor({ state: 'hidden' })
     await panel.getByRole('button', { name: 'Save settings' }).click()
     await panel.getByText('Settings saved.').waitFor()
-    await panel.reload()
-    await panel.waitForFunction(() => (document.getElementById('max-shouts') as HTMLInputElement | null)?.value === '50')
+    t.equal((await http(current, 'GET', '/panel/api/shoutbox/config', { cookie: currentAdmin })).body!.maxShouts, 50, 'stored')
+    // A fresh page shows it. Once in a CI run (Node 24, embedded, the machine loaded) a
+    // reloaded page never filled the field, with no failed request; not seen alone. So a
+    // bounded retry, not yet explained: at most three reloads, 20 s each.
+    let shown = false
+    for (let reloads = 0; !shown && reloads < 3; reloads++) {
+      await panel.reload()
+      shown = await panel.waitForFunction(() => (document.getElementById('max-shouts') as HTMLInputElement | null)?.value === '50', undefined, { timeout: 20_000 })
+        .then(() => true, () => false)
+    }
+    t.ok(shown, 'the settings page shows the value stored')
     t.equal(await warning.isHidden(), true, 'no warning once maxShouts is set')
   })
 
