@@ -1,7 +1,7 @@
 import { EventFrame, eventFrame, type AddonContext, type EventStream } from '../sdk/index.js'
 import { CHANGE_KINDS, type ShoutEvent } from './changes/kinds.js'
 import { onChange, type ChangeNotice } from './changes/notice.js'
-import { eventsRepository } from './events-repository.js'
+import { streamHistory } from './stream-history.js'
 import { FanOut, Subscriber } from './fan-out.js'
 import { perContext } from './per-context.js'
 
@@ -39,7 +39,7 @@ export class StreamHub {
       else if (notice.eventIds.length > 0 && this.subscribers.size > 0) this.deliver(notice)
     })
     const prune = (): void => {
-      eventsRepository(this.ctx.db).prune().catch(error => this.ctx.log.warn({ err: error }, 'pruning stream history failed'))
+      streamHistory(this.ctx.db).prune().catch(error => this.ctx.log.warn({ err: error }, 'pruning stream history failed'))
     }
     this.pruneTimer = setInterval(prune, PRUNE_EVERY_MS).unref()
     prune()
@@ -75,7 +75,7 @@ export class StreamHub {
       if (streams?.size === 0) this.members.delete(member!)
     })
     try {
-      const events = eventsRepository(this.ctx.db)
+      const events = streamHistory(this.ctx.db)
       const missed = lastEventId === undefined ? undefined : await events.replayAfter(lastEventId)
       if (missed === undefined || missed === 'too-far') {
         stream.write(eventFrame(await events.latestId(), missed === undefined ? 'ready' : 'reset', '{}'))
@@ -103,7 +103,7 @@ export class StreamHub {
   /** The notice's events, as it carries them or (too many for a notice) as the history holds them. */
   private deliver ({ eventIds, events: carried }: ChangeNotice): void {
     this.deliveries = this.deliveries
-      .then(() => carried ?? eventsRepository(this.ctx.db).find(eventIds))
+      .then(() => carried ?? streamHistory(this.ctx.db).find(eventIds))
       .then(events => { for (const event of events) this.fanOut.add(event.id, frameOf(event)) })
       .catch(error => this.ctx.log.warn({ err: error, eventIds }, 'could not deliver stream events'))
   }
