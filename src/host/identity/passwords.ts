@@ -212,16 +212,23 @@ export class BoundedPasswords implements Passwords {
 
   /** The waiting client that has had most (the first such, in the queue's order). */
   private hadMost (): string | undefined {
-    let most: string | undefined
-    for (const client of this.waiting.keys()) if (most === undefined || this.had(client) > this.had(most)) most = client
-    return most
+    return this.firstWaiting((a, b) => a > b)
   }
 
   /** The waiting client that has had least (the first such, in the queue's order). */
   private hadLeast (): string | undefined {
-    let least: string | undefined
-    for (const client of this.waiting.keys()) if (least === undefined || this.had(client) < this.had(least)) least = client
-    return least
+    return this.firstWaiting((a, b) => a < b)
+  }
+
+  /** The first waiting client whose `had` beats every other's by `beats`. */
+  private firstWaiting (beats: (a: number, b: number) => boolean): string | undefined {
+    const now = Date.now()
+    let chosen: { client: string, had: number } | undefined
+    for (const client of this.waiting.keys()) {
+      const had = this.had(client, now)
+      if (chosen === undefined || beats(had, chosen.had)) chosen = { client, had }
+    }
+    return chosen?.client
   }
 
   /**

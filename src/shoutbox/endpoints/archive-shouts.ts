@@ -29,15 +29,12 @@ export class ArchiveShouts extends Api<typeof ArchiveSchema> {
     const { limit } = query
     const before = query.before === undefined ? undefined : Number(query.before)
     const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q
+    if (q !== undefined) assertStorable(q, 'querystring/q')
     const shouts = shoutsRepository(ctx.db)
-    if (q === undefined) {
-      // One more than the page: whether it exists decides `next`.
-      const found = await shouts.archive({ before, limit: limit + 1 })
-      const page = found.slice(0, limit)
-      return new Successful({ shouts: page, next: found.length > limit ? page.at(-1)!.id : null })
-    }
-    assertStorable(q, 'querystring/q')
-    const { shouts: found, searchedTo } = await Searches.of(ctx).run(ip, () => shouts.search({ before, limit: limit + 1, q }))
+    // One more than the page: whether it exists decides `next`. A search may stop early, and says where.
+    const { shouts: found, searchedTo } = q === undefined
+      ? { shouts: await shouts.archive({ before, limit: limit + 1 }), searchedTo: null }
+      : await Searches.of(ctx).run(ip, () => shouts.search({ before, limit: limit + 1, q }))
     const page = found.slice(0, limit)
     return new Successful({ shouts: page, next: found.length > limit ? page.at(-1)!.id : searchedTo })
   }
