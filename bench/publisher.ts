@@ -21,6 +21,8 @@ interface Job {
   readonly maxSeconds: number
   /** The message prefix; each publish appends its number, so messages stay distinct. */
   readonly message: string
+  /** The room's slug, sent with each publish (the panel publishes there); the default room when absent. */
+  readonly room?: string
   /** Commit straight to this PostgreSQL, in a table `bench_commits` of `schema` (made if missing), instead of posting to `url`. */
   readonly database?: { readonly url: string, readonly schema: string }
 }
@@ -190,7 +192,7 @@ function publish (n: number): void {
     skipped++
     return
   }
-  const body = JSON.stringify({ message: `${job.message} ${String(n).padStart(7, '0')}` })
+  const body = JSON.stringify({ message: `${job.message} ${String(n).padStart(7, '0')}`, ...(job.room === undefined ? {} : { room: job.room }) })
   const sentAt = performance.now()
   inFlight++
   sent++

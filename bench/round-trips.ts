@@ -38,26 +38,26 @@ await setUp(app) // the administrator (user 1), the author of every shout here
 const db: Knex = app.db
 const admin = { id: 1, username: 'admin' }
 const activity = new ActivityLogStore(db, new I18n())
-const shout = (n: number) => ({ message: `shout ${n}`, username: admin.username, date: Date.now(), authorId: admin.id })
+const shout = (n: number) => ({ message: `shout ${n}`, username: admin.username, date: Date.now(), authorId: admin.id, roomId: 1 })
 
 async function fiveRoundTrips (n: number): Promise<void> {
   await db.transaction(async trx => {
     // The shout and its event, as the repository's `insert` wrote them then.
-    const { rows: [row] } = await trx.raw<{ rows: Array<Shout & { event_id: number }> }>(`
-      with s as (insert into ?? (message, username, date, author_id)
-            select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer
+    const { rows: [row] } = await trx.raw<{ rows: Array<Shout & { room: string, event_id: number }> }>(`
+      with s as (insert into ?? (message, username, date, author_id, room_id)
+            select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer
             from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
             order by position
-            returning id, message, username, date),
+            returning id, message, username, date, 'general' as room),
       e as (insert into ?? (kind, shout, created_at)
-            select 'shout-created', jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date), ? from s
+            select 'shout-created', jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date, 'room', room), ? from s
             order by s.id
             returning id, (shout->>'id')::bigint as shout_id)
-      select s.id, s.message, s.username, s.date, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+      select s.id, s.message, s.username, s.date, s.room, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
     [SHOUTS_TABLE, JSON.stringify([shout(n)]), EVENTS_TABLE, Date.now()])
     const { event_id: eventId, ...published } = row!
     const recorded = { shout: published, eventId }
-    await activity.write('shoutbox', { type: 'CREATED_SHOUT', user: admin, details: { message: recorded.shout.message } }, trx)
+    await activity.write('shoutbox', { type: 'CREATED_SHOUT', user: admin, details: { message: recorded.shout.message, room: 'general' } }, trx)
     const notice = { kind: 'shout-created', eventIds: [recorded.eventId], events: [{ id: recorded.eventId, kind: 'shout-created', shout: recorded.shout }] }
     // As cluster.notify sends it, on the channel this process listens on (as in oneStatement).
     await trx.raw('select ?', [app.cluster.notifying('shoutbox:changed', trx.raw('?::text', [JSON.stringify(notice)]))])
@@ -68,7 +68,7 @@ async function fiveRoundTrips (n: number): Promise<void> {
 async function oneStatement (n: number): Promise<void> {
   const published = shout(n)
   await shoutsRepository(db).insertAnnounced([published], {
-    also: activity.insertion('shoutbox', [{ type: 'CREATED_SHOUT', user: admin, details: { message: published.message } }]),
+    also: activity.insertion('shoutbox', [{ type: 'CREATED_SHOUT', user: admin, details: { message: published.message, room: 'general' } }]),
     announce: text => app.cluster.notifying('shoutbox:changed', text),
     maxNoticeBytes: MAX_NOTICE_BYTES
   })

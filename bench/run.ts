@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, sources, cost, publish, stream, stream10k, listmemory, widgets
+ *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, rooms, sources, cost, publish, stream, stream10k, listmemory, widgets
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -25,6 +25,12 @@
  * medians of the rounds' ratios. Each run also records the share of the machine's CPU
  * its hypervisor gave to other guests meanwhile (steal, from /proc/stat), which slows a
  * run from outside; the part prints it, and busy/idle over the rounds that lost little.
+ *
+ * rooms: 50 rooms of 1,000 shouts with 10 stream readers each (reading their room
+ * alone); the last room's first page (what its widget loads) idle and while a separate
+ * process publishes in the first room at each of `--rates`, in rounds whose order
+ * alternates; busy / idle is the median of the rounds' ratios. The readers count the
+ * events they hear: those of the other rooms should hear none.
  *
  * sources: where the busy list's loss comes from. For each of `--rates`, rounds of the
  * list idle and busy with the same publishes sent elsewhere: to a bare server that
@@ -64,6 +70,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
+import http from 'node:http'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -85,10 +92,10 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'list,million,archive,busy,sources,cost,publish,stream,stream10k,listmemory,widgets' }
+    only: { type: 'string', default: 'list,million,archive,busy,rooms,sources,cost,publish,stream,stream10k,listmemory,widgets' }
   }
 })
-/** `--only list,publish`: the parts to run (list, million, archive, busy, sources, cost, publish, stream, stream10k, listmemory, widgets); all by default. */
+/** `--only list,publish`: the parts to run (list, million, archive, busy, rooms, sources, cost, publish, stream, stream10k, listmemory, widgets); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -449,7 +456,7 @@ async function startSink (): Promise<{ url: string, stop: () => void }> {
  * generator's core) publishes `rate` times a second to `source`: it starts, publishes
  * for a lead-in, goes on through the whole measurement, and stops when it ends.
  */
-async function busyList (site: Site, rate: number, round: number, source: PublishSource = 'host'): Promise<{ load: Load, publisher: PublisherResult }> {
+async function busyList (site: Site, rate: number, round: number, source: PublishSource = 'host', listPath = '/api/shoutbox/list', room?: string): Promise<{ load: Load, publisher: PublisherResult }> {
   const siteUrl = await site.url()
   // Nothing that can throw between starting the sink and the `try` that stops it.
   const sink = source === 'sink' ? await startSink() : undefined
@@ -457,6 +464,7 @@ async function busyList (site: Site, rate: number, round: number, source: Publis
     url: sink?.url ?? `${siteUrl}/api/panel/shoutbox`,
     ...(source === 'database' ? { database: { url: DATABASE_URL, schema: site.schema } } : {}),
     cookie: site.cookie,
+    ...(room === undefined ? {} : { room }),
     rate,
     // A bound of its own, should this process fail to stop it.
     maxSeconds: SECONDS + BUSY_LEAD_IN_MS / 1000 + 30,
@@ -467,7 +475,7 @@ async function busyList (site: Site, rate: number, round: number, source: Publis
   try {
     if (await next() !== 'started') throw new Error('the publisher did not start')
     await sleep(BUSY_LEAD_IN_MS)
-    const measured = await load({ url: `${siteUrl}/api/shoutbox/list`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS })
+    const measured = await load({ url: `${siteUrl}${listPath}`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS })
     publisher.stdin!.write('stop\n')
     const result = JSON.parse(await next()) as PublisherResult
     // Its last publishes answered, the host is given a moment before the next run.
@@ -576,6 +584,110 @@ async function busyBoard (site: Site): Promise<BusyRate[]> {
     })
   }
   return results
+}
+
+/** The rooms part: how many rooms, readers and shouts in each. */
+const ROOMS = 50
+const READERS_PER_ROOM = 10
+const SHOUTS_PER_ROOM = 1000
+/** The publishes' room and the room whose page is measured. */
+const BUSY_ROOM = 'room-01'
+const QUIET_ROOM = 'room-50'
+
+interface RoomsRate {
+  readonly rate: number
+  readonly idle: Load[]
+  readonly busy: Load[]
+  readonly publishers: PublisherResult[]
+  readonly busyToIdle: number
+}
+
+interface RoomsResult {
+  readonly rates: RoomsRate[]
+  /** Events the readers heard: of the busy room, and of every other (which should be none). */
+  readonly heardInBusyRoom: number
+  readonly heardElsewhere: number
+  readonly readers: number
+}
+
+/**
+ * The rooms part: 50 rooms of 1,000 shouts, 10 stream readers in each (each reading its
+ * room alone), and rounds of the first page of the last room (`/api/shoutbox/latest?room=`,
+ * what a widget loads) measured idle and while a separate process publishes in the first
+ * room at each of `--rates`; busy / idle is the median of the rounds' ratios. The readers
+ * count what they hear: a reader of another room should hear nothing of the publishes.
+ */
+async function roomsBoard (site: Site): Promise<RoomsResult> {
+  const slugs = Array.from({ length: ROOMS - 1 }, (_, i) => `room-${String(i + 1).padStart(2, '0')}`)
+  const known = new Set(((await site.api('GET', '/api/panel/shoutbox/rooms')).json.rooms as Array<{ slug: string }>).map(room => room.slug))
+  for (const slug of [...slugs, QUIET_ROOM]) {
+    if (known.has(slug)) continue
+    const made = await site.api('POST', '/api/panel/shoutbox/rooms', { slug, name: `Room ${slug.slice(5)}` })
+    if (made.status !== 200) throw new Error(`could not make ${slug}: ${JSON.stringify(made.json)}`)
+  }
+  await site.offline(async () => {
+    const rooms = await site.sql<{ id: number, slug: string, n: number }>(`select r.id, r.slug, (select count(*)::int from shoutbox_shouts s where s.room_id = r.id) as n
+      from shoutbox_rooms r where r.slug like 'room-%'`)
+    const empty = rooms.filter(room => room.n === 0)
+    if (empty.length === 0) return
+    log(`seeding ${SHOUTS_PER_ROOM} shouts in each of ${empty.length} rooms`)
+    await site.sql(`insert into shoutbox_shouts (message, username, date, room_id)
+      select 'Seeded shout number ' || lpad(g::text, 7, '0') || ' of its room, about as long as a real one.', 'admin', ${Date.now()} + g, r.id
+      from unnest(array[${empty.map(room => room.id).join(',')}]::int[]) as r(id), generate_series(1, ${SHOUTS_PER_ROOM}) as g`)
+    await site.sql('vacuum analyze shoutbox_shouts')
+    await site.sql('checkpoint')
+  })
+  await site.api('PUT', '/api/panel/shoutbox/config', { maxMessageLength: 500 })
+  const siteUrl = await site.url()
+  // The readers, in this process: each counts the shout events it hears.
+  const heard = new Map<string, number>()
+  const readers: http.ClientRequest[] = []
+  for (const slug of [...slugs, QUIET_ROOM]) {
+    for (let i = 0; i < READERS_PER_ROOM; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const request = http.get(`${siteUrl}/api/shoutbox/stream?rooms=${slug}`, { agent: false, headers: { accept: 'text/event-stream' } }, response => {
+          if (response.statusCode !== 200) reject(new Error(`a reader of ${slug} was refused: ${response.statusCode}`))
+          response.setEncoding('utf8')
+          response.on('data', (chunk: string) => {
+            const events = chunk.split('\nevent: shout-created\n').length - 1
+            if (events > 0) heard.set(slug, (heard.get(slug) ?? 0) + events)
+          })
+          resolve()
+        })
+        request.on('error', reject)
+        readers.push(request)
+      })
+    }
+  }
+  log(`${readers.length} readers in ${ROOMS} rooms`)
+  const path = `/api/shoutbox/latest?room=${QUIET_ROOM}&limit=50`
+  const rates: RoomsRate[] = []
+  try {
+    await load({ url: `${siteUrl}${path}`, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+    for (const rate of RATES) {
+      const runs = { idle: [] as Load[], busy: [] as Load[], publishers: [] as PublisherResult[] }
+      for (let round = 1; round <= ROUNDS; round++) {
+        const order = round % 2 === 1 ? ['idle', 'busy'] as const : ['busy', 'idle'] as const
+        for (const which of order) {
+          if (which === 'busy') {
+            const { load: measured, publisher } = await busyList(site, rate, round, 'host', path, BUSY_ROOM)
+            runs.busy.push(measured)
+            runs.publishers.push(publisher)
+          } else {
+            runs.idle.push(await load({ url: `${siteUrl}${path}`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
+          }
+        }
+        log(`rooms, ${rate} publishes/s in ${BUSY_ROOM}, round ${round}: ${described('idle', runs.idle.at(-1)!)}, ${described('busy', runs.busy.at(-1)!)} req/s of ${QUIET_ROOM}'s page`)
+      }
+      rates.push({ rate, ...runs, busyToIdle: median(runs.busy.map((busy, i) => busy.requestsPerSecond / runs.idle[i]!.requestsPerSecond)) })
+    }
+    // The last events reach the readers.
+    await sleep(1000)
+  } finally {
+    for (const request of readers) request.destroy()
+  }
+  const heardInBusyRoom = heard.get(BUSY_ROOM) ?? 0
+  return { rates, heardInBusyRoom, heardElsewhere: [...heard.entries()].filter(([slug]) => slug !== BUSY_ROOM).reduce((sum, [, n]) => sum + n, 0), readers: readers.length }
 }
 
 /** CPU time of process `pid` (user and system, ms) from /proc; 0 for a process gone. */
@@ -977,6 +1089,17 @@ try {
       rows.push([`    CPU stolen by the hypervisor (median %): idle ${stolen(result.idle)}, busy ${stolen(result.busy)}, bare ${stolen(result.bare)}; ` +
         `rounds with at most ${QUIET_STEAL} % stolen in each run: ${quiet.length} of ${result.busy.length}${quiet.length > 0 ? `, busy / idle ${fmt(median(quiet), 2)}` : ''}`, '', '', '', '', ''])
     }
+  }
+
+  if (PARTS.has('rooms')) {
+    const result = await roomsBoard(site)
+    rows.push([`rooms: ${QUIET_ROOM}'s page (latest, 50 of ${fmt(SHOUTS_PER_ROOM)}) while ${BUSY_ROOM} is busy; ${ROOMS} rooms, ${fmt(result.readers)} stream readers (${READERS_PER_ROOM} a room)`, '', '', '', '', ''])
+    for (const { rate, idle, busy, busyToIdle, publishers } of result.rates) {
+      rows.push([`  ${fmt(rate)} publishes/s in ${BUSY_ROOM}, idle`, fmt(rps(idle)), '', '', latency(idle), fmt(failures(idle))])
+      rows.push([`  ${fmt(rate)} publishes/s in ${BUSY_ROOM}, busy`, fmt(rps(busy)), '', '', latency(busy), fmt(failures(busy))])
+      rows.push([`    busy / idle ${fmt(busyToIdle, 2)}; ${fmt(median(publishers.map(p => p.achievedPerSecond)), 1)} publishes/s achieved, ${fmt(publishers.reduce((sum, p) => sum + p.errors, 0))} errors`, '', '', '', '', ''])
+    }
+    rows.push([`  events heard: ${fmt(result.heardInBusyRoom)} by ${BUSY_ROOM}'s ${READERS_PER_ROOM} readers, ${fmt(result.heardElsewhere)} by the ${fmt(result.readers - READERS_PER_ROOM)} readers of the other rooms`, '', '', '', '', ''])
   }
 
   if (PARTS.has('sources')) {

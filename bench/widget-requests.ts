@@ -4,14 +4,15 @@
  * readers send exactly these, and a browser test (test/ui/stories/live-widget.ts) holds
  * the real widget to this table, so the two cannot drift apart.
  *
- * `ready` starts a fresh stream (the first load); `reset` says what the widget holds is
- * out of date. Not in the table, because it depends on the text and not on the kind: a
+ * `ready` starts a fresh stream (the first load; the page asked for its rooms already,
+ * with who is signed in); `reset` says what the widget holds is out of date. Not in the table, because it depends on the text and not on the kind: a
  * shout that mentions an @name the widget has not asked about costs one
  * `/api/users/known?names=…` (the benchmark's shouts mention no one).
  */
 export const WIDGET_REQUESTS = {
-  ready: ['/api/shoutbox/latest'],
-  reset: ['/api/shoutbox/latest'],
+  ready: ['/api/shoutbox/latest?room=general'],
+  // A reset follows a reconnect, which asks again which rooms the reader may read.
+  reset: ['/api/shoutbox/rooms', '/api/shoutbox/latest?room=general'],
   'shout-created': [],
   'shout-edited': [],
   'shout-deleted': [],

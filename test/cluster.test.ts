@@ -76,7 +76,7 @@ t.test('two host processes on one PostgreSQL', { skip: DB_KIND !== 'postgres' &&
     await client.next(e => e.event === 'ready')
     await http(a, 'POST', '/api/panel/shoutbox', { body: { message: 'across processes' }, cookie })
     const event = await client.next(e => e.event === 'shout-created', 15_000)
-    t.match(JSON.parse(event.data), { message: 'across processes', username: 'admin' })
+    t.match(JSON.parse(event.data), { message: 'across processes', username: 'admin', room: 'general' })
   })
 
   t.test('a lost notification link: nothing stale is served, and the link comes back by itself', async t => {

@@ -9,6 +9,20 @@ export interface AddonDefinition {
   readonly start?: (ctx: AddonContext) => Promise<void> | void
   /** When the host stops. */
   readonly stop?: (ctx: AddonContext) => Promise<void> | void
+  /**
+   * Permission nodes the addon makes as it runs, besides its manifest's (Shoutbox: a
+   * read and a post node for each room), read from its database whenever the platform
+   * lists or checks nodes, so every process agrees. Each must start with the addon's own
+   * `addon.<id>.`; the Roles page shows them, with the title and description given in `locale`.
+   */
+  readonly permissionNodes?: (ctx: AddonContext, locale: string) => Promise<readonly RuntimePermission[]>
+}
+
+/** A permission node an addon made at run time (see AddonDefinition.permissionNodes). */
+export interface RuntimePermission {
+  readonly node: string
+  readonly title: string
+  readonly description: string
 }
 
 export type Addon = AddonDefinition & { readonly [ADDON]: true }

@@ -128,6 +128,14 @@ export interface Users {
    * no such account. A disabled account is found too (it cannot sign in, but it exists).
    */
   find (id: number, trx?: Transaction): Promise<SessionUser | undefined>
+  /**
+   * Runs `handler` on every process when what a user may do may have changed: with their
+   * id when their sessions ended (signed out everywhere, disabled, deleted, a new
+   * password or another role), with null when any role's permissions may have changed
+   * (a role edited, or the notices' link was down). Whatever was decided from a
+   * `SessionUser` read earlier must be decided again.
+   */
+  onAccessChange (handler: (userId: number | null) => void): void
 }
 
 /** What the host gives an addon: its only way to reach the platform. */

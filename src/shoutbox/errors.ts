@@ -26,3 +26,12 @@ export class Muted extends NoPermission {
     super({ until })
   }
 }
+
+/** Posting or editing in an archived room → ROOM_ARCHIVED, 409: its history is kept, read-only. */
+export class RoomArchived extends Conflict {}
+
+/** A room's slug already in use → ROOM_SLUG_TAKEN, 409. */
+export class RoomSlugTaken extends Conflict {}
+
+/** The default room cannot be archived, nor stop being readable by everyone → DEFAULT_ROOM, 409. */
+export class DefaultRoom extends Conflict {}

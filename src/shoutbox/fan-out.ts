@@ -12,8 +12,8 @@ const STREAMS_PER_TURN = 500
  * who lack the same ones), so under a burst there are fewer writes than events.
  */
 export class FanOut {
-  /** The events not yet written to everyone; `log[i]` is event number `first + i`. */
-  private log: Array<[number, EventFrame]> = []
+  /** The events not yet written to everyone, with their rooms; `log[i]` is event number `first + i`. */
+  private log: Held[] = []
   private first = 0
   /** Joined frames for the current `latest`, by the first event they hold. */
   private readonly joined = new Map<number, EventFrame>()
@@ -40,9 +40,9 @@ export class FanOut {
     return this.first + this.log.length
   }
 
-  add (id: number, frame: EventFrame): void {
+  add (id: number, frame: EventFrame, room: string): void {
     if (this.stopped) return
-    this.log.push([id, frame])
+    this.log.push([id, frame, room])
     this.joined.clear()
     if (this.walking) return
     this.walking = true
@@ -104,20 +104,29 @@ export class FanOut {
   }
 }
 
-/** One subscriber. Events that arrive while it catches up are held, then sent once. */
+/** An event as the fan-out holds it: its id, its frame, its room's slug. */
+export type Held = [id: number, frame: EventFrame, room: string]
+
+/**
+ * One subscriber, reading the events of `rooms` (slugs) alone: another room's event is
+ * not written to it at all. Events that arrive while it catches up are held, then sent once.
+ */
 export class Subscriber {
-  private held: Array<[number, EventFrame]> | undefined = []
+  private held: Held[] | undefined = []
 
   /** @param reached the fan-out's events this subscriber has (see FanOut.latest) */
-  constructor (readonly stream: EventStream, public reached: number) {}
+  constructor (readonly stream: EventStream, public reached: number, readonly rooms: ReadonlySet<string>) {}
 
-  /** `joined`: the `events`' frames as one. */
-  send (events: ReadonlyArray<[number, EventFrame]>, joined: EventFrame): void {
-    if (this.held !== undefined) this.held.push(...events)
-    else this.stream.write(joined)
+  /** `joined`: the `events`' frames as one, written as it is when every event is of this subscriber's rooms. */
+  send (events: readonly Held[], joined: EventFrame): void {
+    const mine = events.every(event => this.rooms.has(event[2])) ? events : events.filter(event => this.rooms.has(event[2]))
+    if (this.held !== undefined) this.held.push(...mine)
+    else if (mine === events) this.stream.write(joined)
+    else if (mine.length > 0) this.stream.write(mine.length === 1 ? mine[0]![1] : new EventFrame(mine.map(([, frame]) => frame.text).join('')))
   }
 
-  catchUp (missed: Array<[number, EventFrame]>): void {
+  /** `missed`: the events of its rooms since the id it resumed from. */
+  catchUp (missed: readonly Held[]): void {
     const sent = new Set<number>()
     for (const [id, frame] of missed) {
       sent.add(id)

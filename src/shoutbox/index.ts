@@ -1,11 +1,13 @@
 import { defineAddon } from '../sdk/index.js'
 import { RecentChanges } from './changes/list.js'
 import { Retention } from './retention.js'
+import { GENERAL_ROOM_ID, Rooms, roomNodes } from './rooms.js'
 import { StreamHub } from './stream-hub.js'
 
 /**
  * The Shoutbox addon. Its endpoints (endpoints/) and migrations (migrations/) are found
- * by the host; nothing here registers them. Starting it subscribes the live stream and
+ * by the host; nothing here registers them. Each room adds a read and a post node of its
+ * own, which roles may hold. Starting it subscribes the live stream and
  * the record of deletes to change notices and starts retention's hourly runs; stopping
  * it ends the live stream and waits for a run in progress.
  */
@@ -18,5 +20,14 @@ export default defineAddon({
   stop: async ctx => {
     StreamHub.of(ctx).stop()
     await Retention.of(ctx).stop()
-  }
+  },
+  // Each room's own read and post nodes, for the Roles page.
+  permissionNodes: async (ctx, locale) => (await Rooms.of(ctx).all()).flatMap(room => {
+    const nodes = roomNodes(room.slug)
+    const values = { name: room.name, slug: room.slug }
+    const post = { node: nodes.post, title: ctx.i18n.t(locale, 'permissions.ROOM_POST.title', values), description: ctx.i18n.t(locale, 'permissions.ROOM_POST.description', values) }
+    // The default room is read by everyone, always: a read node of its own would mean nothing.
+    if (room.id === GENERAL_ROOM_ID) return [post]
+    return [{ node: nodes.read, title: ctx.i18n.t(locale, 'permissions.ROOM_READ.title', values), description: ctx.i18n.t(locale, 'permissions.ROOM_READ.description', values) }, post]
+  })
 })

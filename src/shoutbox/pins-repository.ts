@@ -1,6 +1,7 @@
 import type { Database, Transaction } from '../sdk/index.js'
-import type { Shout } from './schemas.js'
-import { EVENTS_TABLE, PINS_LOCK, PINS_TABLE, SHOUTS_TABLE } from './tables.js'
+import type { Room } from './rooms.js'
+import type { RoomShout } from './schemas.js'
+import { EVENTS_TABLE, PINS_LOCK, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 /** A foreign key violation: the shout was deleted while it was being pinned. */
 const PG_FOREIGN_KEY_VIOLATION = '23503'
@@ -16,17 +17,17 @@ export function pinsRepository (db: Database) {
     const result = await trx.raw<{ rows: Array<{ id: number }> }>(`
       with p as (? returning shout_id)
       insert into ?? (kind, shout, created_at)
-      select ?, jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date), ?
-      from p join ?? as s on s.id = p.shout_id
-      returning id`, [change, EVENTS_TABLE, kind, Date.now(), SHOUTS_TABLE])
+      select ?, jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', r.slug), ?
+      from p join ?? as s on s.id = p.shout_id join ?? as r on r.id = s.room_id
+      returning id`, [change, EVENTS_TABLE, kind, Date.now(), SHOUTS_TABLE, ROOMS_TABLE])
     return result.rows[0]?.id
   }
 
   return {
-    /** The pinned shouts, newest pin first. */
-    async list (): Promise<Shout[]> {
-      return db(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id')
-        .orderBy('p.id', 'desc').select<Shout[]>('s.id', 's.message', 's.username', 's.date')
+    /** The room's pinned shouts, newest pin first. */
+    async list (room: Pick<Room, 'id' | 'slug'>): Promise<RoomShout[]> {
+      return db(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id').where('s.room_id', room.id)
+        .orderBy('p.id', 'desc').select<RoomShout[]>('s.id', 's.message', 's.username', 's.date', db.raw('?::text as room', [room.slug]))
     },
 
     /**
@@ -39,8 +40,10 @@ export function pinsRepository (db: Database) {
       await trx.raw('select pg_advisory_xact_lock(?, hashtext(current_schema()))', [PINS_LOCK])
     },
 
-    async count (trx: Transaction): Promise<number> {
-      const row = await trx(PINS_TABLE).count<Array<{ count: number | string }>>({ count: '*' }).first()
+    /** How many of the room's shouts are pinned (`maxPinned` applies per room). */
+    async count (roomId: number, trx: Transaction): Promise<number> {
+      const row = await trx(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id').where('s.room_id', roomId)
+        .count<Array<{ count: number | string }>>({ count: '*' }).first()
       return Number(row?.count ?? 0)
     },
 

@@ -2,7 +2,8 @@ import type { Actor, AddonContext } from '../sdk/index.js'
 import { announced, announcing, MAX_NOTICE_BYTES, readNotice } from './changes/notice.js'
 import { ShoutCreated } from './events.js'
 import { perContext } from './per-context.js'
-import type { Shout } from './schemas.js'
+import type { Room } from './rooms.js'
+import type { RoomShout } from './schemas.js'
 import { shoutsRepository, type NewShout } from './shouts-repository.js'
 
 export interface PublishOptions {
@@ -11,13 +12,16 @@ export interface PublishOptions {
    * on the record; members talking in the widget are not (the feed is the staff's).
    */
   readonly logged: boolean
+  /** The room it is said in. */
+  readonly room: Pick<Room, 'id' | 'slug'>
 }
 
 interface Waiting {
   readonly shout: NewShout
   readonly user: Actor
   readonly logged: boolean
-  readonly resolve: (shout: Shout) => void
+  readonly room: string
+  readonly resolve: (shout: RoomShout) => void
   readonly reject: (error: unknown) => void
 }
 
@@ -54,9 +58,9 @@ export class Publisher {
   }
 
   /** Stores a checked message as `user`'s shout, dated now; resolves once it is committed. */
-  publish (user: Actor, message: string, { logged }: PublishOptions): Promise<Shout> {
+  publish (user: Actor, message: string, { logged, room }: PublishOptions): Promise<RoomShout> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ shout: { message, username: user.username, date: Date.now(), authorId: user.id }, user, logged, resolve, reject })
+      this.waiting.push({ shout: { message, username: user.username, date: Date.now(), authorId: user.id, roomId: room.id }, user, logged, room: room.slug, resolve, reject })
       if (this.writing) return
       this.writing = true
       // Requests already read from the network in this turn of the event loop join this
@@ -77,11 +81,11 @@ export class Publisher {
   /** Writes `batch` in one statement and answers each of its publishes. */
   private async write (batch: readonly Waiting[]): Promise<void> {
     const { ctx } = this
-    let shouts: Shout[]
+    let shouts: RoomShout[]
     try {
       const { notice, sent } = await shoutsRepository(ctx.db).insertAnnounced(batch.map(waiting => waiting.shout), {
-        also: ctx.activityLog.insertion(batch.flatMap(({ shout, user, logged }) => logged
-          ? [{ type: 'CREATED_SHOUT', user, details: { message: shout.message } }]
+        also: ctx.activityLog.insertion(batch.flatMap(({ shout, user, logged, room }) => logged
+          ? [{ type: 'CREATED_SHOUT', user, details: { message: shout.message, room } }]
           : [])),
         announce: announcing(ctx),
         maxNoticeBytes: MAX_NOTICE_BYTES
@@ -103,7 +107,7 @@ export class Publisher {
 }
 
 /** The shouts a publish statement's notice carries, in its publishes' order (it always carries them, whatever it sent). */
-function createdShouts (notice: string, count: number): Shout[] {
+function createdShouts (notice: string, count: number): RoomShout[] {
   const shouts = (readNotice(notice)?.events ?? []).flatMap(event => 'message' in event.shout ? [event.shout] : [])
   if (shouts.length !== count) throw new Error(`the publish statement's notice holds ${shouts.length} shouts for ${count} publishes`)
   return shouts

@@ -10,8 +10,27 @@ export const ShoutSchema = Type.Object({
 
 export const SHOUT_EXAMPLE: Shout = { id: 42, message: 'Hello, board! https://example.org', username: 'ada', date: 1795000000000 }
 
+/** A room's slug: lower-case letters, digits and dashes, 1–32, not starting with a dash. */
+export const SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{0,31}$'
+
+/**
+ * A shout with the room it was said in (its slug): how every answer but the seed's list
+ * (`/api/shoutbox/list`, which keeps its four fields) shows a shout.
+ */
+export const RoomShoutSchema = Type.Object({
+  id: Type.Integer(),
+  message: Type.String(),
+  username: Type.String(),
+  date: Type.Integer({ description: 'milliseconds since the Unix epoch, when stored' }),
+  room: Type.String({ description: "the room's slug" })
+}, { additionalProperties: false })
+
+export type RoomShout = Static<typeof RoomShoutSchema>
+
+export const ROOM_SHOUT_EXAMPLE: RoomShout = { ...SHOUT_EXAMPLE, room: 'general' }
+
 /** Shouts in the list's order, newest first (the archive's pages, the latest). */
-export const NewestShoutsSchema = Type.Array(ShoutSchema, { description: 'newest first' })
+export const NewestShoutsSchema = Type.Array(RoomShoutSchema, { description: 'newest first' })
 /** Where the archive goes on: the `before` of the next older page, or null when there is none. */
 export const NextPageSchema = Type.Union([Type.Integer(), Type.Null()], { description: 'the archive\'s `before` for the older shouts; null when there are none' })
 
@@ -102,6 +121,8 @@ export const MutedUserParamsSchema = {
 
 export const ArchiveSchema = {
   querystring: Type.Object({
+    /** The room's slug; the default room when absent. */
+    room: Type.Optional(Type.String({ maxLength: 64 })),
     /** An id: the page holds shouts older than it (the previous page's `next`). */
     before: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
@@ -112,6 +133,8 @@ export const ArchiveSchema = {
 
 export const LatestSchema = {
   querystring: Type.Object({
+    /** The room's slug; the default room when absent. */
+    room: Type.Optional(Type.String({ maxLength: 64 })),
     /** How many of the newest; without it, `maxShouts` (50 when unset). */
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }))
   })

@@ -1,7 +1,7 @@
 import { NotFound, type AddonContext, type Transaction } from '../sdk/index.js'
 import { announceChange } from './changes/notice.js'
 import { ShoutDeleted, ShoutEdited } from './events.js'
-import type { Shout } from './schemas.js'
+import type { RoomShout } from './schemas.js'
 import { shoutsRepository } from './shouts-repository.js'
 
 /**
@@ -12,7 +12,7 @@ import { shoutsRepository } from './shouts-repository.js'
  */
 
 /** `byModerator`: the author may no longer edit it (see `shoutsRepository.edit`). */
-export async function editShout (ctx: AddonContext, trx: Transaction, id: number, message: string, byModerator: boolean): Promise<Shout> {
+export async function editShout (ctx: AddonContext, trx: Transaction, id: number, message: string, byModerator: boolean): Promise<RoomShout> {
   const edited = await shoutsRepository(ctx.db).edit(id, message, trx, byModerator)
   if (edited === undefined) throw new NotFound()
   const { shout, eventId } = edited
@@ -22,11 +22,11 @@ export async function editShout (ctx: AddonContext, trx: Transaction, id: number
 }
 
 /** The deleted shout, as it was. Its text leaves the stream's history; its event carries the id alone. */
-export async function deleteShout (ctx: AddonContext, trx: Transaction, id: number): Promise<Shout> {
+export async function deleteShout (ctx: AddonContext, trx: Transaction, id: number): Promise<RoomShout> {
   const deleted = await shoutsRepository(ctx.db).delete(id, trx)
   if (deleted === undefined) throw new NotFound()
   const { shout, eventId } = deleted
-  await announceChange(ctx, trx, 'shout-deleted', [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id } }])
+  await announceChange(ctx, trx, 'shout-deleted', [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id, room: shout.room } }])
   ctx.events.emit(ShoutDeleted, shout, trx)
   return shout
 }

@@ -1,21 +1,26 @@
 import type { Database, SqlPart, Transaction } from '../sdk/index.js'
-import type { Shout } from './schemas.js'
-import { EVENTS_TABLE, PINS_TABLE, SHOUTS_TABLE } from './tables.js'
+import { GENERAL_ROOM_ID, type Room } from './rooms.js'
+import type { RoomShout, Shout } from './schemas.js'
+import { EVENTS_TABLE, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
 
+/** The slug of the room of the shout whose `room_id` is `column`, as SQL (a room's slug never changes). */
+const slugOf = (column: string): string => `(select slug from ${ROOMS_TABLE} where ${ROOMS_TABLE}.id = ${column})`
+
 /** A change to the shouts together with the id of the stream event recording it. */
 export interface Recorded {
-  readonly shout: Shout
+  readonly shout: RoomShout
   readonly eventId: number
 }
 
-/** A shout to store: `authorId` is the user's id, kept to know whose shout it is (never answered). */
+/** A shout to store: `authorId` is the user's id, kept to know whose shout it is (never answered); `roomId` its room. */
 export interface NewShout extends Omit<Shout, 'id'> {
   readonly authorId: number
+  readonly roomId: number
 }
 
-interface RecordedRow extends Shout {
+interface RecordedRow extends RoomShout {
   readonly event_id: number
 }
 
@@ -29,6 +34,8 @@ const SEARCH_BUDGET_MS = 80
 const CHEAP_RANGE_MS = 10
 
 export interface ArchiveQuery {
+  /** The room whose shouts are read. */
+  readonly room: Pick<Room, 'id' | 'slug'>
   /** Only shouts with a smaller id. */
   readonly before?: number | undefined
   readonly limit: number
@@ -43,18 +50,18 @@ export interface ArchiveQuery {
 export function shoutsRepository (db: Database) {
   /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
   const withEvents = (trx: Transaction, kind: string, change: ReturnType<Database['raw']>) => trx.raw<{ rows: RecordedRow[] }>(`
-    with s as (? returning id, message, username, date),
+    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room),
     e as (insert into ?? (kind, shout, created_at)
-          select ?, jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date), ? from s
+          select ?, jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date, 'room', room), ? from s
           order by s.id
           returning id, (shout->>'id')::bigint as shout_id)
-    select s.id, s.message, s.username, s.date, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+    select s.id, s.message, s.username, s.date, s.room, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
   [change, EVENTS_TABLE, kind, Date.now()])
 
   return {
-    /** Newest first (the store's order); `limit` null → all of them. The cut is made in SQL. */
+    /** The seed's list: the default room's shouts, newest first (the store's order); `limit` null → all of them. The cut is made in SQL. */
     listQuery (limit: number | null) {
-      const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).orderBy('id', 'desc')
+      const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).where('room_id', GENERAL_ROOM_ID).orderBy('id', 'desc')
       return limit === null ? query : query.limit(limit)
     },
 
@@ -66,15 +73,16 @@ export function shoutsRepository (db: Database) {
      * Newest first, by id: a walk of the primary key backwards from `before`, filtered by
      * the search index when `q` is given (PostgreSQL picks which index leads).
      */
-    archiveQuery ({ before, limit, q }: ArchiveQuery) {
-      const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).orderBy('id', 'desc').limit(limit)
+    archiveQuery ({ room, before, limit, q }: ArchiveQuery) {
+      const query = db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw('?::text as room', [room.slug]))
+        .where('room_id', room.id).orderBy('id', 'desc').limit(limit)
       if (before !== undefined) query.where('id', '<', before)
       // to_tsvector('simple', message) is the search index's expression (migrations/005), word for word: so PostgreSQL uses it.
       if (q !== undefined) query.whereRaw("to_tsvector('simple', message) @@ websearch_to_tsquery('simple', ?)", [q])
       return query
     },
 
-    async archive (query: ArchiveQuery): Promise<Shout[]> {
+    async archive (query: ArchiveQuery): Promise<RoomShout[]> {
       return this.archiveQuery(query)
     },
 
@@ -93,18 +101,18 @@ export function shoutsRepository (db: Database) {
      * the last one cost) is not begun, and the page ends with what was found: the next
      * page searches on from there.
      */
-    async search ({ before, limit, q }: ArchiveQuery & { q: string }, { firstRange = SEARCH_FIRST_RANGE, budgetMs = SEARCH_BUDGET_MS } = {}): Promise<{ shouts: Shout[], searchedTo: number | null }> {
+    async search ({ room, before, limit, q }: ArchiveQuery & { q: string }, { firstRange = SEARCH_FIRST_RANGE, budgetMs = SEARCH_BUDGET_MS } = {}): Promise<{ shouts: RoomShout[], searchedTo: number | null }> {
       // No word at all (only signs): nothing to look for.
       const { rows: [parsed] } = await db.raw<{ rows: Array<{ words: string }> }>("select websearch_to_tsquery('simple', ?)::text as words", [q])
       if (parsed === undefined || parsed.words === '') return { shouts: [], searchedTo: null }
       const started = Date.now()
-      const shouts: Shout[] = []
-      let top = before ?? (Number((await db(SHOUTS_TABLE).max<{ max: number | null }>('id as max').first())?.max ?? 0) + 1)
+      const shouts: RoomShout[] = []
+      let top = before ?? (Number((await db(SHOUTS_TABLE).where('room_id', room.id).max<{ max: number | null }>('id as max').first())?.max ?? 0) + 1)
       let range = firstRange
       while (shouts.length < limit && top > 1) {
         const bottom = Math.max(1, top - range)
         const began = Date.now()
-        shouts.push(...await this.archiveQuery({ before: top, limit: limit - shouts.length, q }).where('id', '>=', bottom))
+        shouts.push(...await this.archiveQuery({ room, before: top, limit: limit - shouts.length, q }).where('id', '>=', bottom))
         top = bottom
         const cost = Date.now() - began
         const cheap = cost < CHEAP_RANGE_MS
@@ -114,8 +122,9 @@ export function shoutsRepository (db: Database) {
       return { shouts, searchedTo: shouts.length < limit && top > 1 ? top : null }
     },
 
-    async find (id: number): Promise<Shout | undefined> {
-      const [shout] = await db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).where('id', id)
+    /** The shout with its room's slug, whatever its room (the caller decides who may see it). */
+    async find (id: number): Promise<RoomShout | undefined> {
+      const [shout] = await db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw(`${slugOf('room_id')} as room`)).where('id', id)
       return shout
     },
 
@@ -129,20 +138,20 @@ export function shoutsRepository (db: Database) {
         with s as (delete from ?? where id in (
             select id from ?? as old where date < ? and not exists (select 1 from ?? as pin where pin.shout_id = old.id)
             order by date limit ?)
-          returning id, message, username, date),
+          returning id, message, username, date, ${slugOf('room_id')} as room),
         forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
         e as (insert into ?? (kind, shout, created_at)
-              select 'shout-deleted', jsonb_build_object('id', id), ? from s
+              select 'shout-deleted', jsonb_build_object('id', id, 'room', room), ? from s
               order by s.id
               returning id, (shout->>'id')::bigint as shout_id)
-        select s.id, s.message, s.username, s.date, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+        select s.id, s.message, s.username, s.date, s.room, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
       [SHOUTS_TABLE, SHOUTS_TABLE, cutoff, PINS_TABLE, limit, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
       return result.rows.map(recorded)
     },
 
-    /** True when more than `count` shouts are kept: a walk of the primary key, `count` + 1 rows at most. */
+    /** True when the default room keeps more than `count` shouts (the seed's list): a walk of an index, `count` + 1 rows at most. */
     async moreThan (count: number): Promise<boolean> {
-      const rows = await db(SHOUTS_TABLE).select('id').orderBy('id').offset(count).limit(1)
+      const rows = await db(SHOUTS_TABLE).select('id').where('room_id', GENERAL_ROOM_ID).orderBy('id').offset(count).limit(1)
       return rows.length > 0
     },
 
@@ -171,19 +180,19 @@ export function shoutsRepository (db: Database) {
       readonly maxNoticeBytes: number
     }): Promise<{ notice: string, sent: string | null }> {
       const result = await db.raw<{ rows: Array<{ notice: string, sent: string | null }> }>(`
-        with s as (insert into ?? (message, username, date, author_id)
-              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer
+        with s as (insert into ?? (message, username, date, author_id, room_id)
+              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer
               from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
               order by position
-              returning id, message, username, date),
+              returning id, message, username, date, ${slugOf('room_id')} as room),
         e as (insert into ?? (kind, shout, created_at)
-              select 'shout-created', jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date), ? from s
+              select 'shout-created', jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date, 'room', room), ? from s
               order by s.id
               returning id, (shout->>'id')::bigint as shout_id),
         also as (?),
         built as (select
               json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id), 'events', json_agg(json_build_object(
-                'id', e.id, 'kind', 'shout-created', 'shout', json_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date)
+                'id', e.id, 'kind', 'shout-created', 'shout', json_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room)
               ) order by e.id))::text as notice,
               json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id))::text as bare
             from s join e on e.shout_id = s.id),
@@ -200,20 +209,23 @@ export function shoutsRepository (db: Database) {
      * locked until `trx` ends (a pin locks it too, so neither misses the other);
      * undefined when there is none.
      */
-    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, message: string, date: number, moderated: boolean, pinned: boolean } | undefined> {
+    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, message: string, date: number, moderated: boolean, pinned: boolean, roomId: number } | undefined> {
       const row = await trx(SHOUTS_TABLE).where({ id }).forUpdate()
-        .first<{ author_id: number | null, message: string, date: number, moderated: boolean, pinned: boolean } | undefined>(
-          'author_id', 'message', 'date', 'moderated', trx.raw('exists (select 1 from ?? where shout_id = ??.id) as pinned', [PINS_TABLE, SHOUTS_TABLE]))
-      return row === undefined ? undefined : { authorId: row.author_id, message: row.message, date: Number(row.date), moderated: row.moderated, pinned: row.pinned }
+        .first<{ author_id: number | null, message: string, date: number, moderated: boolean, pinned: boolean, room_id: number } | undefined>(
+          'author_id', 'message', 'date', 'moderated', 'room_id', trx.raw('exists (select 1 from ?? where shout_id = ??.id) as pinned', [PINS_TABLE, SHOUTS_TABLE]))
+      return row === undefined
+        ? undefined
+        : { authorId: row.author_id, message: row.message, date: Number(row.date), moderated: row.moderated, pinned: row.pinned, roomId: row.room_id }
     },
 
-    /** The shout and its author's id (null for shouts stored before authors were kept); with `trx`, its row locked until `trx` ends. */
-    async findWithAuthor (id: number, trx?: Transaction): Promise<(Shout & { authorId: number | null }) | undefined> {
-      const query = (trx ?? db)(SHOUTS_TABLE).where({ id }).first<(Shout & { author_id: number | null }) | undefined>(...COLUMNS, 'author_id')
+    /** The shout, its room's id and its author's id (null for shouts stored before authors were kept); with `trx`, its row locked until `trx` ends. */
+    async findWithAuthor (id: number, trx?: Transaction): Promise<(RoomShout & { authorId: number | null, roomId: number }) | undefined> {
+      const query = (trx ?? db)(SHOUTS_TABLE).where({ id })
+        .first<(RoomShout & { author_id: number | null, room_id: number }) | undefined>(...COLUMNS, 'author_id', 'room_id', db.raw(`${slugOf('room_id')} as room`))
       const row = await (trx === undefined ? query : query.forUpdate())
       if (row === undefined) return undefined
-      const { author_id: authorId, ...shout } = row
-      return { ...shout, id: Number(shout.id), date: Number(shout.date), authorId }
+      const { author_id: authorId, room_id: roomId, ...shout } = row
+      return { ...shout, id: Number(shout.id), date: Number(shout.date), authorId, roomId }
     },
 
     /**
@@ -245,10 +257,10 @@ export function shoutsRepository (db: Database) {
      */
     async delete (id: number, trx: Transaction): Promise<Recorded | undefined> {
       const result = await trx.raw<{ rows: RecordedRow[] }>(`
-        with s as (delete from ?? where id = ? returning id, message, username, date),
+        with s as (delete from ?? where id = ? returning id, message, username, date, ${slugOf('room_id')} as room),
         forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
-        e as (insert into ?? (kind, shout, created_at) select 'shout-deleted', jsonb_build_object('id', id), ? from s returning id)
-        select s.id, s.message, s.username, s.date, e.id as event_id from s cross join e`,
+        e as (insert into ?? (kind, shout, created_at) select 'shout-deleted', jsonb_build_object('id', id, 'room', room), ? from s returning id)
+        select s.id, s.message, s.username, s.date, s.room, e.id as event_id from s cross join e`,
       [SHOUTS_TABLE, id, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
       const row = result.rows[0]
       return row === undefined ? undefined : recorded(row)

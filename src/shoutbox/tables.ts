@@ -6,6 +6,8 @@ export const SHOUTS_TABLE = 'shoutbox_shouts'
 /** The stream's history: one row per change that is on the stream. */
 export const EVENTS_TABLE = 'shoutbox_events'
 export const PINS_TABLE = 'shoutbox_pins'
+/** The rooms: several conversations on one board (the shouts' `room_id`). */
+export const ROOMS_TABLE = 'shoutbox_rooms'
 export const MUTES_TABLE = 'shoutbox_mutes'
 /** Each member's recent posts and edits, for flood control. */
 export const FLOOD_CONTROL_TABLE = 'shoutbox_flood_control'

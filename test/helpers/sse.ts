@@ -11,6 +11,8 @@ export interface SseClient {
   /** Resolves with the first event (from the start of the stream) that matches. */
   next (predicate: (event: SseEvent) => boolean, timeoutMs?: number): Promise<SseEvent>
   readonly status: Promise<number>
+  /** Resolves when the server ends the stream (or the connection is lost). */
+  readonly ended: Promise<void>
   close (): void
 }
 
@@ -20,8 +22,12 @@ export function connectSse (url: string, headers: Record<string, string> = {}): 
   const waiters = new Set<() => void>()
   let resolveStatus!: (status: number) => void
   const status = new Promise<number>(resolve => { resolveStatus = resolve })
+  let resolveEnded!: () => void
+  const ended = new Promise<void>(resolve => { resolveEnded = resolve })
   const request = http.get(url, { headers: { accept: 'text/event-stream', ...headers } }, response => {
     resolveStatus(response.statusCode ?? 0)
+    response.on('end', resolveEnded)
+    response.on('close', resolveEnded)
     response.setEncoding('utf8')
     let buffer = ''
     response.on('data', (chunk: string) => {
@@ -43,10 +49,11 @@ export function connectSse (url: string, headers: Record<string, string> = {}): 
       }
     })
   })
-  request.on('error', () => {})
+  request.on('error', resolveEnded)
   return {
     events,
     status,
+    ended,
     next (predicate, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {
         const check = (): boolean => {

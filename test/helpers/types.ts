@@ -8,8 +8,11 @@ export interface Tap {
   teardown (fn: () => unknown): void
 }
 
-/** A shout as GET /api/shoutbox/list and the stream show it. */
+/** A shout as GET /api/shoutbox/list (the seed's list) shows it: exactly four fields. */
 export type { Shout } from '../../src/shoutbox/schemas.js'
+
+/** A shout as every other answer and the stream show it: the list's four fields, then its room (CONTRACT §15). */
+export type { RoomShout } from '../../src/shoutbox/schemas.js'
 
 /** One entry of GET /api/panel/logs/activity. */
 export type { RenderedEntry as FeedEntry } from '../../src/host/services/activity-log.js'

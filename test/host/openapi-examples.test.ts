@@ -57,6 +57,10 @@ t.test('every documented success answer: produced by the real app, valid against
   await asAdmin('PUT', `/panel/api/shoutbox/${shoutId}/pin`, { pinned: true })
   // A moderator's edit closes its author's edit window: it gets a shout of its own.
   const moderated = JSON.parse((await asAda('POST', '/api/shoutbox', { message: 'a rude one' })).body).shout.id as number
+  // Rooms (CONTRACT §15): one members talk in, one to archive.
+  const lounge = await asAdmin('POST', '/panel/api/shoutbox/rooms', { slug: 'lounge', name: 'Lounge', description: 'Anything goes' })
+  const loungeId = JSON.parse(lounge.body).room.id as number
+  const closing = JSON.parse((await asAdmin('POST', '/panel/api/shoutbox/rooms', { slug: 'old-news', name: 'Old news' })).body).room.id as number
 
   // Each operation's answer, by operationId: every documented example has one here.
   const answers: Record<string, () => Promise<Real>> = {
@@ -106,6 +110,14 @@ t.test('every documented success answer: produced by the real app, valid against
     'shoutbox.GetShout': () => as(undefined)('GET', `/api/shoutbox/shouts/${shoutId}`),
     'shoutbox.PinnedShouts': () => as(undefined)('GET', '/api/shoutbox/pinned'),
     'shoutbox.PinShout': () => asAdmin('PUT', `/panel/api/shoutbox/${shoutId}/pin`, { pinned: false }),
+    'shoutbox.PanelRooms': () => asAdmin('GET', '/panel/api/shoutbox/rooms'),
+    'shoutbox.CreateRoom': async () => lounge,
+    'shoutbox.UpdateRoom': () => asAdmin('PUT', `/panel/api/shoutbox/rooms/${loungeId}`, { description: 'Anything goes, kindly' }),
+    'shoutbox.ArchiveRoom': () => asAdmin('DELETE', `/panel/api/shoutbox/rooms/${closing}`),
+    'shoutbox.ListRooms': () => asAda('GET', '/api/shoutbox/rooms'),
+    'shoutbox.PostInRoom': () => asAda('POST', '/api/shoutbox/rooms/lounge/shouts', { message: 'Hello, lounge' }),
+    'shoutbox.RoomShouts': () => as(undefined)('GET', '/api/shoutbox/rooms/general/shouts?limit=1&q=board'),
+    'shoutbox.RoomPinned': () => as(undefined)('GET', '/api/shoutbox/rooms/general/pinned'),
     'shoutbox.StreamShouts': async () => {
       const address = await app.listen({ port: 0, host: '127.0.0.1' })
       const stream = connectSse(`${address}/api/shoutbox/stream`)
@@ -141,9 +153,10 @@ t.test('every documented success answer: produced by the real app, valid against
     const got = await answer()
     t.equal(got.status, 200, `${name}: answered 200`, { body: got.body })
     if (type === 'text/event-stream') {
-      // The stream's frames carry JSON shouts; the example is one frame.
+      // The stream's frames carry JSON shouts with their room (CONTRACT §15); the example is one frame.
       t.match(String(example), /^id: \d+\nevent: [a-z-]+\ndata: \{.*\}\n\n$/, `${name}: the example is a frame`)
-      t.same(Object.keys(JSON.parse(got.body)).sort(), ['date', 'id', 'message', 'username'], `${name}: a real frame's data is a shout`)
+      t.same(Object.keys(JSON.parse(got.body)), ['id', 'message', 'username', 'date', 'room'], `${name}: a real frame's data is a shout with its room, in that order`)
+      t.same(Object.keys(JSON.parse(String(example).split('\ndata: ')[1]!)), ['id', 'message', 'username', 'date', 'room'], `${name}: so is the example's`)
       checked++
       continue
     }
@@ -176,7 +189,9 @@ t.test('where the contract fixes an answer, the documented schema is the contrac
   t.ok(publish({ result: 'ok' }))
   t.notOk(publish({ result: 'ok', shout: { id: 1 } }), 'CONTRACT §6: the panel\'s publish answers {"result":"ok"} and nothing else')
   const post = schemaOf('/api/shoutbox', 'post')
-  t.notOk(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1, authorId: 2 } }), 'CONTRACT §12: a member\'s post answers the shout with its four fields')
+  t.ok(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1, room: 'general' } }))
+  t.notOk(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1, room: 'general', authorId: 2 } }), 'CONTRACT §12, §15: a member\'s post answers the shout with its four fields and its room — a sixth fails')
+  t.notOk(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1 } }), 'CONTRACT §15: a shout without its room fails')
   const me = schemaOf('/api/auth/me', 'get')
   t.notOk(me({ result: 'ok', user: { id: 1, username: 'ada', role: { id: 2, name: 'member' }, permissions: [], email: 'ada@example.org' } }), 'CONTRACT §5: me is {id, username, role, permissions} — never the e-mail address')
   const health = schemaOf('/api/health', 'get')

@@ -2,7 +2,13 @@ import t from 'tap'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp } from '../helpers/app.js'
 
-interface Shout { id: number, message: string, username: string, date: number }
+const GENERAL = { id: 1, slug: 'general' }
+
+/** A shout as every answer but the seed's list shows it: the four fields, then its room (CONTRACT §15). */
+interface Shout { id: number, message: string, username: string, date: number, room: string }
+
+/** Rows of the shouts table (every one of the default room here) as the answers show them. */
+const inGeneral = (rows: Array<Omit<Shout, 'room'>>): Shout[] => rows.map(row => ({ ...row, room: 'general' }))
 
 /** CONTRACT §14: GET /api/shoutbox/archive and GET /api/shoutbox/shouts/:id. */
 t.test('GET /api/shoutbox/archive', async t => {
@@ -11,7 +17,7 @@ t.test('GET /api/shoutbox/archive', async t => {
   const archive = (query = '') => app.inject({ url: `/api/shoutbox/archive${query}` })
   const publish = (message: string) => app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie }, payload: { message } })
   /** The shouts as stored, newest first: what the archive must show. */
-  const stored = async (): Promise<Shout[]> => app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date')
+  const stored = async (): Promise<Shout[]> => inGeneral(await app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date'))
 
   t.test('with no shout: no shouts, no next page', async t => {
     const response = await archive()
@@ -26,10 +32,10 @@ t.test('GET /api/shoutbox/archive', async t => {
   for (const message of messages) t.equal((await publish(message)).statusCode, 200)
   const all = await stored()
 
-  t.test('newest first, each shout with exactly id, message, username, date; 20 a page by default', async t => {
+  t.test('newest first, each shout with exactly id, message, username, date, room; 20 a page by default', async t => {
     const response = await archive()
     t.same([response.statusCode, response.json()], [200, { result: 'ok', shouts: all, next: null }])
-    t.same(Object.keys(response.json().shouts[0]), ['id', 'message', 'username', 'date'])
+    t.same(Object.keys(response.json().shouts[0]), ['id', 'message', 'username', 'date', 'room'])
     t.same(response.json().shouts.map((s: Shout) => s.id), [7, 6, 5, 4, 3, 2, 1])
   })
 
@@ -151,7 +157,7 @@ t.test('a search reads the board a range of ids at a time, within a bounded time
     const found: number[] = []
     let calls = 0
     for (let before: number | undefined; ; calls++) {
-      const { shouts, searchedTo } = await repository.search({ before, limit: 5, q }, { firstRange: 10, budgetMs: 0 })
+      const { shouts, searchedTo } = await repository.search({ room: GENERAL, before, limit: 5, q }, { firstRange: 10, budgetMs: 0 })
       t.ok(shouts.every(shout => before === undefined || shout.id < before), 'each below where the last stopped')
       found.push(...shouts.map(shout => shout.id))
       const next = shouts.length === 5 ? shouts.at(-1)!.id : searchedTo
@@ -160,10 +166,10 @@ t.test('a search reads the board a range of ids at a time, within a bounded time
     }
     t.same(found, matches, `${q}: every match once, newest first (${calls + 1} calls)`)
   }
-  const never = await repository.search({ limit: 5, q: '"stack hay"' }, { firstRange: 10, budgetMs: 0 })
+  const never = await repository.search({ room: GENERAL, limit: 5, q: '"stack hay"' }, { firstRange: 10, budgetMs: 0 })
   t.same(never, { shouts: [], searchedTo: 291 }, 'a phrase no shout holds: one range read, and where it stopped')
   for (const q of ['!!!', '&|', ':*', '""']) {
-    t.same(await repository.search({ limit: 5, q }, { firstRange: 10, budgetMs: 0 }), { shouts: [], searchedTo: null }, `${q}: no word to look for, nothing read`)
+    t.same(await repository.search({ room: GENERAL, limit: 5, q }, { firstRange: 10, budgetMs: 0 }), { shouts: [], searchedTo: null }, `${q}: no word to look for, nothing read`)
   }
 
   // Over HTTP: a page with fewer shouts than asked may have a next (where the search stopped).
@@ -191,7 +197,7 @@ t.test('walking the archive page by page returns every shout exactly once, newes
   const cookie = await setUp(app)
   const publish = (message: string) => app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie }, payload: { message } })
   for (let i = 1; i <= 40; i++) await publish(`before the walk ${i}`)
-  const expected: Shout[] = await app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date')
+  const expected: Shout[] = inGeneral(await app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date'))
 
   const walked: Shout[] = []
   let before: number | null | undefined
@@ -223,12 +229,12 @@ t.test('GET /api/shoutbox/shouts/:id — one shout, the permalink', async t => {
   const app = await build(t)
   const cookie = await setUp(app)
   await app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie }, payload: { message: 'Remember me <b>' } })
-  const [shout] = await app.db('shoutbox_shouts').select('id', 'message', 'username', 'date')
+  const [shout] = inGeneral(await app.db('shoutbox_shouts').select('id', 'message', 'username', 'date'))
 
-  t.test('200 with the shout and its four fields', async t => {
+  t.test('200 with the shout and its five fields (its room last)', async t => {
     const response = await app.inject({ url: '/api/shoutbox/shouts/1' })
     t.same([response.statusCode, response.json()], [200, { result: 'ok', shout }])
-    t.same(Object.keys(response.json().shout), ['id', 'message', 'username', 'date'])
+    t.same(Object.keys(response.json().shout), ['id', 'message', 'username', 'date', 'room'])
   })
 
   t.test('an unknown or deleted id → 404 NOT_FOUND', async t => {

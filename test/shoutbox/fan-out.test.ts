@@ -7,6 +7,8 @@ import t from 'tap'
 import { EventFrame, type EventStream } from '../../src/sdk/index.js'
 import { FanOut, Subscriber } from '../../src/shoutbox/fan-out.js'
 
+const GENERAL: ReadonlySet<string> = new Set(['general'])
+
 class RecordingStream implements EventStream {
   readonly writes: string[] = []
   closed = false
@@ -35,7 +37,7 @@ function board (count: number, perTurn: number) {
   const fanOut = new FanOut(subscribers, error => errors.push(error), perTurn)
   const join = (): { subscriber: Subscriber, stream: RecordingStream } => {
     const stream = new RecordingStream()
-    const subscriber = new Subscriber(stream, fanOut.latest)
+    const subscriber = new Subscriber(stream, fanOut.latest, GENERAL)
     subscriber.catchUp([])
     subscribers.add(subscriber)
     return { subscriber, stream }
@@ -53,7 +55,7 @@ function board (count: number, perTurn: number) {
 
 t.test('an event is written after the turn that added it (its publish answered first), a slice a turn, once to each', async t => {
   const { fanOut, members, settled } = board(1200, 100)
-  fanOut.add(1, frame(1))
+  fanOut.add(1, frame(1), 'general')
   t.ok(members.every(({ stream }) => stream.writes.length === 0), 'nothing written in the turn that added it')
   await turn()
   t.equal(members.filter(({ stream }) => stream.writes.length === 1).length, 100, 'one slice in the next turn')
@@ -63,14 +65,14 @@ t.test('an event is written after the turn that added it (its publish answered f
 
 t.test('events arriving during a walk: each subscriber gets all of them, in order, and a burst costs fewer writes than events', async t => {
   const { fanOut, members, settled } = board(1000, 100)
-  fanOut.add(1, frame(1))
+  fanOut.add(1, frame(1), 'general')
   await turn()
   await turn()
   // Two slices have event 1; the eight others will get 1, 2 and 3 at once.
-  fanOut.add(2, frame(2))
-  fanOut.add(3, frame(3))
+  fanOut.add(2, frame(2), 'general')
+  fanOut.add(3, frame(3), 'general')
   await turn()
-  fanOut.add(4, frame(4))
+  fanOut.add(4, frame(4), 'general')
   await settled()
   t.ok(members.every(({ stream }) => stream.text === texts(1, 2, 3, 4)), 'everyone has 1, 2, 3, 4 in order, each once')
   const writes = members.reduce((sum, { stream }) => sum + stream.writes.length, 0)
@@ -80,14 +82,14 @@ t.test('events arriving during a walk: each subscriber gets all of them, in orde
 
 t.test('a subscriber who joins while events are on their way gets the events added after it joined, and none before', async t => {
   const { fanOut, join, members, settled } = board(300, 100)
-  fanOut.add(1, frame(1))
+  fanOut.add(1, frame(1), 'general')
   // Joins after event 1 was added (its history read covers it), before the walk starts.
   const early = join()
-  fanOut.add(2, frame(2))
+  fanOut.add(2, frame(2), 'general')
   await turn()
   // Joins in the middle of the walk.
   const late = join()
-  fanOut.add(3, frame(3))
+  fanOut.add(3, frame(3), 'general')
   await settled()
   t.equal(early.stream.text, texts(2, 3), 'joined before the walk: 2 and 3')
   t.equal(late.stream.text, texts(3), 'joined during it: 3 only')
@@ -98,23 +100,23 @@ t.test('a subscriber still catching up holds what arrives, then writes it after 
   const subscribers = new Set<Subscriber>()
   const fanOut = new FanOut(subscribers, error => { throw error }, 10)
   const stream = new RecordingStream()
-  const subscriber = new Subscriber(stream, fanOut.latest)
+  const subscriber = new Subscriber(stream, fanOut.latest, GENERAL)
   subscribers.add(subscriber)
-  fanOut.add(5, frame(5))
-  fanOut.add(6, frame(6))
+  fanOut.add(5, frame(5), 'general')
+  fanOut.add(6, frame(6), 'general')
   await turn()
   t.equal(stream.writes.length, 0, 'held while its history is read')
   // Its history read saw event 5 already.
-  subscriber.catchUp([[4, frame(4)], [5, frame(5)]])
+  subscriber.catchUp([[4, frame(4), 'general'], [5, frame(5), 'general']])
   t.equal(stream.text, texts(4, 5, 6))
 })
 
 t.test('stopped: nothing more is written', async t => {
   const { fanOut, members } = board(500, 100)
-  fanOut.add(1, frame(1))
+  fanOut.add(1, frame(1), 'general')
   await turn()
   fanOut.stop()
-  fanOut.add(2, frame(2))
+  fanOut.add(2, frame(2), 'general')
   for (let i = 0; i < 10; i++) await turn()
   t.equal(members.filter(({ stream }) => stream.writes.length > 0).length, 100, 'the slice written before the stop, no more')
 })
@@ -124,7 +126,7 @@ t.test('events arriving faster than a walk: what is held stays bounded, and all 
   const { fanOut, members, settled } = board(1000, 100)
   let mostHeld = 0
   for (let id = 1; id <= 200; id++) {
-    fanOut.add(id, frame(id))
+    fanOut.add(id, frame(id), 'general')
     await turn()
     mostHeld = Math.max(mostHeld, fanOut.held)
   }
@@ -139,14 +141,14 @@ t.test('events arriving faster than a walk: what is held stays bounded, and all 
 
 t.test('a stream whose write throws is reported and skipped; the others get the event, and the walk ends', async t => {
   const { fanOut, members, settled, errors, subscribers } = board(250, 100)
-  const broken = new Subscriber({ write () { throw new Error('broken stream') }, end () {}, closed: false, onClose () {} }, fanOut.latest)
+  const broken = new Subscriber({ write () { throw new Error('broken stream') }, end () {}, closed: false, onClose () {} }, fanOut.latest, GENERAL)
   broken.catchUp([])
   subscribers.add(broken)
-  fanOut.add(1, frame(1))
+  fanOut.add(1, frame(1), 'general')
   await settled()
   t.equal(errors.length, 1, 'reported once')
   t.ok(members.every(({ stream }) => stream.text === texts(1)), 'the others have it')
-  fanOut.add(2, frame(2))
+  fanOut.add(2, frame(2), 'general')
   await settled()
   t.equal(errors.length, 2, 'the next event: reported once more, not walked to again and again')
   t.equal(fanOut.held, 0)

@@ -6,7 +6,8 @@ import { build, login, setUp, type App } from '../helpers/app.js'
  * be pinned; an edited shout shows its new text everywhere; a member's own delete unpins.
  */
 
-interface Shout { id: number, message: string, username: string, date: number }
+/** A shout as the post, archive, permalink and pinned answers show it: the list's four fields, then its room (CONTRACT §15). */
+interface Shout { id: number, message: string, username: string, date: number, room: string }
 
 const PASSWORD = 'a long password'
 

@@ -81,9 +81,9 @@ t.test('a create heard after its own delete does not bring the shout back, even 
   const app = await build(t)
   const cookie = await setUp(app)
   await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'kept' } })
-  const crossing = { id: 999, kind: 'shout-created', shout: { id: 999, message: 'deleted elsewhere', username: 'admin', date: 1 } }
+  const crossing = { id: 999, kind: 'shout-created', shout: { id: 999, message: 'deleted elsewhere', username: 'admin', date: 1, room: 'general' } }
   // The delete is heard while no list is kept (nothing has asked for it yet) …
-  await app.cluster.notify('shoutbox:changed', JSON.stringify({ kind: 'shout-deleted', eventIds: [1000], events: [{ id: 1000, kind: 'shout-deleted', shout: { id: 999 } }] }))
+  await app.cluster.notify('shoutbox:changed', JSON.stringify({ kind: 'shout-deleted', eventIds: [1000], events: [{ id: 1000, kind: 'shout-deleted', shout: { id: 999, room: 'general' } }] }))
   const fresh = await listed(app)
   t.equal(fresh, await rebuilt(app))
   // … then its create, which another process had sent first.
@@ -101,21 +101,23 @@ t.test('a change of a kind this process does not know, or a notice it cannot rea
   const pinned = async (): Promise<string> => (await app.inject({ url: '/api/shoutbox/pinned' })).body
   const pinnedBefore = await pinned()
   t.match(JSON.parse(pinnedBefore), { shouts: [{ id: 2 }] }, 'shout 2 is pinned')
+  // Each is wrong in the one way it names: otherwise its events are as a process sends them (CONTRACT §15: with their room).
   const notices: Array<[string, string]> = [
     // A kind a newer process may send one day: its event names shout 2 as a delete's does.
-    ['an unknown kind', JSON.stringify({ kind: 'shout-archived', eventIds: [900], events: [{ id: 900, kind: 'shout-archived', shout: { id: 2 } }] })],
+    ['an unknown kind', JSON.stringify({ kind: 'shout-archived', eventIds: [900], events: [{ id: 900, kind: 'shout-archived', shout: { id: 2, room: 'general' } }] })],
     ['an unknown kind without events', JSON.stringify({ kind: 'shout-archived', eventIds: [901] })],
-    ['not JSON', '{"kind":"shout-deleted","eventIds":[902],"events":[{"id":902,"kind":"shout-deleted","shout":{"id":2}}'],
+    ['not JSON', '{"kind":"shout-deleted","eventIds":[902],"events":[{"id":902,"kind":"shout-deleted","shout":{"id":2,"room":"general"}}'],
     ['JSON null', 'null'],
     ['an array', '[{"kind":"shout-deleted"}]'],
-    ['no kind', JSON.stringify({ eventIds: [903], events: [{ id: 903, kind: 'shout-deleted', shout: { id: 2 } }] })],
-    ['no event ids', JSON.stringify({ kind: 'shout-deleted', events: [{ id: 904, kind: 'shout-deleted', shout: { id: 2 } }] })],
-    ['an event of another kind than its notice', JSON.stringify({ kind: 'shout-created', eventIds: [905], events: [{ id: 905, kind: 'shout-deleted', shout: { id: 2 } }] })],
-    ['events that are not those it names', JSON.stringify({ kind: 'shout-deleted', eventIds: [906, 907], events: [{ id: 908, kind: 'shout-deleted', shout: { id: 2 } }] })],
-    ['a shout id as text', JSON.stringify({ kind: 'shout-deleted', eventIds: [909], events: [{ id: 909, kind: 'shout-deleted', shout: { id: '2' } }] })],
-    ['a created shout without its text', JSON.stringify({ kind: 'shout-created', eventIds: [910], events: [{ id: 910, kind: 'shout-created', shout: { id: 50, username: 'admin', date: 1 } }] })],
-    ['a settings change with events', JSON.stringify({ kind: 'settings', eventIds: [911], events: [{ id: 911, kind: 'shout-deleted', shout: { id: 2 } }] })],
-    ['a prototype key', '{"kind":"shout-deleted","eventIds":[912],"events":[{"id":912,"kind":"shout-deleted","shout":{"id":2,"__proto__":{"x":1}}}]}']
+    ['no kind', JSON.stringify({ eventIds: [903], events: [{ id: 903, kind: 'shout-deleted', shout: { id: 2, room: 'general' } }] })],
+    ['no event ids', JSON.stringify({ kind: 'shout-deleted', events: [{ id: 904, kind: 'shout-deleted', shout: { id: 2, room: 'general' } }] })],
+    ['an event of another kind than its notice', JSON.stringify({ kind: 'shout-created', eventIds: [905], events: [{ id: 905, kind: 'shout-deleted', shout: { id: 2, room: 'general' } }] })],
+    ['events that are not those it names', JSON.stringify({ kind: 'shout-deleted', eventIds: [906, 907], events: [{ id: 908, kind: 'shout-deleted', shout: { id: 2, room: 'general' } }] })],
+    ['a shout id as text', JSON.stringify({ kind: 'shout-deleted', eventIds: [909], events: [{ id: 909, kind: 'shout-deleted', shout: { id: '2', room: 'general' } }] })],
+    ['a deleted shout without its room', JSON.stringify({ kind: 'shout-deleted', eventIds: [913], events: [{ id: 913, kind: 'shout-deleted', shout: { id: 2 } }] })],
+    ['a created shout without its text', JSON.stringify({ kind: 'shout-created', eventIds: [910], events: [{ id: 910, kind: 'shout-created', shout: { id: 50, username: 'admin', date: 1, room: 'general' } }] })],
+    ['a settings change with events', JSON.stringify({ kind: 'settings', eventIds: [911], events: [{ id: 911, kind: 'shout-deleted', shout: { id: 2, room: 'general' } }] })],
+    ['a prototype key', '{"kind":"shout-deleted","eventIds":[912],"events":[{"id":912,"kind":"shout-deleted","shout":{"id":2,"room":"general","__proto__":{"x":1}}}]}']
   ]
   for (const [what, payload] of notices) {
     const listBefore = await listed(app)
@@ -191,10 +193,11 @@ t.test('edits whose notices cross (two processes): the newest text wins, whateve
   } as unknown as AddonContext
   await ShoutboxSettings.of(ctx).current()
   RecentChanges.of(ctx).start()
+  // A shout as the list shows it: its four fields.
   const shout = (id: number, message: string) => ({ id, message, username: 'ayse', date: 1_795_308_000_000 + id })
-  // As the writing process sends it: a delete's event names the shout alone.
+  // As the writing process sends it: the shout with its room; a delete's event names the shout and its room alone.
   const notice = (id: number, kind: string, shoutOf: ReturnType<typeof shout>) =>
-    JSON.stringify({ kind, eventIds: [id], events: [{ id, kind, shout: kind === 'shout-deleted' ? { id: shoutOf.id } : shoutOf }] })
+    JSON.stringify({ kind, eventIds: [id], events: [{ id, kind, shout: kind === 'shout-deleted' ? { id: shoutOf.id, room: 'general' } : { ...shoutOf, room: 'general' } }] })
   // As the host does: the kept list is updated, then every other subscriber hears the notice.
   const apply = (list: { shouts: unknown[] }, ...notices: string[]) => notices.reduce((l, n) => {
     const next = nextList(l, n, ctx)!

@@ -82,12 +82,13 @@ t.test('the live stream', async t => {
   await publish('live one')
   const [shout] = (await app.inject({ url: '/api/shoutbox/list' })).json().shouts
   const created = await client.next(e => e.event === 'shout-created')
-  t.same(JSON.parse(created.data), shout, 'every new shout, as the list shows it')
+  // The list keeps its four fields; an event carries them, in the list's order, then the room (CONTRACT §15).
+  t.equal(created.data, JSON.stringify({ ...shout, room: 'general' }), 'every new shout, as the list shows it, then its room')
   t.equal(created.id, '1')
 
   await app.inject({ method: 'DELETE', url: `/api/panel/shoutbox/${shout.id}`, headers: { cookie } })
   const deleted = await client.next(e => e.event === 'shout-deleted')
-  t.same([deleted.id, deleted.data], ['2', JSON.stringify({ id: shout.id })], 'every deletion, by the shout\'s id alone')
+  t.same([deleted.id, deleted.data], ['2', JSON.stringify({ id: shout.id, room: 'general' })], 'every deletion, by the shout\'s id and room alone')
 
   t.test('Last-Event-ID resumes after a reconnect', async t => {
     await publish('missed a')

@@ -13,7 +13,13 @@ const badRequest = (what: string) => error('BAD_REQUEST', { bodyValidationError:
 const within = (header: unknown, least: number, most: number): boolean =>
   typeof header === 'string' && /^\d+$/.test(header) && Number(header) >= least && Number(header) <= most
 
-interface Shout { id: number, message: string, username: string, date: number }
+/** A shout as the member endpoints and the stream show it: the list's four fields, then its room (CONTRACT §15). */
+interface Shout { id: number, message: string, username: string, date: number, room: string }
+/** A shout as the seed's list shows it: exactly four fields. */
+type ListedShout = Omit<Shout, 'room'>
+
+/** The shout as the list shows it: without its room. */
+const listed = ({ room: _, ...shout }: Shout): ListedShout => shout
 
 async function memberRoleId (app: App, admin: string): Promise<number> {
   const roles = (await app.inject({ url: '/api/panel/roles', headers: { cookie: admin } })).json().roles as Array<{ id: number, name: string }>
@@ -37,18 +43,24 @@ function client (app: App) {
     post: (cookie: string, payload: unknown) => app.inject({ method: 'POST', url: '/api/shoutbox', headers: { cookie }, payload: payload as Record<string, unknown> }),
     edit: (cookie: string, id: number | string, payload: unknown) => app.inject({ method: 'PUT', url: `/api/shoutbox/${id}`, headers: { cookie }, payload: payload as Record<string, unknown> }),
     remove: (cookie: string, id: number | string) => app.inject({ method: 'DELETE', url: `/api/shoutbox/${id}`, headers: { cookie } }),
-    list: async (): Promise<Shout[]> => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts,
+    list: async (): Promise<ListedShout[]> => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts,
     settings: (cookie: string, payload: Record<string, unknown>) => app.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers: { cookie }, payload }),
     stored: async (): Promise<number> => Number((await app.db('shoutbox_shouts').count<Array<{ count: string }>>({ count: '*' }))[0]!.count),
     logged: async (type: string): Promise<number> => Number((await app.db('activity_logs').where({ type }).count<Array<{ count: string }>>({ count: '*' }))[0]!.count)
   }
 }
 
-/** The shout the answer carries, after checking the answer is exactly `{result, shout}` with that shout. */
-function expectShout (t: Test, response: Awaited<ReturnType<App['inject']>>, expected: Omit<Shout, 'id' | 'date'> & Partial<Shout>, before = 0): Shout {
+/**
+ * The shout the answer carries, after checking the answer is exactly `{result, shout}` with that shout, its
+ * five fields in order (its room, the default room unless `expected` names another, last).
+ */
+function expectShout (t: Test, response: Awaited<ReturnType<App['inject']>>, expected: Omit<Shout, 'id' | 'date' | 'room'> & Partial<Shout>, before = 0): Shout {
   const body = response.json()
   const shout = body.shout as Shout
-  t.same([response.statusCode, body], [200, { result: 'ok', shout: { id: expected.id ?? shout?.id, message: expected.message, username: expected.username, date: expected.date ?? shout?.date } }])
+  t.same([response.statusCode, body], [200, {
+    result: 'ok', shout: { id: expected.id ?? shout?.id, message: expected.message, username: expected.username, date: expected.date ?? shout?.date, room: expected.room ?? 'general' }
+  }])
+  t.same(Object.keys(shout ?? {}), ['id', 'message', 'username', 'date', 'room'], 'the shout\'s five fields, its room last')
   t.ok(Number.isInteger(shout.id) && shout.id > 0, 'an id from the database')
   if (expected.date === undefined) t.ok(shout.date >= before && shout.date <= Date.now(), 'dated when stored')
   return shout
@@ -86,7 +98,7 @@ t.test('POST /api/shoutbox: a member posts', async t => {
     const before = Date.now()
     const logged = await api.logged('CREATED_SHOUT')
     const shout = expectShout(t, await api.post(ayse, { message: 'Hello <b>everyone</b>', username: 'admin', date: 1, id: 99 }), { message: 'Hello <b>everyone</b>', username: 'ayse' }, before)
-    t.same(await api.list(), [shout], 'the list shows it, with its four fields')
+    t.same(await api.list(), [listed(shout)], 'the list shows it, with its four fields')
     t.equal(await api.logged('CREATED_SHOUT'), logged, 'no activity-log entry: the feed is the staff\'s record')
     const created = await stream.next(e => e.event === 'shout-created')
     t.same(JSON.parse(created.data), shout, 'a shout-created stream event')
@@ -265,9 +277,9 @@ t.test('own shouts: edit within the window, delete any time; never someone else\
 
   t.test('the author edits it: same id, username and date, the new text; list and stream follow', async t => {
     const edited = expectShout(t, await api.edit(ayse, mine.id, { message: 'hello world', username: 'bora' }), { id: mine.id, message: 'hello world', username: 'ayse', date: mine.date })
-    t.same((await api.list()).find(s => s.id === mine.id), edited, 'the list shows the new text, still four fields')
+    t.same((await api.list()).find(s => s.id === mine.id), listed(edited), 'the list shows the new text, still four fields')
     const event = await stream.next(e => e.event === 'shout-edited')
-    t.same(JSON.parse(event.data), edited, 'a shout-edited event: {id, message, username, date}')
+    t.same(JSON.parse(event.data), edited, 'a shout-edited event: {id, message, username, date, room}')
     t.equal(await api.logged('EDITED_SHOUT'), 0, 'not logged')
   })
 
@@ -338,7 +350,7 @@ t.test('own shouts: edit within the window, delete any time; never someone else\
     t.same([deleted.statusCode, deleted.json()], [200, { result: 'ok' }])
     t.notOk((await api.list()).some(s => s.id === mine.id))
     const event = await stream.next(e => e.event === 'shout-deleted' && JSON.parse(e.data).id === mine.id)
-    t.match(JSON.parse(event.data), { id: mine.id })
+    t.same(JSON.parse(event.data), { id: mine.id, room: 'general' }, 'the shout\'s id and room alone')
     t.equal(await api.logged('DELETED_SHOUT'), 0, 'members\' own deletions are not the staff\'s record')
     const again = await api.remove(ayse, mine.id)
     t.same([again.statusCode, again.json()], [404, error('NOT_FOUND')])

@@ -10,7 +10,13 @@ const MOD_NODES = ['panel.access', 'addon.shoutbox.manage.shoutbox', 'addon.shou
 const error = (code: string, extras: Record<string, unknown> = {}) => ({ result: 'error', error: code, ...extras })
 const badRequest = (what: string) => error('BAD_REQUEST', { bodyValidationError: what })
 
-interface Shout { id: number, message: string, username: string, date: number }
+/** A shout as every answer but the seed's list shows it: the list's four fields, then its room (CONTRACT §15). */
+interface Shout { id: number, message: string, username: string, date: number, room: string }
+/** A shout as the seed's list shows it: exactly four fields. */
+type ListedShout = Omit<Shout, 'room'>
+
+/** The shout as the list shows it: without its room. */
+const listed = ({ room: _, ...shout }: Shout): ListedShout => shout
 interface Mute { userId: number, username: string, until: number | null, reason: string | null, by: string }
 type Reply = Awaited<ReturnType<App['inject']>>
 
@@ -40,7 +46,7 @@ function client (app: App) {
     mutes: async (cookie: string): Promise<Mute[]> => (await send('GET', '/api/panel/shoutbox/mutes', cookie)).json().mutes,
     lift: (cookie: string | undefined, userId: number | string) => send('DELETE', `/api/panel/shoutbox/mutes/${userId}`, cookie),
     me: (cookie: string | undefined) => send('GET', '/api/shoutbox/me', cookie),
-    list: async (): Promise<Shout[]> => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts,
+    list: async (): Promise<ListedShout[]> => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts,
     stored: async (): Promise<number> => Number((await app.db('shoutbox_mutes').count<Array<{ count: string }>>({ count: '*' }))[0]!.count),
     logged: async (type: string): Promise<number> => Number((await app.db('activity_logs').where({ type }).count<Array<{ count: string }>>({ count: '*' }))[0]!.count),
     /** The newest feed entry of `type`, as the feed answers it in `locale`. */
@@ -68,17 +74,17 @@ t.test('PUT /api/panel/shoutbox/:id: a moderator edits any shout, logged with th
   const shout = (await api.post(ayse.cookie, 'I said a rude word')).json().shout as Shout
   await api.list() // the list is kept: the edit must update it in place
 
-  t.test('the new text, same id, author and date; list and stream follow; EDITED_SHOUT {id, message, previousMessage}', async t => {
+  t.test('the new text, same id, author, date and room; list and stream follow; EDITED_SHOUT {id, message, previousMessage, room}', async t => {
     // Members may not edit at all now: a moderator's edit has no window.
     await api.send('PUT', '/api/panel/shoutbox/config', admin, { editWindowSeconds: 0 })
     const before = await api.list()
     const edited = { ...shout, message: 'I said a [removed] word' }
     t.same(answer(await api.edit(mod.cookie, shout.id, { message: edited.message, username: 'mod' })), [200, { result: 'ok', shout: edited }])
-    t.same(await api.list(), before.map(s => s.id === shout.id ? edited : s), 'the list shows the new text')
+    t.same(await api.list(), before.map(s => s.id === shout.id ? listed(edited) : s), 'the list shows the new text (in its four fields)')
     t.same(JSON.parse((await stream.next(e => e.event === 'shout-edited')).data), edited, 'a shout-edited event')
     const entry = await api.entry(admin, 'EDITED_SHOUT')
     t.match(entry, { userId: mod.id, username: 'mod', addonId: 'shoutbox' })
-    t.same(entry.details, { id: shout.id, message: edited.message, previousMessage: 'I said a rude word' })
+    t.same(entry.details, { id: shout.id, message: edited.message, previousMessage: 'I said a rude word', room: 'general' })
     t.equal(entry.text, `mod edited shout #${shout.id}: “I said a rude word” became “I said a [removed] word”`)
     t.equal((await api.entry(admin, 'EDITED_SHOUT', 'tr')).text, `mod, #${shout.id} numaralı mesajı düzenledi: “I said a rude word” artık “I said a [removed] word”`)
   })
@@ -153,12 +159,12 @@ t.test('staff editing and deleting their own shouts through the widget\'s paths:
   t.same(answer(await api.editOwn(mod.cookie, own.id, 'staff meeting at 7')), [200, { result: 'ok', shout: { ...own, message: 'staff meeting at 7' } }])
   t.equal(await api.logged('EDITED_SHOUT'), before.edited + 1, 'the edit is in the feed')
   const edited = await api.entry(admin, 'EDITED_SHOUT')
-  t.same([edited.username, edited.details, edited.text], ['mod', { id: own.id, message: 'staff meeting at 7', previousMessage: 'staff meeting at 6' },
+  t.same([edited.username, edited.details, edited.text], ['mod', { id: own.id, message: 'staff meeting at 7', previousMessage: 'staff meeting at 6', room: 'general' },
     'mod edited shout #' + own.id + ': “staff meeting at 6” became “staff meeting at 7”'])
   t.same(answer(await api.removeOwn(mod.cookie, own.id)), [200, { result: 'ok' }])
   t.equal(await api.logged('DELETED_SHOUT'), before.deleted + 1, 'the delete is in the feed')
   const deleted = await api.entry(admin, 'DELETED_SHOUT')
-  t.same([deleted.username, deleted.details], ['mod', { shoutId: own.id, author: 'mod', message: 'staff meeting at 7' }])
+  t.same([deleted.username, deleted.details], ['mod', { shoutId: own.id, author: 'mod', message: 'staff meeting at 7', room: 'general' }])
 
   // A member's own edit and delete stay out of the staff's record.
   const mine = (await api.post(member.cookie, 'hello all')).json().shout as Shout

@@ -3,14 +3,17 @@ import { build, setUp, userWith, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { connectSse } from '../helpers/sse.js'
 
-interface Shout { id: number, message: string, username: string, date: number }
+/** A shout as the pinned shouts show it: the list's four fields, then its room (CONTRACT §15). */
+interface Shout { id: number, message: string, username: string, date: number, room: string }
 
 const pin = (app: App, cookie: string, id: number | string, pinned: unknown = true) =>
   app.inject({ method: 'PUT', url: `/panel/api/shoutbox/${id}/pin`, headers: { cookie }, payload: { pinned } })
 const pinned = async (app: App) => (await app.inject({ url: '/api/shoutbox/pinned' })).json()
 const publish = (app: App, cookie: string, message: string) =>
   app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie }, payload: { message } })
-const shouts = async (app: App): Promise<Shout[]> => app.db('shoutbox_shouts').orderBy('id').select('id', 'message', 'username', 'date')
+/** The shouts as stored, oldest first; every one here is the default room's. */
+const shouts = async (app: App): Promise<Shout[]> => (await app.db('shoutbox_shouts').orderBy('id').select('id', 'message', 'username', 'date'))
+  .map((row: Omit<Shout, 'room'>) => ({ ...row, room: 'general' }))
 const OK = { result: 'ok' }
 
 /** CONTRACT §14: PUT /api/panel/shoutbox/:id/pin and GET /api/shoutbox/pinned. */
@@ -25,20 +28,22 @@ t.test('pinned shouts', async t => {
     t.same([response.statusCode, response.body], [200, '{"result":"ok","shouts":[]}'])
   })
 
-  t.test('pinning answers {"result":"ok"}; pinned lists them newest pin first, with the four fields', async t => {
+  t.test('pinning answers {"result":"ok"}; pinned lists them newest pin first, with the five fields (the room last)', async t => {
     for (const shout of [two, one, four]) {
       const response = await pin(app, admin, shout.id)
       t.same([response.statusCode, response.json()], [200, OK])
     }
-    t.same(await pinned(app), { result: 'ok', shouts: [four, one, two] })
+    const answer = await pinned(app)
+    t.same(answer, { result: 'ok', shouts: [four, one, two] })
+    t.same(Object.keys(answer.shouts[0]), ['id', 'message', 'username', 'date', 'room'])
   })
 
   t.test('each pin and unpin is logged, in English and Turkish', async t => {
     const entries = await app.db('activity_logs').where({ type: 'PINNED_SHOUT' }).orderBy('id')
     t.same(entries.map(e => [e.user_id, e.username, e.addon_id, e.details]), [
-      [1, 'admin', 'shoutbox', { shoutId: two.id, author: 'admin', message: 'two' }],
-      [1, 'admin', 'shoutbox', { shoutId: one.id, author: 'admin', message: 'one' }],
-      [1, 'admin', 'shoutbox', { shoutId: four.id, author: 'admin', message: 'four' }]
+      [1, 'admin', 'shoutbox', { shoutId: two.id, author: 'admin', message: 'two', room: 'general' }],
+      [1, 'admin', 'shoutbox', { shoutId: one.id, author: 'admin', message: 'one', room: 'general' }],
+      [1, 'admin', 'shoutbox', { shoutId: four.id, author: 'admin', message: 'four', room: 'general' }]
     ])
     const en = await app.inject({ url: '/api/panel/logs/activity?locale=en', headers: { cookie: admin } })
     t.equal(en.json().logs[0].text, 'admin pinned a shout by admin: four')
@@ -66,7 +71,7 @@ t.test('pinned shouts', async t => {
     t.same((await pin(app, admin, one.id, false)).json(), OK)
     t.same(await pinned(app), { result: 'ok', shouts: [four, two] })
     const entry = await app.db('activity_logs').orderBy('id', 'desc').first()
-    t.same([entry.type, entry.details], ['UNPINNED_SHOUT', { shoutId: one.id, author: 'admin', message: 'one' }])
+    t.same([entry.type, entry.details], ['UNPINNED_SHOUT', { shoutId: one.id, author: 'admin', message: 'one', room: 'general' }])
     const en = await app.inject({ url: '/api/panel/logs/activity?locale=en', headers: { cookie: admin } })
     t.equal(en.json().logs[0].text, 'admin unpinned a shout by admin: one')
     const tr = await app.inject({ url: '/api/panel/logs/activity?locale=tr', headers: { cookie: admin } })

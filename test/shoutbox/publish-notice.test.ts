@@ -32,7 +32,7 @@ function hear (app: App): string[] {
   return heard
 }
 
-/** What announceChange would send for these stored shouts: their created events, whole. */
+/** What announceChange would send for these stored shouts (all of the default room): their created events, whole, each shout with its room. */
 async function expectedNotice (app: App, ids: readonly number[]) {
   const events = await app.db('shoutbox_events').where({ kind: 'shout-created' })
     .whereRaw("(shout->>'id')::integer = any(?)", [ids as number[]]).orderBy('id').select<Array<{ id: number }>>('id')
@@ -41,7 +41,7 @@ async function expectedNotice (app: App, ids: readonly number[]) {
   return {
     kind: 'shout-created',
     eventIds: stored.map(e => e.id),
-    events: stored.map(e => ({ id: e.id, kind: e.kind, shout: shouts.get(e.shout.id) }))
+    events: stored.map(e => ({ id: e.id, kind: e.kind, shout: { ...shouts.get(e.shout.id), room: 'general' } }))
   }
 }
 

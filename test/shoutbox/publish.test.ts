@@ -1,7 +1,7 @@
 import t from 'tap'
 import { build, setUp, userWith, type App } from '../helpers/app.js'
 import { connectSse } from '../helpers/sse.js'
-import type { Shout, Tap } from '../helpers/types.js'
+import type { RoomShout, Shout, Tap } from '../helpers/types.js'
 
 const shouts = async (app: App) => (await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<Record<string, unknown>>
 const logs = async (app: App) => app.db('activity_logs').where({ type: 'CREATED_SHOUT' }).orderBy('id')
@@ -126,11 +126,11 @@ t.test('POST /api/panel/shoutbox', async t => {
     t.ok((latest!.date as number) >= before)
   })
 
-  t.test('rule 5: the CREATED_SHOUT entry: user id, username, addon id, message', async t => {
+  t.test('rule 5: the CREATED_SHOUT entry: user id, username, addon id, message, room', async t => {
     await post(moderator, { message: '  <b>bold</b> \'; DROP TABLE shoutbox_shouts; -- \u{1F600} ' })
     const last = (await logs(app)).at(-1)
     t.match(last, { type: 'CREATED_SHOUT', user_id: 2, username: 'moderator', addon_id: 'shoutbox' })
-    t.same(last.details, { message: '  <b>bold</b> \'; DROP TABLE shoutbox_shouts; -- \u{1F600} ' })
+    t.same(last.details, { message: '  <b>bold</b> \'; DROP TABLE shoutbox_shouts; -- \u{1F600} ', room: 'general' })
     const feed = await app.inject({ url: '/api/panel/logs/activity', headers: { cookie: admin } })
     t.match(feed.json().logs[0], { type: 'CREATED_SHOUT', userId: 2, username: 'moderator', addonId: 'shoutbox', text: `moderator posted a shout: ${last.details.message}` })
     const tr = await app.inject({ url: '/api/panel/logs/activity?locale=tr', headers: { cookie: admin } })
@@ -206,7 +206,7 @@ t.test('publishes that arrive together', async t => {
     const entries = await logs(app)
     t.same(entries.map((e: { details: { message: string } }) => e.details.message), stored.map(s => s.message), 'an entry each, in the order of the ids')
     await client.next(e => e.event === 'shout-created' && JSON.parse(e.data).message === stored.at(-1)!.message)
-    const streamed = client.events.filter(e => e.event === 'shout-created').map(e => JSON.parse(e.data) as Shout)
+    const streamed = client.events.filter(e => e.event === 'shout-created').map(e => JSON.parse(e.data) as RoomShout)
     t.same(streamed.map(s => s.id), stored.map(s => s.id), 'a stream event each, in the order of the ids')
   })
 

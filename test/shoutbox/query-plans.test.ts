@@ -3,6 +3,8 @@ import { shoutsRepository, type ArchiveQuery } from '../../src/shoutbox/shouts-r
 import { build, setUp, type App } from '../helpers/app.js'
 import { fillInBulk } from '../helpers/bulk.js'
 
+const GENERAL = { id: 1, slug: 'general' }
+
 /** The plan PostgreSQL chooses for one archive page (one more than the page, as the endpoint asks), run once. */
 async function planOf (app: App, query: ArchiveQuery): Promise<string> {
   const { sql, bindings } = shoutsRepository(app.db).archiveQuery(query).toSQL()
@@ -38,24 +40,24 @@ t.test('with 1,000,000 shouts, the list, an archive page deep in the history and
   })
 
   t.test('a page a million shouts back walks the primary key backwards from `before`', async t => {
-    const plan = await planOf(app, { before: 1000, limit: 21 })
+    const plan = await planOf(app, { room: GENERAL, before: 1000, limit: 21 })
     t.comment(plan)
     t.match(plan, /^Limit/)
     t.match(plan, /Index Scan Backward using shoutbox_shouts_pkey on shoutbox_shouts[^\n]*\n\s+Index Cond: \(id < '?1000'?(::bigint)?\)/)
     t.notMatch(plan, /Sort|Seq Scan/, 'no sort, no sequential scan')
-    t.same((await archive({ before: 1000, limit: 3 })).map(s => s.id), [999, 998, 997])
+    t.same((await archive({ room: GENERAL, before: 1000, limit: 3 })).map(s => s.id), [999, 998, 997])
   })
 
   t.test('a search for a rare word reads the search index, then sorts only its matches', async t => {
-    const plan = await planOf(app, { q: '123456', limit: 21 })
+    const plan = await planOf(app, { room: GENERAL, q: '123456', limit: 21 })
     t.comment(plan)
     t.match(plan, /Bitmap Index Scan on shoutbox_shouts_message_search/)
     t.notMatch(plan, /Seq Scan/)
-    t.same((await archive({ q: '123456', limit: 21 })).map(s => s.id), [123456])
+    t.same((await archive({ room: GENERAL, q: '123456', limit: 21 })).map(s => s.id), [123456])
   })
 
   t.test('a search deep in the history reads the search index too', async t => {
-    const plan = await planOf(app, { q: 'w500 w7', before: 200000, limit: 21 })
+    const plan = await planOf(app, { room: GENERAL, q: 'w500 w7', before: 200000, limit: 21 })
     t.comment(plan)
     t.match(plan, /Bitmap Index Scan on shoutbox_shouts_message_search/)
     t.notMatch(plan, /Seq Scan/)
@@ -64,26 +66,26 @@ t.test('with 1,000,000 shouts, the list, an archive page deep in the history and
   t.test('a phrase of common words that no shout holds reads one range of ids, not the board', async t => {
     // "w0" is in about one shout in five; three in a row are in none (a shout holds two words).
     const q = '"w0 w0 w0"'
-    const range = shoutsRepository(app.db).archiveQuery({ before: 1000001, limit: 21, q }).where('id', '>=', 995001).toSQL()
+    const range = shoutsRepository(app.db).archiveQuery({ room: GENERAL, before: 1000001, limit: 21, q }).where('id', '>=', 995001).toSQL()
     const plan = (await app.db.raw<{ rows: Array<{ 'QUERY PLAN': string }> }>(`explain ${range.sql}`, [...range.bindings])).rows.map(r => r['QUERY PLAN']).join('\n')
     t.comment(plan)
     t.match(plan, /Index Cond: \(\(id < '?1000001'?(::bigint)?\) AND \(id >= '?995001'?(::bigint)?\)\)|Bitmap Index Scan on shoutbox_shouts_pkey/, 'the range bounds what is read')
     t.notMatch(plan, /Seq Scan/)
-    t.same(await shoutsRepository(app.db).search({ limit: 21, q }, { budgetMs: 0 }), { shouts: [], searchedTo: 995001 }, 'one range of 5,000 ids, and where it stopped')
+    t.same(await shoutsRepository(app.db).search({ room: GENERAL, limit: 21, q }, { budgetMs: 0 }), { shouts: [], searchedTo: 995001 }, 'one range of 5,000 ids, and where it stopped')
     const answer = (await app.inject({ url: `/api/shoutbox/archive?q=${encodeURIComponent(q)}` })).json()
     t.same(answer.shouts, [], 'over HTTP: no shout, and a next page when the time ran out first')
   })
 
   t.test('a rare word is found across the million shouts in one search', async t => {
-    t.same((await shoutsRepository(app.db).search({ limit: 21, q: '123456' })).shouts.map(s => s.id), [123456])
-    t.same((await shoutsRepository(app.db).search({ limit: 21, q: '17' }, { budgetMs: 10_000 })), { shouts: [{ id: 17, message: '17 w92 w141', username: 'admin', date: 1700000000017 }], searchedTo: null }, 'down to the first shout')
+    t.same((await shoutsRepository(app.db).search({ room: GENERAL, limit: 21, q: '123456' })).shouts.map(s => s.id), [123456])
+    t.same((await shoutsRepository(app.db).search({ room: GENERAL, limit: 21, q: '17' }, { budgetMs: 10_000 })), { shouts: [{ id: 17, message: '17 w92 w141', username: 'admin', date: 1700000000017, room: 'general' }], searchedTo: null }, 'down to the first shout')
   })
 
   t.test('a search for a common word walks the primary key and stops after one page', async t => {
-    const plan = await planOf(app, { q: 'w0', before: 500000, limit: 21 })
+    const plan = await planOf(app, { room: GENERAL, q: 'w0', before: 500000, limit: 21 })
     t.comment(plan)
     t.match(plan, /Index Scan Backward using shoutbox_shouts_pkey/)
     t.notMatch(plan, /Seq Scan/)
-    t.equal((await archive({ q: 'w0', before: 500000, limit: 21 })).length, 21)
+    t.equal((await archive({ room: GENERAL, q: 'w0', before: 500000, limit: 21 })).length, 21)
   })
 })

@@ -9,7 +9,8 @@ import { DB_KIND, TEST_DATABASE_URL, testDatabase } from '../helpers/database.js
 import { eventually } from '../helpers/eventually.js'
 import { connectSse } from '../helpers/sse.js'
 
-interface Shout { id: number, message: string, username: string, date: number }
+/** A shout as the archive and the pinned shouts show it: the list's four fields, then its room (CONTRACT §15). */
+interface Shout { id: number, message: string, username: string, date: number, room: string }
 
 const DAY = 86_400_000
 const retention = (app: App) => Retention.of(app.addons.runtimes.get('shoutbox')!.ctx)
@@ -20,7 +21,9 @@ async function storeOld (app: App, days: number, count: number, prefix = 'old'):
   await app.db.raw(`insert into shoutbox_shouts (message, username, date)
     select ? || ' ' || n, 'admin', ? from generate_series(1, ?) as n`, [prefix, Date.now() - days * DAY, count])
 }
-const stored = async (app: App): Promise<Shout[]> => app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date')
+/** The shouts as stored, newest first; every one here is the default room's. */
+const stored = async (app: App): Promise<Shout[]> => (await app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date'))
+  .map((row: Omit<Shout, 'room'>) => ({ ...row, room: 'general' }))
 const prunedEntries = async (app: App) => app.db('activity_logs').where({ type: 'PRUNED_SHOUTS' }).orderBy('id')
 const listed = async (app: App): Promise<string> => (await app.inject({ url: '/api/shoutbox/list' })).body
 const rebuilt = async (app: App): Promise<string> => JSON.stringify({ result: 'ok', shouts: await shoutsRepository(app.db).list(null) })
@@ -65,8 +68,8 @@ t.test('retention', async t => {
     }
     // Recorded in id order: the older of the two first.
     await stream.next(e => e.event === 'shout-deleted' && JSON.parse(e.data).id === oldOnes[1]!.id)
-    t.same(stream.events.filter(e => e.event === 'shout-deleted').map(e => e.data), [`{"id":${oldOnes[2]!.id}}`, `{"id":${oldOnes[1]!.id}}`],
-      'each pruned shout is a shout-deleted event on the live stream, by its id alone')
+    t.same(stream.events.filter(e => e.event === 'shout-deleted').map(e => e.data), [`{"id":${oldOnes[2]!.id},"room":"general"}`, `{"id":${oldOnes[1]!.id},"room":"general"}`],
+      'each pruned shout is a shout-deleted event on the live stream, by its id and room alone')
 
     const entries = await prunedEntries(app)
     t.same(entries.map(e => [e.user_id, e.username, e.addon_id, e.details]), [[null, null, 'shoutbox', { count: 2 }]])
@@ -84,11 +87,11 @@ t.test('retention', async t => {
     t.same(await retention(app).run(), { ran: true, pruned: 1 })
     const rows: Array<{ kind: string, shout: Record<string, unknown> }> = await app.db('shoutbox_events').orderBy('id').select('kind', 'shout')
     t.notOk(JSON.stringify(rows).includes(secret), 'no event holds its text')
-    t.same(rows.filter(row => Number(row.shout.id) === Number(id)).map(row => [row.kind, row.shout]), [['shout-deleted', { id: Number(id) }]])
+    t.same(rows.filter(row => Number(row.shout.id) === Number(id)).map(row => [row.kind, row.shout]), [['shout-deleted', { id: Number(id), room: 'general' }]])
     const replayed = connectSse(`${address}/api/shoutbox/stream`, { 'last-event-id': '0' })
     t.teardown(() => replayed.close())
     const deleted = await replayed.next(e => e.event === 'shout-deleted' && JSON.parse(e.data).id === Number(id))
-    t.equal(deleted.data, `{"id":${Number(id)}}`)
+    t.equal(deleted.data, `{"id":${Number(id)},"room":"general"}`)
     t.notOk(JSON.stringify(replayed.events).includes(secret), 'a replay from the start never sends it')
   })
 

@@ -24,9 +24,9 @@ t.test('a deleted shout\'s text is gone from the stream, live and replayed', asy
   await live.next(e => e.event === 'shout-created' && JSON.parse(e.data).message === 'after')
   t.equal((await app.inject({ method: 'DELETE', url: `/api/panel/shoutbox/${secretId}`, headers: { cookie } })).statusCode, 200)
 
-  t.test('a live subscriber\'s shout-deleted frame is exactly {"id":N}', async t => {
+  t.test('a live subscriber\'s shout-deleted frame is exactly {"id":N,"room":"general"}', async t => {
     const deleted = await live.next(e => e.event === 'shout-deleted')
-    t.equal(deleted.data, `{"id":${secretId}}`)
+    t.equal(deleted.data, `{"id":${secretId},"room":"general"}`)
   })
 
   /** Everything a client resuming with `lastEventId` receives, up to a marker published after it connected. */
@@ -45,7 +45,7 @@ t.test('a deleted shout\'s text is gone from the stream, live and replayed', asy
     t.same(events.map(e => [e.event, JSON.parse(e.data).message ?? JSON.parse(e.data).id]),
       [['shout-created', 'before'], ['shout-created', 'after'], ['shout-deleted', secretId], ['shout-created', 'marker one']],
       'the rest of the history is intact; the deletion is named by id')
-    t.equal(events.find(e => e.event === 'shout-deleted')!.data, `{"id":${secretId}}`)
+    t.equal(events.find(e => e.event === 'shout-deleted')!.data, `{"id":${secretId},"room":"general"}`)
   })
 
   t.test('nor one resuming through ?lastEventId=0', async t => {
@@ -61,7 +61,7 @@ t.test('a deleted shout\'s text is gone from the stream, live and replayed', asy
 
   t.test('the staff\'s record keeps it: DELETED_SHOUT in the activity log (panel only)', async t => {
     const entry = await app.db('activity_logs').where({ type: 'DELETED_SHOUT' }).first('details')
-    t.match(entry.details, { shoutId: secretId, message: SECRET })
+    t.match(entry.details, { shoutId: secretId, message: SECRET, room: 'general' })
   })
 })
 
@@ -85,8 +85,8 @@ t.test('a client too far behind to be caught up is told to start over (reset), n
   const cookie = await setUp(app)
   const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/shoutbox/stream`
   const publish = (message: string) => app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message } })
-  // 1,001 events: one more than a replay sends (as many edits of one shout would leave).
-  const shout = { id: 1, message: 'again', username: 'admin', date: 1 }
+  // 1,001 events: one more than a replay sends (as many edits of one shout would leave). Each names its room, as every row does since rooms (migration 010).
+  const shout = { id: 1, message: 'again', username: 'admin', date: 1, room: 'general' }
   await app.db.batchInsert('shoutbox_events', Array.from({ length: 1001 }, () => ({ kind: 'shout-edited', shout: JSON.stringify(shout), created_at: 1 })), 500)
   const latest = async (): Promise<number> => Number((await app.db('shoutbox_events').max('id as max').first())!.max)
 

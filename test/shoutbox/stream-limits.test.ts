@@ -92,7 +92,7 @@ t.test('reopening streams far behind in a loop (a replay of 999 events each): on
   await setUp(app)
   // A busy history: 1,000 events, so each reopen 999 behind is a replay of 999 of them.
   await app.db.raw(`insert into shoutbox_events (kind, shout, created_at)
-    select 'shout-created', jsonb_build_object('id', n, 'message', 'shout ' || n || ' ' || repeat('x', 200), 'username', 'admin', 'date', 1795000000000 + n), 0
+    select 'shout-created', jsonb_build_object('id', n, 'message', 'shout ' || n || ' ' || repeat('x', 200), 'username', 'admin', 'date', 1795000000000 + n, 'room', 'general'), 0
     from generate_series(1, 1000) as n`)
   const latest = Number((await app.db('shoutbox_events').max<{ max: number }>('id as max').first())!.max)
   const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/shoutbox/stream`

@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Knex } from 'knex'
 import type { AddonContext, ConfigValue, PermissionDeclaration, SessionUser } from '../../sdk/index.js'
 import { holdsNode } from '../identity/permissions.js'
+import { IDENTITY_CHANGED, USER_SIGNED_OUT } from '../identity/sessions.js'
 import type { UsersRepository } from '../identity/users.js'
 import type { Identity } from '../plugins/identity.js'
 import type { ActivityLogStore } from '../services/activity-log.js'
@@ -84,7 +85,14 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
         return holdsNode(user, node)
       }
     },
-    users: { find: (id, trx) => services.users.sessionUser(id, trx) },
+    users: {
+      find: (id, trx) => services.users.sessionUser(id, trx),
+      onAccessChange (handler) {
+        cluster.subscribe(USER_SIGNED_OUT, payload => handler((JSON.parse(payload) as { userId: number }).userId))
+        cluster.subscribe(IDENTITY_CHANGED, () => handler(null))
+        cluster.onResync(() => handler(null))
+      }
+    },
     metrics: { counter: (name, help) => services.metrics.counter(owner.id, name, help) },
     log: services.log.child({ addon: owner.id })
   }

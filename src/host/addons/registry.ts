@@ -1,6 +1,6 @@
 import path from 'node:path'
 import {
-  AddonStarted, AddonStopping, InstallationRequired, type AddonContext, type PermissionDeclaration
+  AddonStarted, AddonStopping, InstallationRequired, type AddonContext, type PermissionDeclaration, type RuntimePermission
 } from '../../sdk/index.js'
 import { migrate } from '../database/migrate.js'
 import { HOST_PERMISSIONS } from '../identity/permissions.js'
@@ -141,12 +141,30 @@ export class AddonRegistry {
     })
   }
 
-  /** Every permission node of the host and of the enabled addons. */
+  /** Every permission node of the host and of the enabled addons' manifests. */
   permissionCatalogue (): Array<PermissionDeclaration & { owner: string }> {
     return [
       ...HOST_PERMISSIONS.map(p => ({ ...p, owner: HOST_ID })),
       ...[...this.runtimes.values()].flatMap(r => r.addon.manifest.permissions.map(p => ({ ...p, owner: r.id })))
     ]
+  }
+
+  /**
+   * The nodes the started addons made as they run (see AddonDefinition.permissionNodes),
+   * titled in `locale`; a node outside its addon's `addon.<id>.` is left out, and an addon
+   * whose list fails is logged and lists none.
+   */
+  async runtimePermissions (locale: string): Promise<Array<RuntimePermission & { owner: string }>> {
+    const lists = await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.permissionNodes !== undefined).map(async r => {
+      try {
+        const nodes = await r.addon.definition.permissionNodes!(r.ctx, locale)
+        return nodes.filter(p => p.node.startsWith(`addon.${r.id}.`)).map(p => ({ ...p, owner: r.id }))
+      } catch (error) {
+        this.options.services.log.error({ err: error, addon: r.id }, 'could not list the addon\'s permission nodes')
+        return []
+      }
+    }))
+    return lists.flat()
   }
 
   /** Before the server closes: listeners hear that the addons stop, then each addon stops. */

@@ -2,7 +2,7 @@ import { PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../s
 import type { HostContext } from '../addons/context.js'
 import { HOST_ID } from '../addons/loader.js'
 
-/** Every permission the host and the enabled addons define, with localised title and description. */
+/** Every permission the host and the enabled addons define (in manifests, and as they run), with localised title and description. */
 export class ListPermissions extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/permissions'
@@ -29,6 +29,8 @@ export class ListPermissions extends PanelApi<object, HostContext> {
       title: ctx.strings.t(p.owner, locale, `permissions.${p.key}.title`),
       description: ctx.strings.t(p.owner, locale, `permissions.${p.key}.description`)
     }))
-    return new Successful({ permissions })
+    // Nodes addons made as they run (a room's) have no key in code: the node names them.
+    const made = (await ctx.addons.runtimePermissions(locale)).map(p => ({ node: p.node, key: p.node, addonId: p.owner, title: p.title, description: p.description }))
+    return new Successful({ permissions: [...permissions, ...made] })
   }
 }

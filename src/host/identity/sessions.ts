@@ -33,8 +33,10 @@ export function sessionCookieFor (publicUrl: string | undefined): SessionCookie 
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000
 
 const SIGNED_OUT = 'host:signed-out'
-const USER_SIGNED_OUT = 'host:user-signed-out'
-const IDENTITY_CHANGED = 'host:identity-changed'
+/** Announced when a user's sessions end; carries `{userId, keep}`. */
+export const USER_SIGNED_OUT = 'host:user-signed-out'
+/** Announced when roles or users changed. */
+export const IDENTITY_CHANGED = 'host:identity-changed'
 const CACHE_SIZE = 10_000
 
 /** The notice that a user's sessions ended: all of them but the one whose hash is `keep`. */

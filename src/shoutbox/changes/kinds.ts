@@ -1,4 +1,4 @@
-import type { Shout } from '../schemas.js'
+import type { RoomShout } from '../schemas.js'
 
 /**
  * Every kind of change to the board, and, in one place, what each does to what a process
@@ -14,20 +14,24 @@ import type { Shout } from '../schemas.js'
  *   them in place, `remove` them, leave it `unchanged`, or `rebuild` it from the database.
  * - `pinned`: how the kept list of pins follows it: `unchanged`, `remove` its shouts, or `rebuild`.
  * - `settings`: true when it changes the settings, which every process then reads again.
+ * - `rooms`: true when it changes the rooms, which every process then reads again (and
+ *   whose streams it closes where what they may read changed).
  */
 export const CHANGE_KINDS = {
-  'shout-created': { carries: 'shout', list: 'add', pinned: 'unchanged', settings: false },
+  'shout-created': { carries: 'shout', list: 'add', pinned: 'unchanged', settings: false, rooms: false },
   // The text of a pinned shout changed: its pin shows the new one.
-  'shout-edited': { carries: 'shout', list: 'retext', pinned: 'rebuild', settings: false },
-  'shout-deleted': { carries: 'id', list: 'remove', pinned: 'remove', settings: false },
+  'shout-edited': { carries: 'shout', list: 'retext', pinned: 'rebuild', settings: false, rooms: false },
+  'shout-deleted': { carries: 'id', list: 'remove', pinned: 'remove', settings: false, rooms: false },
   // Pins are rare, and two processes' pins may be heard in either order: read anew.
-  'shout-pinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false },
-  'shout-unpinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false },
+  'shout-pinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false, rooms: false },
+  'shout-unpinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false, rooms: false },
   // A lower maxShouts cuts the list, a higher one needs shouts from the database; a lower
   // maxPinned unpins nothing.
-  settings: { carries: 'nothing', list: 'rebuild', pinned: 'unchanged', settings: true },
+  settings: { carries: 'nothing', list: 'rebuild', pinned: 'unchanged', settings: true, rooms: false },
+  // A room made, changed or archived: its rules, its place among the others, who may read it.
+  rooms: { carries: 'nothing', list: 'unchanged', pinned: 'unchanged', settings: false, rooms: true },
   // A mute made or lifted: the member's open pages show or hide their composer.
-  'posting-changed': { carries: 'member', list: 'unchanged', pinned: 'unchanged', settings: false }
+  'posting-changed': { carries: 'member', list: 'unchanged', pinned: 'unchanged', settings: false, rooms: false }
 } as const satisfies Record<string, KindRules>
 
 interface KindRules {
@@ -35,6 +39,7 @@ interface KindRules {
   readonly list: 'add' | 'retext' | 'remove' | 'unchanged' | 'rebuild'
   readonly pinned: 'unchanged' | 'remove' | 'rebuild'
   readonly settings: boolean
+  readonly rooms: boolean
 }
 
 export type ChangeKind = keyof typeof CHANGE_KINDS
@@ -50,11 +55,11 @@ export type MemberEventKind = Carrying<'member'>
 
 /**
  * One stream event: a row of the history, and what a notice carries. A created, edited,
- * pinned or unpinned shout with its four fields, a deleted one by its id alone.
+ * pinned or unpinned shout with its four fields and its room, a deleted one by its id and room alone.
  */
 export type ShoutEvent =
-  | { readonly id: number, readonly kind: Carrying<'shout'>, readonly shout: Shout }
-  | { readonly id: number, readonly kind: Carrying<'id'>, readonly shout: Pick<Shout, 'id'> }
+  | { readonly id: number, readonly kind: Carrying<'shout'>, readonly shout: RoomShout }
+  | { readonly id: number, readonly kind: Carrying<'id'>, readonly shout: Pick<RoomShout, 'id' | 'room'> }
 
 export const CHANGE_KIND_NAMES = Object.keys(CHANGE_KINDS) as ChangeKind[]
 

@@ -1,5 +1,6 @@
 import type { AddonContext } from '../../sdk/index.js'
 import { perContext } from '../per-context.js'
+import { GENERAL_ROOM_SLUG } from '../rooms.js'
 import type { Shout } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { CHANGE_KINDS, unhandled } from './kinds.js'
@@ -94,6 +95,8 @@ export function nextList (previous: Readonly<Record<string, unknown>>, payload: 
   const edited = new Map<number, string>()
   for (const event of notice.events) {
     const { id } = event.shout
+    // The list is the default room's: another room's shouts change nothing in it.
+    if (event.shout.room !== GENERAL_ROOM_SLUG) continue
     switch (rule) {
       case 'add': {
         if (recent.isDeleted(id) || held.has(id) || !('message' in event.shout)) continue

@@ -1,5 +1,5 @@
 import { checker, Type, type AddonContext, type SqlPart, type Transaction } from '../../sdk/index.js'
-import { ShoutSchema } from '../schemas.js'
+import { RoomShoutSchema } from '../schemas.js'
 import { CHANGE_KIND_NAMES, CHANGE_KINDS, type ChangeKind, type MemberEventKind, type ShoutEvent } from './kinds.js'
 
 /**
@@ -34,8 +34,8 @@ const NoticeSchema = Type.Object({
   kind: Type.Union(CHANGE_KIND_NAMES.map(kind => Type.Literal(kind))),
   eventIds: Type.Array(EventId),
   events: Type.Optional(Type.Array(Type.Union([
-    Type.Object({ id: EventId, kind: Type.Union(kindsCarrying('shout').map(kind => Type.Literal(kind))), shout: ShoutSchema }),
-    Type.Object({ id: EventId, kind: Type.Union(kindsCarrying('id').map(kind => Type.Literal(kind))), shout: Type.Object({ id: Type.Integer() }, { additionalProperties: false }) })
+    Type.Object({ id: EventId, kind: Type.Union(kindsCarrying('shout').map(kind => Type.Literal(kind))), shout: RoomShoutSchema }),
+    Type.Object({ id: EventId, kind: Type.Union(kindsCarrying('id').map(kind => Type.Literal(kind))), shout: Type.Object({ id: Type.Integer(), room: Type.String() }, { additionalProperties: false }) })
   ]))),
   member: Type.Optional(Type.Integer({ minimum: 1 }))
 })

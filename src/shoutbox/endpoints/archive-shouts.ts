@@ -1,11 +1,28 @@
-import { Api, Successful, TooManyRequests, clientKey, okAnswer, type AddonContext, type PublicCall } from '../../sdk/index.js'
+import { Api, NotFound, Successful, TooManyRequests, clientKey, okAnswer, type AddonContext, type PublicCall } from '../../sdk/index.js'
 import { assertStorable } from '../message.js'
 import { perContext } from '../per-context.js'
-import { ArchiveSchema, NewestShoutsSchema, NextPageSchema, SHOUT_EXAMPLE } from '../schemas.js'
+import { GENERAL_ROOM_SLUG, Rooms, type Room } from '../rooms.js'
+import { ArchiveSchema, NewestShoutsSchema, NextPageSchema, ROOM_SHOUT_EXAMPLE, type RoomShout } from '../schemas.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
+/** A page of the archive as answered: the shouts, newest first, and the `before` of the next page (null after the last). */
+export interface ArchivePage {
+  readonly shouts: RoomShout[]
+  readonly next: number | null
+}
+
+/** What the archive's page, or a room's, reads. */
+export interface PageQuery {
+  readonly before?: string | undefined
+  readonly limit: number
+  readonly q?: string | undefined
+}
+
+export const ARCHIVE_ANSWER = okAnswer({ shouts: NewestShoutsSchema, next: NextPageSchema }, { shouts: [ROOM_SHOUT_EXAMPLE], next: 42 })
+
 /**
- * GET /api/shoutbox/archive?before=&limit=&q= — public: every shout ever kept, newest
+ * GET /api/shoutbox/archive?room=&before=&limit=&q= — public: every shout ever kept in a
+ * room (the default room unless `room` names another the caller may read), newest
  * first, a page at a time. The cursor is an id, so a walk page by page sees each shout
  * once even while new ones arrive (they are newer than the walk). `next` is the `before`
  * of the following page, or null after the last one. A search's page may hold fewer
@@ -17,27 +34,28 @@ export class ArchiveShouts extends Api<typeof ArchiveSchema> {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/archive'
   readonly schema = ArchiveSchema
-  override readonly answers = {
-    ok: okAnswer({
-      shouts: NewestShoutsSchema,
-      next: NextPageSchema
-    }, { shouts: [SHOUT_EXAMPLE], next: 42 }),
-    errors: [TooManyRequests]
-  }
+  override readonly readsSession = true
+  override readonly answers = { ok: ARCHIVE_ANSWER, errors: [NotFound, TooManyRequests] }
 
-  async handle ({ ctx, query, ip }: PublicCall<typeof ArchiveSchema>): Promise<Successful> {
-    const { limit } = query
-    const before = query.before === undefined ? undefined : Number(query.before)
-    const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q
-    if (q !== undefined) assertStorable(q, 'querystring/q')
-    const shouts = shoutsRepository(ctx.db)
-    // One more than the page: whether it exists decides `next`. A search may stop early, and says where.
-    const { shouts: found, searchedTo } = q === undefined
-      ? { shouts: await shouts.archive({ before, limit: limit + 1 }), searchedTo: null }
-      : await Searches.of(ctx).run(ip, () => shouts.search({ before, limit: limit + 1, q }))
-    const page = found.slice(0, limit)
-    return new Successful({ shouts: page, next: found.length > limit ? page.at(-1)!.id : searchedTo })
+  async handle ({ ctx, query, ip, user }: PublicCall<typeof ArchiveSchema>): Promise<Successful> {
+    const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, user)
+    return new Successful({ ...await archivePage(ctx, room, query, ip) })
   }
+}
+
+/** A page of `room`'s archive, for the client at `ip` (whose searches are counted). */
+export async function archivePage (ctx: AddonContext, room: Room, query: PageQuery, ip: string): Promise<ArchivePage> {
+  const { limit } = query
+  const before = query.before === undefined ? undefined : Number(query.before)
+  const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q
+  if (q !== undefined) assertStorable(q, 'querystring/q')
+  const shouts = shoutsRepository(ctx.db)
+  // One more than the page: whether it exists decides `next`. A search may stop early, and says where.
+  const { shouts: found, searchedTo } = q === undefined
+    ? { shouts: await shouts.archive({ room, before, limit: limit + 1 }), searchedTo: null }
+    : await Searches.of(ctx).run(ip, () => shouts.search({ room, before, limit: limit + 1, q }))
+  const page = found.slice(0, limit)
+  return { shouts: page, next: found.length > limit ? page.at(-1)!.id : searchedTo }
 }
 
 /** Searches one client may run at once: each reads up to a bounded range of the board. */

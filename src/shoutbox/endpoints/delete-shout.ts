@@ -15,7 +15,7 @@ export class DeleteShout extends PanelApi<typeof ShoutIdParamsSchema> {
     await ctx.transaction(async trx => {
       const shout = await deleteShout(ctx, trx, Number(call.params.id))
       await ctx.activityLog.write({
-        type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message }
+        type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message, room: shout.room }
       }, trx)
     })
     return new Successful()

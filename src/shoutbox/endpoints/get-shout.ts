@@ -1,17 +1,23 @@
 import { Api, NotFound, Successful, okAnswer, type PublicCall } from '../../sdk/index.js'
-import { SHOUT_EXAMPLE, ShoutIdParamsSchema, ShoutSchema } from '../schemas.js'
+import { canRead, Rooms } from '../rooms.js'
+import { ROOM_SHOUT_EXAMPLE, RoomShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
-/** GET /api/shoutbox/shouts/:id — public: one shout (its permalink), or 404 NOT_FOUND. */
+/**
+ * GET /api/shoutbox/shouts/:id — public: one shout (its permalink) with its room, or 404
+ * NOT_FOUND — also for a shout of a room the caller may not read, exactly as for none.
+ */
 export class GetShout extends Api<typeof ShoutIdParamsSchema> {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/shouts/:id'
   readonly schema = ShoutIdParamsSchema
-  override readonly answers = { ok: okAnswer({ shout: ShoutSchema }, { shout: SHOUT_EXAMPLE }), errors: [NotFound] }
+  override readonly readsSession = true
+  override readonly answers = { ok: okAnswer({ shout: RoomShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }), errors: [NotFound] }
 
-  async handle ({ ctx, params }: PublicCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
+  async handle ({ ctx, params, user }: PublicCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
     const shout = await shoutsRepository(ctx.db).find(Number(params.id))
-    if (shout === undefined) throw new NotFound()
+    const room = shout === undefined ? undefined : (await Rooms.of(ctx).all()).find(each => each.slug === shout.room)
+    if (shout === undefined || room === undefined || !canRead(room, user)) throw new NotFound()
     return new Successful({ shout })
   }
 }

@@ -1,6 +1,7 @@
-import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
+import { Api, NotFound, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import { pinsRepository } from '../pins-repository.js'
-import { LatestSchema, NewestShoutsSchema, NextPageSchema, SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
+import { GENERAL_ROOM_SLUG, Rooms } from '../rooms.js'
+import { LatestSchema, NewestShoutsSchema, NextPageSchema, ROOM_SHOUT_EXAMPLE, RoomShoutSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -8,7 +9,8 @@ import { shoutsRepository } from '../shouts-repository.js'
 export const SHOWN_WHEN_UNSET = 50
 
 /**
- * GET /api/shoutbox/latest?limit= — public: what a page that shows the board loads once,
+ * GET /api/shoutbox/latest?room=&limit= — public: what a page that shows a room (the
+ * default room unless `room` names another the caller may read) loads once,
  * in one answer — the newest shouts (`limit` of them, or `maxShouts`, 50 when unset),
  * the pinned ones (newest pin first), `next`, the archive's `before` for the shouts older
  * than these (null when there are none), and `limit`, how many it shows at most (a page
@@ -19,21 +21,24 @@ export class LatestShouts extends Api<typeof LatestSchema> {
   readonly method = 'GET'
   readonly path = '/api/shoutbox/latest'
   readonly schema = LatestSchema
+  override readonly readsSession = true
   override readonly answers = {
     ok: okAnswer({
       shouts: NewestShoutsSchema,
-      pinned: Type.Array(ShoutSchema, { description: 'newest pin first' }),
+      pinned: Type.Array(RoomShoutSchema, { description: 'newest pin first' }),
       next: NextPageSchema,
       limit: Type.Integer({ minimum: 0, description: 'how many shouts it shows at most' })
-    }, { shouts: [SHOUT_EXAMPLE], pinned: [], next: null, limit: 50 })
+    }, { shouts: [ROOM_SHOUT_EXAMPLE], pinned: [], next: null, limit: 50 }),
+    errors: [NotFound]
   }
 
-  async handle ({ ctx, query }: PublicCall<typeof LatestSchema>): Promise<Successful> {
+  async handle ({ ctx, query, user }: PublicCall<typeof LatestSchema>): Promise<Successful> {
+    const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, user)
     const limit = query.limit ?? (await ShoutboxSettings.of(ctx).current()).maxShouts ?? SHOWN_WHEN_UNSET
     // One more than asked: whether it exists decides `next`.
     const [found, pinned] = await Promise.all([
-      shoutsRepository(ctx.db).archive({ before: undefined, limit: limit + 1, q: undefined }),
-      pinsRepository(ctx.db).list()
+      shoutsRepository(ctx.db).archive({ room, before: undefined, limit: limit + 1, q: undefined }),
+      pinsRepository(ctx.db).list(room)
     ])
     const shouts = found.slice(0, limit)
     // With maxShouts 0 it shows none: the older shouts are all of them.

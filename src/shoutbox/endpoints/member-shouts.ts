@@ -1,12 +1,13 @@
 import {
   LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, okAnswer, type AddonContext, type SessionUser, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
-import { DuplicateShout, EditWindowClosed, MessageTooLong, Muted } from '../errors.js'
-import { admitPost } from '../flood-control.js'
+import { DuplicateShout, EditWindowClosed, MessageTooLong, Muted, RoomArchived } from '../errors.js'
+import { admitPost, type FloodRules } from '../flood-control.js'
 import { assertPublishable } from '../message.js'
 import { assertNotMuted } from '../mutes.js'
 import { Publisher } from '../publisher.js'
-import { EditShoutSchema, PublishShoutSchema, SHOUT_EXAMPLE, ShoutIdParamsSchema, ShoutSchema } from '../schemas.js'
+import { canPost, GENERAL_ROOM_ID, Rooms, type Room } from '../rooms.js'
+import { EditShoutSchema, PublishShoutSchema, ROOM_SHOUT_EXAMPLE, RoomShoutSchema, ShoutIdParamsSchema, type RoomShout, type Settings } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { deleteShout, editShout } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
@@ -18,38 +19,54 @@ import { shoutsRepository } from '../shouts-repository.js'
 const OWN_SHOUT = '/api/shoutbox/:id(^\\d+$)'
 
 /**
- * Posting rights: POST_SHOUTS (members), or MANAGE_SHOUTBOX, whose holders may "post, edit
- * and delete any shout" — a moderator's role need not name the members' node as well.
+ * Posting rights in `room`: its `post` node (POST_SHOUTS in the default room), or
+ * MANAGE_SHOUTBOX, whose holders may "post, edit and delete any shout" — a moderator's
+ * role need not name the members' node as well. An archived room is read-only.
  */
-function requirePosting (call: SignedInCall<typeof PublishShoutSchema> | SignedInCall<typeof EditShoutSchema>): void {
-  if (!call.ctx.permissions.has(call.user, 'MANAGE_SHOUTBOX')) call.requirePermission('POST_SHOUTS')
+function assertMayPost (room: Room, user: SessionUser): void {
+  if (!canPost(room, user)) throw new NoPermission()
+  if (room.archived) throw new RoomArchived()
+}
+
+/** The board's flood rules in `room`: its slow mode, when it asks for a longer pause than the board. */
+function floodRules (settings: Settings, room: Room): FloodRules {
+  return { ...settings, minSecondsBetweenShouts: Math.max(settings.minSecondsBetweenShouts, room.slowModeSeconds) }
 }
 
 /**
- * POST /api/shoutbox — a member with POST_SHOUTS (or staff with MANAGE_SHOUTBOX) talks on the board: the same message
- * rules as the panel's publish, then the flood rules (staff with MANAGE_SHOUTBOX are
- * exempt); no activity-log entry. Answers the shout as stored. A muted member is
- * refused first (MUTED).
+ * A member's post in `room` (which the caller has found they may read): posting rights,
+ * then mutes, the message rules, and the flood rules — with the room's slow mode, when it
+ * asks for a longer pause than the board — from which staff are exempt. Answers the shout as stored.
+ */
+export async function postInRoom (ctx: AddonContext, user: SessionUser, room: Room, message: string): Promise<RoomShout> {
+  assertMayPost(room, user)
+  await assertNotMuted(ctx, user)
+  const settings = await ShoutboxSettings.of(ctx).current()
+  assertPublishable(message, settings.maxMessageLength)
+  if (!ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
+    await admitPost(ctx, user.id, message, floodRules(settings, room))
+  }
+  return Publisher.of(ctx).publish(user, message, { logged: false, room })
+}
+
+/**
+ * POST /api/shoutbox — a member with POST_SHOUTS (or staff with MANAGE_SHOUTBOX) talks in
+ * the default room: the same message rules as the panel's publish, then the flood rules
+ * (staff with MANAGE_SHOUTBOX are exempt); no activity-log entry. Answers the shout as
+ * stored. A muted member is refused first (MUTED). (`postInRoom`)
  */
 export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
   readonly method = 'POST'
   readonly path = '/api/shoutbox'
   readonly schema = PublishShoutSchema
   override readonly answers = {
-    ok: okAnswer({ shout: ShoutSchema }, { shout: SHOUT_EXAMPLE }, 'The shout as stored'),
+    ok: okAnswer({ shout: RoomShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }, 'The shout as stored'),
     errors: [NoPermission, Muted, MessageTooLong, DuplicateShout, TooManyRequests]
   }
 
-  async handle (call: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
-    requirePosting(call)
-    const { ctx, user } = call
-    await assertNotMuted(ctx, user)
-    const { message } = call.body
-    const settings = await ShoutboxSettings.of(ctx).current()
-    assertPublishable(message, settings.maxMessageLength)
-    if (!ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) await admitPost(ctx, user.id, message, settings)
-    const shout = await Publisher.of(ctx).publish(user, message, { logged: false })
-    return new Successful({ shout })
+  async handle ({ ctx, user, body }: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
+    const general = await Rooms.of(ctx).byId(GENERAL_ROOM_ID)
+    return new Successful({ shout: await postInRoom(ctx, user, general!, body.message) })
   }
 }
 
@@ -68,27 +85,31 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   readonly path = OWN_SHOUT
   readonly schema = EditShoutSchema
   override readonly answers = {
-    ok: okAnswer({ shout: ShoutSchema }, { shout: { ...SHOUT_EXAMPLE, message: 'Hello, board (edited)' } }, 'The shout as edited; its date stays'),
-    errors: [NoPermission, Muted, NotFound, EditWindowClosed, MessageTooLong, DuplicateShout, TooManyRequests]
+    ok: okAnswer({ shout: RoomShoutSchema }, { shout: { ...ROOM_SHOUT_EXAMPLE, message: 'Hello, board (edited)' } }, 'The shout as edited; its date stays'),
+    errors: [NoPermission, Muted, NotFound, EditWindowClosed, RoomArchived, MessageTooLong, DuplicateShout, TooManyRequests]
   }
 
   async handle (call: SignedInCall<typeof EditShoutSchema>): Promise<Successful> {
-    requirePosting(call)
     const { ctx, user } = call
-    await assertNotMuted(ctx, user)
     const { message } = call.body
     const id = Number(call.params.id)
+    // Read before the transaction: the embedded database has one connection, which the transaction holds.
+    const rooms = await Rooms.of(ctx).all()
+    await assertNotMuted(ctx, user)
     const settings = await ShoutboxSettings.of(ctx).current()
     const staff = ctx.permissions.has(user, 'MANAGE_SHOUTBOX')
     const shout = await ctx.transaction(async trx => {
-      const { date, moderated, pinned, message: previousMessage } = await ownShout(ctx, trx, id, user)
+      const { date, moderated, pinned, message: previousMessage, roomId } = await ownShout(ctx, trx, id, user)
+      const room = rooms.find(each => each.id === roomId)
+      if (room === undefined) throw new NotFound()
+      assertMayPost(room, user)
       // A moderator's edit closes the window: the author may not put back what was taken
       // out; nor change what the board pinned.
       if (moderated || pinned || Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
       assertPublishable(message, settings.maxMessageLength)
-      if (!staff) await admitPost(ctx, user.id, message, settings, trx)
+      if (!staff) await admitPost(ctx, user.id, message, floodRules(settings, room), trx)
       const edited = await editShout(ctx, trx, id, message, false)
-      if (staff) await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage } }, trx)
+      if (staff) await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage, room: room.slug } }, trx)
       return edited
     })
     return new Successful({ shout })
@@ -114,7 +135,7 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
       await ownShout(ctx, trx, id, user)
       const shout = await deleteShout(ctx, trx, id)
       if (ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
-        await ctx.activityLog.write({ type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message } }, trx)
+        await ctx.activityLog.write({ type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message, room: shout.room } }, trx)
       }
     })
     return new Successful()
@@ -122,7 +143,7 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
 }
 
 /** The shout `id`, locked for `trx`, if `user` wrote it: NOT_FOUND when there is none, NO_PERMISSION when it is someone else's. */
-async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean }> {
+async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean, roomId: number }> {
   const found = await shoutsRepository(ctx.db).authorOf(id, trx)
   if (found === undefined) throw new NotFound()
   if (found.authorId !== user.id) throw new NoPermission()

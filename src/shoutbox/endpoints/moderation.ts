@@ -5,7 +5,7 @@ import { mutesRepository } from '../mutes-repository.js'
 import { muteOf, muteSentence } from '../mutes.js'
 import { MessageTooLong } from '../errors.js'
 import {
-  MUTE_EXAMPLE, ModeratorEditSchema, MuteAnswerSchema, MutedUserParamsSchema, MuteSchema, SHOUT_EXAMPLE, ShoutIdParamsSchema, ShoutSchema
+  MUTE_EXAMPLE, ModeratorEditSchema, MuteAnswerSchema, MutedUserParamsSchema, MuteSchema, ROOM_SHOUT_EXAMPLE, RoomShoutSchema, ShoutIdParamsSchema
 } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { editShout } from '../shout-changes.js'
@@ -24,7 +24,7 @@ export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
   readonly path = '/api/panel/shoutbox/:id'
   readonly schema = ModeratorEditSchema
   override readonly answers = {
-    ok: okAnswer({ shout: ShoutSchema }, { shout: { ...SHOUT_EXAMPLE, message: 'Hello, [removed]' } }, 'The shout as edited; its id, author and date stay'),
+    ok: okAnswer({ shout: RoomShoutSchema }, { shout: { ...ROOM_SHOUT_EXAMPLE, message: 'Hello, [removed]' } }, 'The shout as edited; its id, author and date stay'),
     errors: [NoPermission, NotFound, MessageTooLong]
   }
 
@@ -39,7 +39,7 @@ export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
       const before = await shouts.findWithAuthor(id, trx)
       if (before === undefined) throw new NotFound()
       const shout = await editShout(ctx, trx, id, message, true)
-      await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage: before.message } }, trx)
+      await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage: before.message, room: before.room } }, trx)
       return shout
     })
     return new Successful({ shout })

@@ -8,7 +8,7 @@ import { shoutsRepository } from '../shouts-repository.js'
 
 /**
  * PUT /api/panel/shoutbox/:id/pin {pinned} — pins or unpins a shout, logged PINNED_SHOUT
- * or UNPINNED_SHOUT. At most `maxPinned` are pinned: the pins table is locked while one
+ * or UNPINNED_SHOUT. At most `maxPinned` are pinned in each room: the pins table is locked while one
  * is counted and written, so two pins at once cannot both take the last place. Asking
  * for the state a shout is already in changes, logs and announces nothing.
  */
@@ -30,15 +30,15 @@ export class PinShout extends PanelApi<typeof PinSchema> {
       // Locked, so an author's edit (which locks it too) cannot slip in beside the pin.
       const found = await shoutsRepository(ctx.db).findWithAuthor(id, trx)
       if (found === undefined) throw new NotFound()
-      const { authorId: _, ...shout } = found
+      const { authorId: _, roomId, ...shout } = found
       if (await pins.isPinned(id, trx) === pinned) return
-      if (pinned && await pins.count(trx) >= maxPinned) throw new TooManyPinned(maxPinned)
+      if (pinned && await pins.count(roomId, trx) >= maxPinned) throw new TooManyPinned(maxPinned)
       const eventId = pinned ? await pins.pin(id, trx) : await pins.unpin(id, trx)
       // Deleted between the read and the write.
       if (eventId === undefined) throw new NotFound()
       const kind = pinned ? 'shout-pinned' : 'shout-unpinned'
       await ctx.activityLog.write({
-        type: pinned ? 'PINNED_SHOUT' : 'UNPINNED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message }
+        type: pinned ? 'PINNED_SHOUT' : 'UNPINNED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message, room: shout.room }
       }, trx)
       await announceChange(ctx, trx, kind, [{ id: eventId, kind, shout }])
     })

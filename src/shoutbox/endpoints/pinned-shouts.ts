@@ -2,10 +2,12 @@ import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/inde
 import { CHANGED } from '../changes/notice.js'
 import { pinsRepository } from '../pins-repository.js'
 import { nextPinned } from '../changes/pinned.js'
-import { SHOUT_EXAMPLE, ShoutSchema } from '../schemas.js'
+import { GENERAL_ROOM_ID, GENERAL_ROOM_SLUG } from '../rooms.js'
+import { ROOM_SHOUT_EXAMPLE, RoomShoutSchema } from '../schemas.js'
 
 /**
- * GET /api/shoutbox/pinned — public: the pinned shouts, newest pin first. Kept and served
+ * GET /api/shoutbox/pinned — public: the default room's pinned shouts, newest pin first
+ * (a room's own: `/api/shoutbox/rooms/:slug/pinned`). Kept and served
  * from memory like the list; a publish or a settings change keeps it as it is, a pin or
  * an unpin makes it anew (see nextPinned).
  */
@@ -14,9 +16,9 @@ export class PinnedShouts extends Api {
   readonly path = '/api/shoutbox/pinned'
   readonly schema = {}
   override readonly cache = { topic: CHANGED, update: nextPinned }
-  override readonly answers = { ok: okAnswer({ shouts: Type.Array(ShoutSchema, { description: 'newest pin first' }) }, { shouts: [SHOUT_EXAMPLE] }) }
+  override readonly answers = { ok: okAnswer({ shouts: Type.Array(RoomShoutSchema, { description: 'newest pin first' }) }, { shouts: [ROOM_SHOUT_EXAMPLE] }) }
 
   async handle ({ ctx }: PublicCall): Promise<Successful> {
-    return new Successful({ shouts: await pinsRepository(ctx.db).list() })
+    return new Successful({ shouts: await pinsRepository(ctx.db).list({ id: GENERAL_ROOM_ID, slug: GENERAL_ROOM_SLUG }) })
   }
 }

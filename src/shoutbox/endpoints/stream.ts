@@ -3,14 +3,21 @@ import { StreamHub } from '../stream-hub.js'
 
 const StreamSchema = {
   // For clients that cannot set the Last-Event-ID header.
-  querystring: Type.Object({ lastEventId: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })) })
+  querystring: Type.Object({
+    lastEventId: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+    /** Rooms to hear, by slug, comma-separated; every room the reader may read when absent. */
+    rooms: Type.Optional(Type.String({ maxLength: 2000 }))
+  })
 }
 
 /**
- * GET /api/shoutbox/stream — public Server-Sent Events: `shout-created` with the shout
- * as the list shows it, `shout-deleted` with its id alone; `Last-Event-ID` resumes after
- * a reconnect, on any host process. A stream opened signed in also hears
- * `posting-changed` (no id, `{}`) when that member is muted or their mute is lifted.
+ * GET /api/shoutbox/stream?rooms=a,b — public Server-Sent Events: `shout-created` with
+ * the shout and its room, `shout-deleted` with its id and room alone; `Last-Event-ID`
+ * resumes after a reconnect, on any host process. A stream hears the rooms its reader may
+ * read when it opens (of those named in `rooms`; names it may not read are passed over
+ * as unknown ones); a change of its reader's role or of a room's readers closes it. A
+ * stream opened signed in also hears `posting-changed` (no id, `{}`) when that member is
+ * muted or their mute is lifted.
  */
 export class StreamShouts extends Api<typeof StreamSchema> {
   readonly method = 'GET'
@@ -20,13 +27,14 @@ export class StreamShouts extends Api<typeof StreamSchema> {
   override readonly readsSession = true
   override readonly answers = {
     ok: eventStreamAnswer('Server-Sent Events: `shout-created` and `shout-edited` with the shout, `shout-deleted` with its id',
-      'id: 43\nevent: shout-created\ndata: {"id":42,"message":"Hello","username":"ada","date":1795000000000}\n\n'),
+      'id: 43\nevent: shout-created\ndata: {"id":42,"message":"Hello","username":"ada","date":1795000000000,"room":"general"}\n\n'),
     errors: [TooManyRequests]
   }
 
   async handle ({ ctx, headers, query, user, openEventStream }: PublicCall<typeof StreamSchema>): Promise<void> {
     const header = headers['last-event-id']
     const raw = typeof header === 'string' && /^[0-9]{1,15}$/.test(header) ? header : query.lastEventId
-    await StreamHub.of(ctx).subscribe(openEventStream(), raw === undefined ? undefined : Number(raw), user?.id)
+    const asked = query.rooms === undefined ? undefined : new Set(query.rooms.split(',').map(slug => slug.trim()).filter(slug => slug !== ''))
+    await StreamHub.of(ctx).subscribe(openEventStream(), raw === undefined ? undefined : Number(raw), user, asked)
   }
 }

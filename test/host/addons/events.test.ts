@@ -22,7 +22,7 @@ t.test('listeners are discovered and receive host events and other addons\' even
   t.same(byName('greeter.echoed').map(e => e.payload), [{ text: 'ping' }], 'its own event, despite the other listener throwing')
   const created = byName('shoutbox.shout-created')
   t.equal(created.length, 1, 'another addon\'s event')
-  t.match(created[0], { payload: { id: 1, message: 'hi', username: 'admin' }, committed: true }, 'delivered after commit, with the shout')
+  t.match(created[0], { payload: { id: 1, message: 'hi', username: 'admin', room: 'general' }, committed: true }, 'delivered after commit, with the shout and its room')
 
   await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username: 'admin', password: 'correct horse battery' } })
   await app.events.drain()

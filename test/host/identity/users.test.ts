@@ -159,7 +159,7 @@ t.test('managing users: role, disabled, password, delete', async t => {
     const entries = await feed(app, (await login(app, 'admin', ADMIN.password)), 2)
     t.same(entries, [
       { type: 'DELETED_USER', userId: 1, username: 'admin', addonId: null, details: about, text: 'admin deleted the user alice' },
-      { type: 'CREATED_SHOUT', userId: 2, username: 'alice', addonId: 'shoutbox', details: { message: 'from alice' }, text: 'alice posted a shout: from alice' }
+      { type: 'CREATED_SHOUT', userId: 2, username: 'alice', addonId: 'shoutbox', details: { message: 'from alice', room: 'general' }, text: 'alice posted a shout: from alice' }
     ])
     const unchanged = await snapshot(app)
     t.same(await admin('POST', '/api/panel/users', { username: 'ALICE', email: 'alice2@example.org', password: PASSWORD, roleId: 3 }),

@@ -1,0 +1,197 @@
+import { NotFound, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
+import { CHANGE_KINDS } from './changes/kinds.js'
+import { onChange } from './changes/notice.js'
+import { perContext } from './per-context.js'
+import { ROOMS_TABLE } from './tables.js'
+
+/** The default room: every shout from before rooms, and every endpoint that names no room. */
+export const GENERAL_ROOM_ID = 1
+export const GENERAL_ROOM_SLUG = 'general'
+
+/** The node of the board's own posting permission (POST_SHOUTS): a room's `post` unless it names another. */
+export const POST_NODE = 'addon.shoutbox.post'
+/** MANAGE_SHOUTBOX's node: its holders read, post in and moderate every room. */
+export const MANAGE_NODE = 'addon.shoutbox.manage.shoutbox'
+
+/** The nodes the addon makes for a room, which roles may hold and the room may name as its `read` and `post`. */
+export function roomNodes (slug: string): { read: string, post: string } {
+  return { read: `addon.shoutbox.room.${slug}.read`, post: `addon.shoutbox.room.${slug}.post` }
+}
+
+/** Who may read a room: anyone, anyone signed in, or the holders of a permission node. */
+export type ReadAccess = 'everyone' | 'signed-in' | (string & {})
+
+export interface Room {
+  readonly id: number
+  readonly slug: string
+  readonly name: string
+  readonly description: string
+  readonly read: ReadAccess
+  /** A permission node. */
+  readonly post: string
+  readonly position: number
+  readonly archived: boolean
+  /** 0: the board's `minSecondsBetweenShouts` alone; more: at least this long between a member's shouts here. */
+  readonly slowModeSeconds: number
+}
+
+export type RoomChanges = Partial<Omit<Room, 'id' | 'slug'>>
+export type NewRoom = Pick<Room, 'slug' | 'name'> & RoomChanges
+
+interface RoomRow {
+  readonly id: number
+  readonly slug: string
+  readonly name: string
+  readonly description: string
+  readonly read_access: string
+  readonly post_access: string
+  readonly position: number
+  readonly archived: boolean
+  readonly slow_mode_seconds: number
+}
+
+const fromRow = (row: RoomRow): Room => ({
+  id: row.id,
+  slug: row.slug,
+  name: row.name,
+  description: row.description,
+  read: row.read_access,
+  post: row.post_access,
+  position: row.position,
+  archived: row.archived,
+  slowModeSeconds: row.slow_mode_seconds
+})
+
+const toRow = (changes: RoomChanges): Partial<RoomRow> => {
+  const row: Record<string, unknown> = {}
+  if (changes.name !== undefined) row.name = changes.name
+  if (changes.description !== undefined) row.description = changes.description
+  if (changes.read !== undefined) row.read_access = changes.read
+  if (changes.post !== undefined) row.post_access = changes.post
+  if (changes.position !== undefined) row.position = changes.position
+  if (changes.archived !== undefined) row.archived = changes.archived
+  if (changes.slowModeSeconds !== undefined) row.slow_mode_seconds = changes.slowModeSeconds
+  return row as Partial<RoomRow>
+}
+
+/** The rooms, as stored. A room is never deleted: archiving keeps its history. */
+export function roomsRepository (db: Database) {
+  return {
+    /** Every room, archived ones too, by position (then age). */
+    async all (trx?: Transaction): Promise<Room[]> {
+      const rows = await (trx ?? db)(ROOMS_TABLE).orderBy([{ column: 'position' }, { column: 'id' }]).select<RoomRow[]>(
+        'id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds')
+      return rows.map(fromRow)
+    },
+
+    /** The room's row locked until `trx` ends; undefined when there is none. */
+    async lock (id: number, trx: Transaction): Promise<Room | undefined> {
+      const row = await trx(ROOMS_TABLE).where({ id }).forUpdate().first<RoomRow | undefined>()
+      return row === undefined ? undefined : fromRow(row)
+    },
+
+    /** The new room; `'taken'` when another has its slug. Placed last unless a position is given. */
+    async create (room: NewRoom, trx: Transaction): Promise<Room | 'taken'> {
+      // Asked first so that a refused slug uses up no id; the insert's own check decides a race.
+      if (await trx(ROOMS_TABLE).where({ slug: room.slug }).first('id') !== undefined) return 'taken'
+      const position = room.position ?? Number((await trx(ROOMS_TABLE).max<{ max: number | null }>('position as max').first())?.max ?? 0) + 1
+      const [row] = await trx(ROOMS_TABLE).insert({ ...toRow({ ...room, position }), slug: room.slug, created_at: Date.now() })
+        .onConflict('slug').ignore().returning<RoomRow[]>('*')
+      return row === undefined ? 'taken' : fromRow(row)
+    },
+
+    async update (id: number, changes: RoomChanges, trx: Transaction): Promise<Room | undefined> {
+      const row = toRow(changes)
+      if (Object.keys(row).length === 0) return this.lock(id, trx)
+      const [updated] = await trx(ROOMS_TABLE).where({ id }).update(row).returning<RoomRow[]>('*')
+      return updated === undefined ? undefined : fromRow(updated)
+    }
+  }
+}
+
+/** True when `user` (null: a visitor) holds the permission `node`: administrators hold every one. */
+export function holds (user: SessionUser | null, node: string): boolean {
+  return user !== null && (user.permissions.includes('*') || user.permissions.includes(node))
+}
+
+/**
+ * Whether `user` may read `room`: by the room's `read`; moderators (MANAGE_SHOUTBOX)
+ * read every room, as they moderate every one. Archived rooms are read like the others.
+ */
+export function canRead (room: Room, user: SessionUser | null): boolean {
+  if (room.read === 'everyone') return true
+  if (user === null) return false
+  return room.read === 'signed-in' || holds(user, room.read) || holds(user, MANAGE_NODE)
+}
+
+/** Whether `user` may post in `room` (archived or not): its `post` node, or MANAGE_SHOUTBOX. */
+export function canPost (room: Room, user: SessionUser | null): boolean {
+  return canRead(room, user) && (holds(user, room.post) || holds(user, MANAGE_NODE))
+}
+
+/**
+ * The rooms, read once and then kept in memory while they are known to be current: a
+ * change of a room on any process (a `rooms` notice), or a gap in the notices, forgets them.
+ */
+export class Rooms {
+  static readonly of = perContext(ctx => new Rooms(ctx))
+
+  private remembered: Promise<Room[]> | undefined
+  private generation = 0
+  private readonly listeners = new Set<() => void>()
+
+  private constructor (private readonly ctx: AddonContext) {
+    onChange(ctx, notice => {
+      if (notice !== undefined && !CHANGE_KINDS[notice.kind].rooms) return
+      this.generation++
+      this.remembered = undefined
+      for (const listener of this.listeners) listener()
+    })
+  }
+
+  /** Runs `listener` whenever the rooms may have changed (on every process's change). */
+  onChange (listener: () => void): void {
+    this.listeners.add(listener)
+  }
+
+  /** Every room, archived ones too, by position. */
+  async all (): Promise<Room[]> {
+    if (this.remembered !== undefined) return this.remembered
+    const generation = this.generation
+    const linked = this.ctx.cluster.linked
+    const reading = roomsRepository(this.ctx.db).all()
+    if (linked) this.remembered = reading
+    try {
+      const rooms = await reading
+      if (!this.ctx.cluster.linked || generation !== this.generation) {
+        if (this.remembered === reading) this.remembered = undefined
+      }
+      return rooms
+    } catch (error) {
+      if (this.remembered === reading) this.remembered = undefined
+      throw error
+    }
+  }
+
+  /** The rooms `user` may read, archived ones left out, by position. */
+  async readable (user: SessionUser | null): Promise<Room[]> {
+    return (await this.all()).filter(room => !room.archived && canRead(room, user))
+  }
+
+  /** The room `slug` if `user` may read it (archived too); NOT_FOUND otherwise, exactly as for a room that does not exist. */
+  async readableBySlug (slug: string, user: SessionUser | null): Promise<Room> {
+    const room = (await this.all()).find(each => each.slug === slug)
+    if (room === undefined || !canRead(room, user)) throw new NotFound()
+    return room
+  }
+
+  /** The room `id` (archived too); undefined when there is none. */
+  async byId (id: number): Promise<Room | undefined> {
+    return (await this.all()).find(room => room.id === id)
+  }
+
+  /** The slugs of the rooms `user` may read, archived ones too (their history stays readable). */
+  async readableSlugs (user: SessionUser | null): Promise<Set<string>> {
+    return new Set((await this.all()).filter(room => canRead(room, user)).map(room => room.slug))
+  }
+}
