@@ -11,6 +11,7 @@ import { story as members } from './stories/members.js'
 import { story as moderation } from './stories/moderation.js'
 import { story as overviewAndDocs } from './stories/overview-and-docs.js'
 import { story as panelAndTheme } from './stories/panel-and-theme.js'
+import { story as rooms } from './stories/rooms.js'
 
 const stories = [
   ['the panel and the theme, in a real browser', panelAndTheme],
@@ -18,7 +19,8 @@ const stories = [
   ['members on the home page, in a real browser', members],
   ['the widget lives on the stream: every kind of event, no list request, one load per reset', liveWidget],
   ['moderation, in a real browser', moderation],
-  ['/docs/api and the Overview page, in a real browser', overviewAndDocs]
+  ['/docs/api and the Overview page, in a real browser', overviewAndDocs],
+  ['rooms: a tab each, unread counts, the keyboard, the panel\'s Rooms page, the archive by room', rooms]
 ] as const
 
 /** A story takes 10–40 s here, alone; three minutes leaves room for a machine busy with other tests. */
@@ -28,7 +30,9 @@ t.setTimeout(stories.length * STORY_TIMEOUT_MS)
 
 t.test('the pages, in a real browser', { skip: NO_BROWSER }, async t => {
   const browser = await launchBrowser(t)
-  for (const [name, story] of stories) {
+  // SHOUTBOX_STORY=<words> runs only the stories whose names hold them (while working on one).
+  const only = process.env.SHOUTBOX_STORY
+  for (const [name, story] of stories.filter(([name]) => only === undefined || name.includes(only))) {
     await t.test(name, { timeout: STORY_TIMEOUT_MS }, async t => {
       t.teardown(async () => { for (const context of browser.contexts()) await context.close() })
       await story(t, browser)

@@ -9,14 +9,25 @@ const MANAGE = 'addon.shoutbox.manage.shoutbox'
 const PANEL_PAGE = 50
 
 interface Mute { userId: number, username: string, until: number | null, reason: string | null, by: string }
+interface PanelRoom { id: number, slug: string, name: string, description: string, read: string, post: string, position: number, archived: boolean, slowModeSeconds: number }
 
-/** The addon's panel pages: Shouts, Mutes and Shoutbox settings. The host decides who sees them. */
+/** Who may read a room, as the Rooms page offers it: value → the string naming it. */
+const READ_CHOICES = (slug: string): Array<[string, string]> => [
+  ['everyone', 'ui.rooms.readEveryone'], ['signed-in', 'ui.rooms.readSignedIn'], [`addon.shoutbox.room.${slug}.read`, 'ui.rooms.readOwn'], ['panel.access', 'ui.rooms.readStaff']
+]
+/** Who may post in a room. */
+const POST_CHOICES = (slug: string): Array<[string, string]> => [
+  ['addon.shoutbox.post', 'ui.rooms.postMembers'], [`addon.shoutbox.room.${slug}.post`, 'ui.rooms.postOwn'], ['panel.access', 'ui.rooms.postStaff'], [MANAGE, 'ui.rooms.postModerators']
+]
+
+/** The addon's panel pages: Shouts, Rooms, Mutes and Shoutbox settings. The host decides who sees them. */
 export default function register (panel: PanelHost): void {
   const t = shoutboxStrings(panel.locale)
   const addonError = (key: string, values?: Record<string, unknown>): string | undefined => t.has(key) ? t(key, values) : undefined
   const say = (answer: ApiAnswer): string => panel.errorText(answer, addonError)
 
   panel.addPage({ id: 'shouts', title: t('ui.shouts.title'), permission: MANAGE, render: root => shoutsPage(root) })
+  panel.addPage({ id: 'rooms', title: t('ui.rooms.title'), permission: MANAGE, render: root => roomsPage(root) })
   panel.addPage({ id: 'mutes', title: t('ui.mutes.title'), permission: MANAGE, render: root => mutesPage(root) })
   panel.addPage({ id: 'settings', title: t('ui.settings.title'), permission: MANAGE, render: root => settingsPage(root) })
   panel.addOverview({ title: t('ui.overview.title'), permission: MANAGE, render: root => overview(root) })
@@ -78,6 +89,15 @@ export default function register (panel: PanelHost): void {
       h('div', {}, post)) as HTMLFormElement
     const list = h('ul', { class: 'items' })
     const known = new KnownUsers()
+    // Which room the page shows and publishes in (every room, archived ones to read).
+    const roomChoice = h('select', { id: 'shout-room', onchange: () => void changeRoom() }, h('option', { value: 'general' }, 'General')) as HTMLSelectElement
+    let roomsNow: PanelRoom[] = []
+    const changeRoom = async (): Promise<void> => {
+      const room = roomsNow.find(each => each.slug === roomChoice.value)
+      post.toggleAttribute('disabled', room?.archived === true)
+      list.replaceChildren()
+      await live.show(roomChoice.value)
+    }
     const olderButton = h('button', { type: 'button', class: 'secondary', hidden: true, onclick: () => void showOlder() }, t('history.older')) as HTMLButtonElement
     const draw = (): void => {
       if (!live.loaded) return
@@ -141,20 +161,133 @@ export default function register (panel: PanelHost): void {
         result.error(t('errors.BLANK_MESSAGE'))
         return undefined
       }
-      return panel.api('POST', '/panel/api/shoutbox', { message: message.value })
+      return panel.api('POST', '/panel/api/shoutbox', { message: message.value, room: roomChoice.value })
     }, async () => {
       message.value = ''
       count()
       result.ok(t('ui.shouts.posted'))
     })
 
-    root.replaceChildren(h('h1', {}, t('ui.shouts.title')), form, h('div', { class: 'card' }, list, olderButton))
+    root.replaceChildren(h('h1', {}, t('ui.shouts.title')),
+      h('div', { class: 'field' }, h('label', { for: 'shout-room' }, t('ui.shouts.room')), roomChoice),
+      form, h('div', { class: 'card' }, list, olderButton))
+    void panel.api('GET', '/panel/api/shoutbox/rooms').then(answer => {
+      if (!answer.ok) return
+      roomsNow = answer.body!.rooms as PanelRoom[]
+      roomChoice.replaceChildren(...roomsNow.map(room => h('option', { value: room.slug, selected: room.slug === live.room },
+        room.archived ? t('ui.rooms.archivedName', { name: room.name }) : room.name)))
+    })
     void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
       if (answer.ok) maxLength = answer.body!.maxMessageLength as number
       count()
     })
     live.start()
     return () => live.stop()
+  }
+
+  /**
+   * The rooms: each with who reads it, who posts in it and its slow mode, to change in
+   * place; moved up or down, archived or brought back; and a form for a new one.
+   */
+  function roomsPage (root: HTMLElement): void {
+    const result = outcome()
+    const body = h('div', { class: 'stack' })
+    const heading = h('h1', { tabindex: -1 }, t('ui.rooms.title'))
+    const choice = (id: string, choices: Array<[string, string]>, value: string): HTMLSelectElement => {
+      const known = choices.some(([node]) => node === value)
+      return h('select', { id }, ...choices.map(([node, key]) => h('option', { value: node, selected: node === value }, t(key))),
+        known ? null : h('option', { value, selected: true }, value)) as HTMLSelectElement
+    }
+    const load = async (focusId?: string): Promise<void> => {
+      const answer = await panel.api('GET', '/panel/api/shoutbox/rooms')
+      if (!answer.ok) {
+        result.error(say(answer))
+        return
+      }
+      const rooms = answer.body!.rooms as PanelRoom[]
+      body.replaceChildren(...rooms.map((room, index) => roomCard(room, rooms[index - 1], rooms[index + 1])))
+      if (focusId !== undefined) (document.getElementById(focusId) ?? heading).focus()
+    }
+    const change = async (room: PanelRoom, changes: Record<string, unknown>, done: string, focusId?: string): Promise<void> => {
+      const answer = await panel.api('PUT', `/panel/api/shoutbox/rooms/${room.id}`, changes)
+      // Named as it is now (a rename says the new name).
+      if (answer.ok) result.ok(t(done, { name: (answer.body!.room as PanelRoom).name }))
+      else result.error(say(answer))
+      await load(focusId)
+    }
+    /** Swaps two neighbours' places (positions are made distinct first, by the order shown). */
+    const move = async (room: PanelRoom, other: PanelRoom, direction: 'up' | 'down'): Promise<void> => {
+      const [mine, theirs] = room.position === other.position
+        ? (direction === 'up' ? [other.position, other.position + 1] : [room.position + 1, room.position])
+        : [other.position, room.position]
+      const first = await panel.api('PUT', `/panel/api/shoutbox/rooms/${room.id}`, { position: mine })
+      const second = first.ok ? await panel.api('PUT', `/panel/api/shoutbox/rooms/${other.id}`, { position: theirs }) : first
+      if (second.ok) result.ok(t('ui.rooms.moved', { name: room.name }))
+      else result.error(say(second))
+      await load(`room-${room.id}-${direction}`)
+    }
+    const roomCard = (room: PanelRoom, above: PanelRoom | undefined, below: PanelRoom | undefined): HTMLElement => {
+      const id = `room-${room.id}`
+      const name = h('input', { type: 'text', id: `${id}-name`, value: room.name, maxlength: 60, required: true }) as HTMLInputElement
+      const description = h('input', { type: 'text', id: `${id}-description`, value: room.description, maxlength: 500 }) as HTMLInputElement
+      const read = choice(`${id}-read`, READ_CHOICES(room.slug), room.read)
+      // The default room stays public: the seed's list is.
+      if (room.id === 1) read.disabled = true
+      const post = choice(`${id}-post`, POST_CHOICES(room.slug), room.post)
+      const slow = h('input', { type: 'number', id: `${id}-slow`, min: 0, max: 3600, step: 1, value: String(room.slowModeSeconds), required: true }) as HTMLInputElement
+      const form = h('form', { class: 'stack', 'aria-labelledby': `${id}-title` },
+        h('h2', { id: `${id}-title` }, room.archived ? t('ui.rooms.archivedName', { name: room.name }) : room.name, ' ', h('code', {}, room.slug)),
+        field(t('ui.rooms.name'), name), field(t('ui.rooms.description'), description),
+        field(t('ui.rooms.read'), read), field(t('ui.rooms.post'), post),
+        field(t('ui.rooms.slowMode'), slow, t('ui.rooms.slowModeHint')),
+        h('div', { class: 'row' },
+          h('button', { type: 'submit' }, t('ui.rooms.save')),
+          above === undefined ? null : h('button', { type: 'button', class: 'secondary', id: `${id}-up`, 'aria-label': t('ui.rooms.upLabel', { name: room.name }), onclick: () => void move(room, above, 'up') }, t('ui.rooms.up')),
+          below === undefined ? null : h('button', { type: 'button', class: 'secondary', id: `${id}-down`, 'aria-label': t('ui.rooms.downLabel', { name: room.name }), onclick: () => void move(room, below, 'down') }, t('ui.rooms.down')),
+          room.id === 1
+            ? null
+            : room.archived
+              ? h('button', { type: 'button', class: 'secondary', id: `${id}-restore`, onclick: () => void change(room, { archived: false }, 'ui.rooms.restored', `${id}-archive`) }, t('ui.rooms.restore'))
+              : h('button', { type: 'button', class: 'danger', id: `${id}-archive`, onclick: () => void change(room, { archived: true }, 'ui.rooms.archived', `${id}-restore`) }, t('ui.rooms.archive')))) as HTMLFormElement
+      form.addEventListener('submit', event => {
+        event.preventDefault()
+        void change(room, {
+          name: name.value, description: description.value, ...(room.id === 1 ? {} : { read: read.value }), post: post.value, slowModeSeconds: Number(slow.value)
+        }, 'ui.rooms.saved', `${id}-name`)
+      })
+      return h('section', { class: 'card', id }, form)
+    }
+    // A new room: its slug names it in addresses and its own permission nodes, for good.
+    const slug = h('input', { type: 'text', id: 'new-room-slug', required: true, maxlength: 32, pattern: '[a-z0-9][a-z0-9\\-]{0,31}', autocomplete: 'off' }) as HTMLInputElement
+    const newName = h('input', { type: 'text', id: 'new-room-name', required: true, maxlength: 60 }) as HTMLInputElement
+    const newDescription = h('input', { type: 'text', id: 'new-room-description', maxlength: 500 }) as HTMLInputElement
+    const newRead = choice('new-room-read', READ_CHOICES('…'), 'everyone')
+    const newPost = choice('new-room-post', POST_CHOICES('…'), 'addon.shoutbox.post')
+    const made = outcome()
+    const create = h('form', { class: 'stack card', 'aria-labelledby': 'new-room-title' },
+      h('h2', { id: 'new-room-title' }, t('ui.rooms.new')),
+      field(t('ui.rooms.slug'), slug, t('ui.rooms.slugHint')), field(t('ui.rooms.name'), newName), field(t('ui.rooms.description'), newDescription),
+      field(t('ui.rooms.read'), newRead), field(t('ui.rooms.post'), newPost),
+      made, h('div', {}, h('button', { type: 'submit' }, t('ui.rooms.create')))) as HTMLFormElement
+    // The room's own nodes carry its slug: the choices follow what is typed.
+    slug.addEventListener('input', () => {
+      for (const [select, choices] of [[newRead, READ_CHOICES], [newPost, POST_CHOICES]] as const) {
+        const chosen = select.selectedIndex
+        choices(slug.value === '' ? '…' : slug.value).forEach(([node], index) => { select.options[index]!.value = node })
+        select.selectedIndex = chosen
+      }
+    })
+    onSubmit(create, made, say, () => panel.api('POST', '/panel/api/shoutbox/rooms', {
+      slug: slug.value, name: newName.value, description: newDescription.value, read: newRead.value, post: newPost.value
+    }), async () => {
+      made.ok(t('ui.rooms.created', { name: newName.value }))
+      slug.value = ''
+      newName.value = ''
+      newDescription.value = ''
+      await load()
+    })
+    root.replaceChildren(heading, h('p', { class: 'hint' }, t('ui.rooms.intro')), result, body, create)
+    void load()
   }
 
   /** Who is muted, until when, why and by whom; each with a Lift button. Expired mutes are over and not shown. */

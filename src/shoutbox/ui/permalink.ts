@@ -7,7 +7,7 @@ import { shoutboxStrings } from './strings.js'
 /**
  * A shout's own page, /shouts/<id> (the theme's shout.html loads it):
  *   <script type="module" src="/addons/shoutbox/ui/permalink.js" data-shoutbox-permalink></script>
- * The shout, who posted it and exactly when, and the way back to the archive.
+ * The shout, who posted it, in which room and exactly when, and the way back to its room's archive.
  */
 
 const here = import.meta.url
@@ -17,20 +17,32 @@ useStylesheet('history.css', here)
 
 const id = /^\/shouts\/([0-9]{1,15})\/?$/.exec(location.pathname)?.[1]
 const body = h('div', { role: 'status', 'aria-live': 'polite' })
-const page = h('div', { class: 'shoutbox-history' }, body, h('p', { class: 'back' }, h('a', { href: '/shouts' }, t('history.back'))))
+const back = h('a', { href: '/shouts' }, t('history.back'))
+const page = h('div', { class: 'shoutbox-history' }, body, h('p', { class: 'back' }, back))
 const tag = ownTag('data-shoutbox-permalink', here)
 if (tag !== undefined) tag.after(page)
 else document.body.append(page)
 
-function show (shout: Shout, isUser?: (name: string) => boolean): void {
+type RoomShout = Shout & { room: string }
+
+/** The site's own title, which the shout's goes before. */
+const siteTitle = document.title
+
+/** The rooms' names by slug, once the server has said (the reader's rooms). */
+let roomNames = new Map<string, string>()
+
+function show (shout: RoomShout, isUser?: (name: string) => boolean): void {
   const date = new Date(shout.date)
   const title = t('history.shoutBy', { username: shout.username })
-  document.title = `${title} · ${document.title}`
+  document.title = `${title} · ${siteTitle}`
   body.replaceChildren(h('article', { class: 'shoutbox-permalink', 'aria-labelledby': 'shoutbox-permalink-title' },
     h('h1', { id: 'shoutbox-permalink-title' }, title),
     h('p', { class: 'text' }, richText(shout.message, isUser)),
     h('p', { class: 'meta' },
-      h('time', { datetime: date.toISOString() }, date.toLocaleString(locale, { dateStyle: 'full', timeStyle: 'short' })))))
+      h('time', { datetime: date.toISOString() }, date.toLocaleString(locale, { dateStyle: 'full', timeStyle: 'short' })), ' · ',
+      h('a', { class: 'room', href: shout.room === 'general' ? '/shouts' : `/shouts?room=${encodeURIComponent(shout.room)}` },
+        t('history.inRoom', { name: roomNames.get(shout.room) ?? shout.room })))))
+  back.setAttribute('href', shout.room === 'general' ? '/shouts' : `/shouts?room=${encodeURIComponent(shout.room)}`)
 }
 
 async function load (): Promise<void> {
@@ -45,12 +57,25 @@ async function load (): Promise<void> {
       return
     }
     if (!response.ok) throw new Error(String(response.status))
-    const { shout } = await response.json() as { shout: Shout }
+    const { shout } = await response.json() as { shout: RoomShout }
+    show(shout)
+    roomNames = await readRoomNames()
     show(shout)
     const known = new KnownUsers()
     if (await known.learn([shout.message])) show(shout, known.isUser)
   } catch {
     body.replaceChildren(h('p', { class: 'message error' }, t('history.failed')))
+  }
+}
+
+async function readRoomNames (): Promise<Map<string, string>> {
+  try {
+    const response = await fetch('/api/shoutbox/rooms', { credentials: 'same-origin' })
+    if (!response.ok) return roomNames
+    const { rooms } = await response.json() as { rooms: Array<{ slug: string, name: string }> }
+    return new Map(rooms.map(room => [room.slug, room.name]))
+  } catch {
+    return roomNames
   }
 }
 

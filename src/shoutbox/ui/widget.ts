@@ -18,9 +18,11 @@ import { shoutboxStrings } from './strings.js'
  * is told so, and until when, in place of the composer. Moderators (MANAGE_SHOUTBOX with
  * panel access) get edit, delete and mute beside everyone else's shouts. A page that signs
  * people in or out tells it with a `site:session` event on `document`.
+ * Each room the reader may read has a tab (the default room first; arrow keys, Home and
+ * End move between them); a signed-in reader sees on each other tab how many shouts
+ * arrived there since it was last shown. The tab chosen is remembered in the browser.
  */
 
-const POST_NODE = 'addon.shoutbox.post'
 const MANAGE_NODE = 'addon.shoutbox.manage.shoutbox'
 const PANEL_NODE = 'panel.access'
 /** The mute lengths offered, in minutes; null: until lifted. */
@@ -32,6 +34,9 @@ const locale = pageLocale()
 const t = shoutboxStrings(locale)
 
 interface Me { readonly username: string, readonly permissions: readonly string[] }
+interface Room { readonly slug: string, readonly name: string, readonly description: string, readonly canPost: boolean }
+/** Where the room last shown is kept (localStorage). */
+const ROOM_KEY = 'shoutbox-room'
 interface Rules { maxMessageLength: number, editWindowSeconds: number }
 interface OwnMute { readonly until: number | null, readonly reason: string | null }
 interface Answer { readonly ok: boolean, readonly status: number, readonly body: Record<string, unknown> | undefined, readonly retryAfter: string | null }
@@ -72,9 +77,13 @@ const pinnedList = h('ol', { class: 'shoutbox-list' })
 // A region of its own, named "Pinned", so a screen reader announces it as such.
 const pinnedBox = h('section', { class: 'shoutbox-pinned', 'aria-labelledby': 'shoutbox-pinned-title', hidden: true },
   h('p', { class: 'label', id: 'shoutbox-pinned-title' }, h('span', { class: 'pin', 'aria-hidden': 'true' }), t('widget.pinned')), pinnedList)
+const tabs = h('div', { class: 'shoutbox-tabs', role: 'tablist', 'aria-label': t('widget.rooms'), hidden: true })
+// The room shown: what is said in it, and what one may say there.
+const roomPanel = h('div', { class: 'shoutbox-room', id: 'shoutbox-room' }, you, announcer, pinnedBox, log)
+const archiveLink = h('a', { href: '/shouts' }, t('widget.all'))
 const widget = h('section', { class: 'shoutbox-widget', 'aria-labelledby': 'shoutbox-title' },
-  h('h2', { id: 'shoutbox-title' }, t('widget.title')), you, announcer, pinnedBox, log,
-  h('p', { class: 'shoutbox-more' }, h('a', { href: '/shouts' }, t('widget.all'))))
+  h('h2', { id: 'shoutbox-title' }, t('widget.title')), tabs, roomPanel,
+  h('p', { class: 'shoutbox-more' }, archiveLink))
 if (tag !== undefined) tag.after(widget)
 else document.body.append(widget)
 
@@ -83,12 +92,18 @@ const announce = (...texts: string[]): void => {
 }
 
 let me: Me | null = null
+/** The rooms the reader may read, by position (the default room until the server says). */
+let rooms: Room[] = [{ slug: 'general', name: 'General', description: '', canPost: false }]
+/** Shouts heard in each room not shown, since it was last shown (signed-in readers). */
+const unread = new Map<string, number>()
 let signUpOpen = false
 let myMute: OwnMute | null = null
 let muteEnds: ReturnType<typeof setTimeout> | undefined
 let rules: Rules = { maxMessageLength: 500, editWindowSeconds: 300 }
-// Manage shoutbox says "post, edit and delete any shout": its holders post without the members' node.
-const mayPost = (): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(POST_NODE) || me.permissions.includes(MANAGE_NODE))
+/** The room shown. */
+const currentRoom = (): Room | undefined => rooms.find(room => room.slug === live.room)
+// The server says, per room, whether one may post there (Manage shoutbox may everywhere).
+const mayPost = (): boolean => me !== null && currentRoom()?.canPost === true
 const holds = (node: string): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(node))
 const isModerator = (): boolean => holds(MANAGE_NODE) && holds(PANEL_NODE)
 const isOwn = (shout: Shout): boolean => me !== null && shout.username === me.username
@@ -163,7 +178,7 @@ function composer (): HTMLElement {
     sending = true
     send.disabled = true
     form.setAttribute('aria-busy', 'true')
-    void call('POST', '/api/shoutbox', { message }).then(answer => {
+    void call('POST', `/api/shoutbox/rooms/${encodeURIComponent(live.room)}/shouts`, { message }).then(answer => {
       if (answer.ok) {
         area.value = ''
         left.update()
@@ -228,8 +243,8 @@ function drawYou (): void {
 }
 
 async function refreshSession (): Promise<void> {
-  const [who, signUp, limits, posting] = await Promise.all([
-    call('GET', '/api/auth/me'), call('GET', '/api/auth/signup'), call('GET', '/api/shoutbox/rules'), call('GET', '/api/shoutbox/me')])
+  const [who, signUp, limits, posting, readable] = await Promise.all([
+    call('GET', '/api/auth/me'), call('GET', '/api/auth/signup'), call('GET', '/api/shoutbox/rules'), call('GET', '/api/shoutbox/me'), call('GET', '/api/shoutbox/rooms')])
   if (who.body?.error === 'INSTALLATION_REQUIRED') {
     // Every call answers 503 until the administrator finishes setup: no "sign in", no "no shouts yet".
     you.replaceChildren(h('p', { class: 'shoutbox-prompt' }, t('widget.notSetUp')))
@@ -247,6 +262,7 @@ async function refreshSession (): Promise<void> {
   myMute = me !== null && posting.ok ? posting.body!.mute as OwnMute | null : null
   signUpOpen = signUp.ok && signUp.body!.signUp === true
   if (limits.ok) rules = limits.body as unknown as Rules
+  if (readable.ok) learnRooms(readable.body!.rooms as Room[])
   drawYou()
   render()
   // Just signed in here: straight to writing.
@@ -261,6 +277,84 @@ document.addEventListener('site:session', () => {
   sessionAsked = true
   void refreshSession()
 })
+
+// ---------------------------------------------------------------------------------------------
+// Rooms: a tab each
+
+/** The rooms the reader may read now; the room shown stays unless it is no longer one of them. True when they changed. */
+function learnRooms (readable: Room[]): boolean {
+  if (readable.length === 0 || JSON.stringify(readable) === JSON.stringify(rooms)) return false
+  rooms = readable
+  for (const slug of unread.keys()) if (!rooms.some(room => room.slug === slug)) unread.delete(slug)
+  if (currentRoom() === undefined) void showRoom(rooms[0]!.slug, false)
+  drawTabs()
+  return true
+}
+
+function tabOf (room: Room): HTMLElement {
+  const selected = room.slug === live.room
+  const count = selected || me === null ? 0 : unread.get(room.slug) ?? 0
+  return h('button', {
+    type: 'button',
+    role: 'tab',
+    id: `shoutbox-tab-${room.slug}`,
+    class: 'shoutbox-tab',
+    'aria-selected': String(selected),
+    'aria-controls': 'shoutbox-room',
+    tabindex: selected ? 0 : -1,
+    title: room.description === '' ? undefined : room.description,
+    'data-room': room.slug,
+    onclick: () => void showRoom(room.slug, true)
+  }, room.name, count === 0 ? null : h('span', { class: 'shoutbox-unread' }, ' ', h('span', { 'aria-hidden': 'true' }, String(count > 99 ? '99+' : count)),
+    h('span', { class: 'shoutbox-sr' }, t('widget.unread', { count }))))
+}
+
+function drawTabs (): void {
+  const focused = tabs.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.room : undefined
+  tabs.hidden = rooms.length < 2
+  tabs.replaceChildren(...rooms.map(tabOf))
+  roomPanel.setAttribute('role', rooms.length < 2 ? 'region' : 'tabpanel')
+  roomPanel.setAttribute('aria-labelledby', rooms.length < 2 ? 'shoutbox-title' : `shoutbox-tab-${live.room}`)
+  if (focused !== undefined) tabs.querySelector<HTMLElement>(`[data-room="${focused}"]`)?.focus()
+  archiveLink.setAttribute('href', live.room === 'general' ? '/shouts' : `/shouts?room=${encodeURIComponent(live.room)}`)
+}
+
+/** Shows room `slug`; with `focus`, its tab takes the focus (a choice made with the keyboard). */
+async function showRoom (slug: string, focus: boolean): Promise<void> {
+  unread.delete(slug)
+  try {
+    localStorage.setItem(ROOM_KEY, slug)
+  } catch {
+    // storage refused (a private window): the choice holds for this page
+  }
+  if (slug !== live.room) {
+    items.forEach(item => item.li.remove())
+    items.clear()
+    log.setAttribute('aria-busy', 'true')
+    const shown = live.show(slug)
+    drawTabs()
+    drawYou()
+    await shown
+  }
+  drawTabs()
+  if (focus) tabs.querySelector<HTMLElement>(`[data-room="${slug}"]`)?.focus()
+}
+
+// Arrow keys move between tabs (and show the room), Home and End to the first and last.
+tabs.addEventListener('keydown', event => {
+  const at = rooms.findIndex(room => room.slug === live.room)
+  const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: rooms.length - 1 }[event.key]
+  if (next === undefined || rooms.length === 0) return
+  event.preventDefault()
+  void showRoom(rooms[(next + rooms.length) % rooms.length]!.slug, true)
+})
+
+/** An event of a room not shown: a shout someone else said there is one more unread. */
+function heardElsewhere (kind: string, shout: { room: string, username: string }): void {
+  if (kind !== 'shout-created' || me === null || shout.username === me.username) return
+  unread.set(shout.room, (unread.get(shout.room) ?? 0) + 1)
+  drawTabs()
+}
 
 // ---------------------------------------------------------------------------------------------
 // Reading: the list, kept in place so focus and an edit in progress survive updates
@@ -493,7 +587,25 @@ function startMute (item: Item): void {
   form.querySelector<HTMLInputElement>('input[type="radio"]')?.focus()
 }
 
+/** The room shown last time, if the browser kept it (the server says later whether it may still be read). */
+function rememberedRoom (): string {
+  try {
+    return localStorage.getItem(ROOM_KEY) ?? 'general'
+  } catch {
+    return 'general'
+  }
+}
+
 const live = new LiveShouts({
+  room: rememberedRoom(),
+  elsewhere: heardElsewhere,
+  // A stream the server closed (one's role or a room's readers changed) connects again:
+  // the rooms one may read are asked again, and the composer follows when they changed.
+  reconnected: () => {
+    void call('GET', '/api/shoutbox/rooms').then(readable => {
+      if (readable.ok && learnRooms(readable.body!.rooms as Room[])) drawYou()
+    })
+  },
   // Muted or let speak again by a moderator, on any process: the composer follows at once.
   heard: () => void refreshSession(),
   changed: fresh => {

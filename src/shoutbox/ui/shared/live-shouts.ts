@@ -1,10 +1,14 @@
 import { CHANGE_KIND_NAMES, CHANGE_KINDS, unhandled, type EventKind, type MemberEventKind } from '../../changes/kinds.js'
 import type { Shout } from '../../schemas.js'
 
+/** A shout as the stream and every answer but the seed's list give it: with its room's slug. */
+export type RoomShout = Shout & { readonly room?: string }
+
 /**
- * The newest shouts and the pinned ones, kept current by the event stream: a page (the
- * widget, the panel's Shouts page) loads them once, then applies each event to what it
- * holds. It reads them again only when the stream says it must — `ready` (a stream that
+ * The newest shouts and the pinned ones of one room, kept current by the event stream: a
+ * page (the widget, the panel's Shouts page) loads them once, then applies each event of
+ * that room to what it holds; the events of the reader's other rooms go to `elsewhere`
+ * (the widget's unread counts). Showing another room is one load. It reads them again only when the stream says it must — `ready` (a stream that
  * starts afresh), `reset` (a reconnect too far behind to be replayed) — or, with no
  * stream to be had, every 15 s. A load is one request (`/api/shoutbox/latest`), bounded:
  * the newest `maxShouts` (50 when unset) or `pageSize` of them, with the pins; never the
@@ -24,6 +28,16 @@ export interface LiveShoutsOptions {
   readonly changed: (fresh: readonly Shout[]) => void
   /** Called for each event of the signed-in member's own (a mute made or lifted: `posting-changed`). */
   readonly heard?: (kind: MemberEventKind) => void
+  /** The room shown first (its slug); the default room when absent. */
+  readonly room?: string
+  /**
+   * Called when the stream connects again (the browser reconnected, or the page reopened
+   * it), not the first time: what the reader may read may have changed since (the server
+   * closes a stream whose rooms change).
+   */
+  readonly reconnected?: () => void
+  /** Called for each event of a room not shown now, with its room. */
+  readonly elsewhere?: (kind: EventKind, shout: RoomShout & { room: string }) => void
 }
 
 /** The stream's events that change what a page shows (every kind on the stream); the rest (`ready`, `reset`) reload it. */
@@ -36,6 +50,8 @@ const MEMBER_EVENTS = CHANGE_KIND_NAMES.filter((kind): kind is MemberEventKind =
 const POLL_MS = 15_000
 
 export class LiveShouts {
+  /** The room shown (its slug). */
+  room: string
   /** Newest first. */
   shouts: Shout[] = []
   /** Newest pin first. */
@@ -53,8 +69,24 @@ export class LiveShouts {
   private loadAgain = false
   private stream: EventSource | undefined
   private polling: ReturnType<typeof setInterval> | undefined
+  /** A stream has connected once: the next `open` is a reconnect. */
+  private connected = false
 
-  constructor (private readonly options: LiveShoutsOptions) {}
+  constructor (private readonly options: LiveShoutsOptions) {
+    this.room = options.room ?? 'general'
+  }
+
+  /** Shows room `slug`: what was held goes, the room's newest shouts and pins are read. */
+  show (slug: string): Promise<void> {
+    this.room = slug
+    this.shouts = []
+    this.pinned = []
+    this.older = null
+    this.loaded = false
+    this.options.changed([])
+    // A load under way reads the room shown before: it is read once more.
+    return this.reload()
+  }
 
   /** Opens the stream; the first load follows its `ready` (or, without a stream, starts now). */
   start (): void {
@@ -62,6 +94,7 @@ export class LiveShouts {
       this.poll()
       return
     }
+    // Every room the reader may read: the one shown is applied, the others counted.
     const stream = new EventSource('/api/shoutbox/stream')
     this.stream = stream
     for (const kind of SHOUT_EVENTS) {
@@ -70,7 +103,11 @@ export class LiveShouts {
     for (const kind of MEMBER_EVENTS) stream.addEventListener(kind, () => this.options.heard?.(kind))
     // A stream that starts afresh, or one that could not be caught up: what is held is out of date.
     for (const kind of ['ready', 'reset']) stream.addEventListener(kind, () => void this.reload())
-    stream.addEventListener('open', () => this.stopPolling())
+    stream.addEventListener('open', () => {
+      this.stopPolling()
+      if (this.connected) this.options.reconnected?.()
+      this.connected = true
+    })
     // The browser reconnects by itself (and the server replays what was missed), unless it
     // gave up — a refusal, such as too many streams from one client: then read by polling.
     stream.addEventListener('error', () => {
@@ -109,8 +146,9 @@ export class LiveShouts {
   /** Reads the next older page of the archive (the panel's "Older shouts"); false when there is none. */
   async more (): Promise<boolean> {
     if (this.older === null) return false
-    const page = await fetchShouts(`/api/shoutbox/archive?limit=${this.options.pageSize ?? 100}&before=${this.older}`)
-    if (page === undefined) return true
+    const room = this.room
+    const page = await fetchShouts(`/api/shoutbox/archive?room=${encodeURIComponent(room)}&limit=${this.options.pageSize ?? 100}&before=${this.older}`)
+    if (page === undefined || room !== this.room) return true
     const known = new Set(this.shouts.map(shout => shout.id))
     const added = page.shouts.filter(shout => !known.has(shout.id))
     this.shouts = [...this.shouts, ...added].sort((a, b) => b.id - a.id)
@@ -129,9 +167,15 @@ export class LiveShouts {
       do {
         this.loadAgain = false
         this.heldBack = []
+        const room = this.room
         const read = await this.read()
         const heard = this.heldBack
         this.heldBack = undefined
+        // Another room was asked for meanwhile: this answer is not what is shown.
+        if (room !== this.room) {
+          this.loadAgain = true
+          continue
+        }
         if (read !== undefined) {
           ;({ shouts: this.shouts, pinned: this.pinned, older: this.older } = read)
           this.loaded = true
@@ -147,7 +191,9 @@ export class LiveShouts {
   private async read (): Promise<{ shouts: Shout[], pinned: Shout[], older: number | null } | undefined> {
     const pageSize = this.options.pageSize
     const limit = pageSize === undefined ? undefined : Math.min(Math.max(this.shouts.length, pageSize), 100)
-    const answer = await fetchShouts(`/api/shoutbox/latest${limit === undefined ? '' : `?limit=${limit}`}`) as { shouts: Shout[], pinned: Shout[], next: number | null, limit: number } | undefined
+    const query = new URLSearchParams({ room: this.room })
+    if (limit !== undefined) query.set('limit', String(limit))
+    const answer = await fetchShouts(`/api/shoutbox/latest?${query.toString()}`) as { shouts: Shout[], pinned: Shout[], next: number | null, limit: number } | undefined
     if (answer === undefined) return undefined
     this.limit = answer.limit
     return { shouts: answer.shouts, pinned: answer.pinned, older: answer.next }
@@ -158,6 +204,11 @@ export class LiveShouts {
     try {
       data = JSON.parse(raw)
     } catch {
+      return
+    }
+    const room = (data as { room?: unknown }).room
+    if (typeof room === 'string' && room !== this.room) {
+      this.options.elsewhere?.(kind, data as RoomShout & { room: string })
       return
     }
     if (this.heldBack !== undefined) {
