@@ -28,7 +28,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { START_FLAGS } from '../test/helpers/start-flags.js'
-import { SEARCHES_PER_CLIENT } from '../src/shoutbox/endpoints/archive-shouts.js'
+import { SEARCHES_PER_CLIENT } from '../src/shoutbox/archive-page.js'
 import { querySql } from '../test/helpers/storage-sql.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { ADDON } from './brands.js'
-import type { AddonContext, Database } from './context.js'
+import type { AddonContext, Database, SessionUser } from './context.js'
 
 export interface AddonDefinition {
   /** Runs inside the addon's own encapsulated Fastify context (hooks, decorators). */
@@ -13,10 +13,20 @@ export interface AddonDefinition {
    * Permission nodes the addon makes as it runs, besides its manifest's (Shoutbox: a
    * read and a post node for each room), read from its database whenever the platform
    * lists or checks nodes, so every process agrees. Each must start with the addon's own
-   * `addon.<id>.`; the Roles page shows them, with the title and description given in `locale`.
+   * `addon.<id>.`; the Roles page shows them, with the title and description given in
+   * `locale`, to `user` (an addon lists only the nodes that user may know of).
    */
-  readonly permissionNodes?: (ctx: AddonContext, locale: string) => Promise<readonly RuntimePermission[]>
+  readonly permissionNodes?: (ctx: AddonContext, locale: string, user: SessionUser) => Promise<readonly RuntimePermission[]>
+  /**
+   * What `user` (a panel user reading the activity feed) may see of the addon's entries:
+   * resolves to a function that gives an entry's details as they are, or fewer (a `variant`
+   * of the sentence that says less). Without it every entry is shown whole.
+   */
+  readonly activityReader?: (ctx: AddonContext, user: SessionUser) => Promise<ActivityRedactor>
 }
+
+/** An entry's details as one reader may see them. */
+export type ActivityRedactor = (entry: { readonly type: string, readonly details: Readonly<Record<string, unknown>> }) => Record<string, unknown>
 
 /** A permission node an addon made at run time (see AddonDefinition.permissionNodes). */
 export interface RuntimePermission {

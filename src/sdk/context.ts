@@ -155,3 +155,15 @@ export interface AddonContext {
   readonly metrics: Metrics
   readonly log: Logger
 }
+
+/** Held by the built-in admin role: passes every permission check. */
+export const ALL_PERMISSIONS = '*'
+
+/**
+ * True when `user`'s role holds the permission node `node` (the admin role's `*` holds
+ * every one): for nodes an addon names at run time (a room's), where `permissions.has`
+ * takes the keys of the manifest.
+ */
+export function holdsNode (user: Pick<SessionUser, 'permissions'>, node: string): boolean {
+  return user.permissions.includes(ALL_PERMISSIONS) || user.permissions.includes(node)
+}

@@ -44,7 +44,8 @@ export interface CachePolicy {
    * busy board keeps its fast path; `undefined` whenever it cannot be sure, and the answer
    * is made anew. It must give exactly what `handle` would give after the change. It runs
    * only while an answer is kept (and is trusted for a minute at most): anything it must
-   * learn from every notice, it learns through `ctx.cluster.subscribe`.
+   * learn from every notice, it learns through `ctx.cluster.subscribe`. Returning
+   * `previous` itself says the change left this answer as it was: it is kept as encoded.
    */
   readonly update?: (previous: Readonly<Record<string, unknown>>, notice: string, ctx: AddonContext) => Record<string, unknown> | undefined
 }

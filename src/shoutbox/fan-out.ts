@@ -114,8 +114,11 @@ export type Held = [id: number, frame: EventFrame, room: string]
 export class Subscriber {
   private held: Held[] | undefined = []
 
-  /** @param reached the fan-out's events this subscriber has (see FanOut.latest) */
-  constructor (readonly stream: EventStream, public reached: number, readonly rooms: ReadonlySet<string>) {}
+  /**
+   * @param reached the fan-out's events this subscriber has (see FanOut.latest)
+   * @param rooms the rooms it hears, which grow when its reader may read more (StreamHub.followRooms)
+   */
+  constructor (readonly stream: EventStream, public reached: number, public rooms: ReadonlySet<string>) {}
 
   /** `joined`: the `events`' frames as one, written as it is when every event is of this subscriber's rooms. */
   send (events: readonly Held[], joined: EventFrame): void {

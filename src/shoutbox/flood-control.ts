@@ -12,15 +12,21 @@ interface Row {
   readonly recent: number[]
   readonly last_posted_at: number | null
   readonly last_digest: string | null
+  /** When the member last posted in each room (by room id), for the rooms' slow mode. */
+  readonly room_posted_at: Record<string, number>
 }
 
-export type FloodRules = Pick<Settings, 'minSecondsBetweenShouts' | 'maxShoutsPerMinute'>
+export type FloodRules = Pick<Settings, 'minSecondsBetweenShouts' | 'maxShoutsPerMinute'> & {
+  /** The room posted in, and its slow mode: at least this many seconds since the member's last post there. */
+  readonly room: { readonly id: number, readonly slowModeSeconds: number }
+}
 
 /**
  * Admits a member's post under the flood rules, or refuses it: the same text as their
  * previous post within a minute → DUPLICATE_SHOUT; sooner than `minSecondsBetweenShouts`
  * after it, or more than `maxShoutsPerMinute` in the last minute → TOO_MANY_REQUESTS
- * with the seconds to wait. An admitted post is counted at once — or, given `trx`, when
+ * with the seconds to wait; and sooner than the room's `slowModeSeconds` after their last
+ * post in that room, the same. An admitted post is counted at once — or, given `trx`, when
  * that transaction commits (an edit is counted with the edit itself). An edit of one's
  * own shout is a post here: each puts new text in front of every reader.
  *
@@ -32,18 +38,27 @@ export async function admitPost (ctx: AddonContext, authorId: number, message: s
   const digest = createHash('sha256').update(message).digest('base64url')
   const admit = async (trx: Transaction): Promise<void> => {
     await trx(TABLE).insert({ author_id: authorId }).onConflict('author_id').ignore()
-    const row = await trx(TABLE).where({ author_id: authorId }).forUpdate().first<Row>('recent', 'last_posted_at', 'last_digest')
+    const row = await trx(TABLE).where({ author_id: authorId }).forUpdate().first<Row>('recent', 'last_posted_at', 'last_digest', 'room_posted_at')
     const now = Date.now()
     const last = row.last_posted_at === null ? null : Number(row.last_posted_at)
     if (last !== null && row.last_digest === digest && now - last < DUPLICATE_WITHIN_MS) throw new DuplicateShout()
     const gapMs = rules.minSecondsBetweenShouts * 1000
     if (last !== null && now - last < gapMs) throw new TooManyRequests((last + gapMs - now) / 1000)
+    const room = String(rules.room.id)
+    const lastHere = row.room_posted_at[room]
+    const slowMs = rules.room.slowModeSeconds * 1000
+    if (lastHere !== undefined && now - lastHere < slowMs) throw new TooManyRequests((lastHere + slowMs - now) / 1000)
     const recent = row.recent.filter(at => at > now - MINUTE_MS)
     if (recent.length >= rules.maxShoutsPerMinute) {
       // Waits until enough of them are more than a minute old.
       throw new TooManyRequests((recent[recent.length - rules.maxShoutsPerMinute]! + MINUTE_MS - now) / 1000)
     }
-    await trx(TABLE).where({ author_id: authorId }).update({ recent: JSON.stringify([...recent, now]), last_posted_at: now, last_digest: digest })
+    await trx(TABLE).where({ author_id: authorId }).update({
+      recent: JSON.stringify([...recent, now]),
+      last_posted_at: now,
+      last_digest: digest,
+      room_posted_at: trx.raw('room_posted_at || jsonb_build_object(?::text, ?::bigint)', [room, now])
+    })
   }
   await (trx === undefined ? ctx.transaction(admit) : admit(trx))
 }

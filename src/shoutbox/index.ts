@@ -1,7 +1,7 @@
 import { defineAddon } from '../sdk/index.js'
 import { RecentChanges } from './changes/list.js'
 import { Retention } from './retention.js'
-import { GENERAL_ROOM_ID, Rooms, roomNodes } from './rooms.js'
+import { canRead, GENERAL_ROOM_ID, Rooms, roomNodes } from './rooms.js'
 import { StreamHub } from './stream-hub.js'
 
 /**
@@ -21,13 +21,20 @@ export default defineAddon({
     StreamHub.of(ctx).stop()
     await Retention.of(ctx).stop()
   },
-  // Each room's own read and post nodes, for the Roles page.
-  permissionNodes: async (ctx, locale) => (await Rooms.of(ctx).all()).flatMap(room => {
+  // Each room's own read and post nodes, for the Roles page: of the rooms the reader may
+  // read (a hidden room's nodes would name it).
+  permissionNodes: async (ctx, locale, user) => (await Rooms.of(ctx).all()).filter(room => canRead(room, user)).flatMap(room => {
     const nodes = roomNodes(room.slug)
     const values = { name: room.name, slug: room.slug }
     const post = { node: nodes.post, title: ctx.i18n.t(locale, 'permissions.ROOM_POST.title', values), description: ctx.i18n.t(locale, 'permissions.ROOM_POST.description', values) }
     // The default room is read by everyone, always: a read node of its own would mean nothing.
     if (room.id === GENERAL_ROOM_ID) return [post]
     return [{ node: nodes.read, title: ctx.i18n.t(locale, 'permissions.ROOM_READ.title', values), description: ctx.i18n.t(locale, 'permissions.ROOM_READ.description', values) }, post]
-  })
+  }),
+  // The feed tells a panel user of a shout or a room they may not read only that
+  // something happened there (the `hidden` sentences), never what was said or its name.
+  activityReader: async (ctx, user) => {
+    const readable = await Rooms.of(ctx).readableSlugs(user)
+    return ({ details }) => typeof details.room === 'string' && !readable.has(details.room) ? { variant: 'hidden' } : { ...details }
+  }
 })

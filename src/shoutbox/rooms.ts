@@ -1,4 +1,4 @@
-import { NotFound, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
+import { NotFound, holdsNode, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
 import { CHANGE_KINDS } from './changes/kinds.js'
 import { onChange } from './changes/notice.js'
 import { perContext } from './per-context.js'
@@ -7,6 +7,8 @@ import { ROOMS_TABLE } from './tables.js'
 /** The default room: every shout from before rooms, and every endpoint that names no room. */
 export const GENERAL_ROOM_ID = 1
 export const GENERAL_ROOM_SLUG = 'general'
+/** The default room as the repositories take a room. */
+export const GENERAL_ROOM = { id: GENERAL_ROOM_ID, slug: GENERAL_ROOM_SLUG } as const
 
 /** The node of the board's own posting permission (POST_SHOUTS): a room's `post` unless it names another. */
 export const POST_NODE = 'addon.shoutbox.post'
@@ -31,7 +33,7 @@ export interface Room {
   readonly post: string
   readonly position: number
   readonly archived: boolean
-  /** 0: the board's `minSecondsBetweenShouts` alone; more: at least this long between a member's shouts here. */
+  /** 0: none; more: at least this long between a member's shouts in this room (the board's `minSecondsBetweenShouts` holds besides). */
   readonly slowModeSeconds: number
 }
 
@@ -77,9 +79,9 @@ const toRow = (changes: RoomChanges): Partial<RoomRow> => {
 /** The rooms, as stored. A room is never deleted: archiving keeps its history. */
 export function roomsRepository (db: Database) {
   return {
-    /** Every room, archived ones too, by position (then age). */
+    /** Every room, archived ones too: the default room first, then by position (then age). */
     async all (trx?: Transaction): Promise<Room[]> {
-      const rows = await (trx ?? db)(ROOMS_TABLE).orderBy([{ column: 'position' }, { column: 'id' }]).select<RoomRow[]>(
+      const rows = await (trx ?? db)(ROOMS_TABLE).orderByRaw('id = ? desc, position, id', [GENERAL_ROOM_ID]).select<RoomRow[]>(
         'id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds')
       return rows.map(fromRow)
     },
@@ -109,10 +111,8 @@ export function roomsRepository (db: Database) {
   }
 }
 
-/** True when `user` (null: a visitor) holds the permission `node`: administrators hold every one. */
-export function holds (user: SessionUser | null, node: string): boolean {
-  return user !== null && (user.permissions.includes('*') || user.permissions.includes(node))
-}
+/** True when `user` (null: a visitor, who holds none) holds the permission `node`. */
+const holds = (user: SessionUser | null, node: string): boolean => user !== null && holdsNode(user, node)
 
 /**
  * Whether `user` may read `room`: by the room's `read`; moderators (MANAGE_SHOUTBOX)
@@ -173,8 +173,15 @@ export class Rooms {
     }
   }
 
-  /** The rooms `user` may read, archived ones left out, by position. */
-  async readable (user: SessionUser | null): Promise<Room[]> {
+  /** The default room. */
+  async general (): Promise<Room> {
+    const room = await this.byId(GENERAL_ROOM_ID)
+    if (room === undefined) throw new Error('the default room is missing (migration 010 makes it)')
+    return room
+  }
+
+  /** The rooms listed to `user`: those they may read, archived ones left out, the default room first, then by position. */
+  async listed (user: SessionUser | null): Promise<Room[]> {
     return (await this.all()).filter(room => !room.archived && canRead(room, user))
   }
 

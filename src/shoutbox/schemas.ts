@@ -1,6 +1,6 @@
 import { IdParamsSchema, Type, type Static } from '../sdk/index.js'
 
-/** A shout: exactly these four fields, wherever it is shown. */
+/** A shout as the seed's list shows it: exactly these four fields (every other answer adds its room: RoomShoutSchema). */
 export const ShoutSchema = Type.Object({
   id: Type.Integer(),
   message: Type.String(),

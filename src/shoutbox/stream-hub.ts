@@ -4,7 +4,7 @@ import { onChange, type ChangeNotice } from './changes/notice.js'
 import { streamHistory } from './stream-history.js'
 import { FanOut, Subscriber } from './fan-out.js'
 import { perContext } from './per-context.js'
-import { Rooms } from './rooms.js'
+import { canRead, Rooms, type Room } from './rooms.js'
 
 /** Who opened a stream and which rooms they asked for (undefined: every room they may read). */
 interface Reader {
@@ -26,6 +26,8 @@ export class StreamHub {
   private readonly subscribers = new Set<Subscriber>()
   /** Who opened each subscriber's stream, to decide again what it may read. */
   private readonly openedBy = new Map<Subscriber, Reader>()
+  /** Raised by every change of rooms or of rights: a stream that opened across one is closed (it cannot know what it missed). */
+  private rightsChanges = 0
   /** The streams each signed-in member opened, for the events that are theirs alone. */
   private readonly members = new Map<number, Set<EventStream>>()
   private readonly fanOut: FanOut
@@ -47,10 +49,20 @@ export class StreamHub {
       if (notice.member !== undefined) this.tellMember(notice.member, memberFrame(notice.kind))
       else if (notice.eventIds.length > 0 && this.subscribers.size > 0) this.deliver(notice)
     })
-    // What a stream may read is decided when it opens; when that may have changed, the
-    // streams it changed for are closed, and reconnect with their new rights.
-    Rooms.of(this.ctx).onChange(() => { void this.closeWhereRoomsChanged() })
-    this.ctx.users.onAccessChange(userId => this.closeStreamsOf(userId))
+    // What a stream may read is decided when it opens, and again when the rooms change:
+    // in turn with the deliveries, so no event written after the change reaches a stream
+    // before it is decided. A reader who lost a room is closed (and reconnects with its
+    // rights of now); one who gained one hears it from then on; every page is told.
+    Rooms.of(this.ctx).onChange(() => {
+      this.rightsChanges++
+      this.deliveries = this.deliveries
+        .then(() => this.followRooms())
+        .catch(error => this.ctx.log.warn({ err: error }, 'could not follow a change of rooms'))
+    })
+    this.ctx.users.onAccessChange(userId => {
+      this.rightsChanges++
+      this.closeStreamsOf(userId)
+    })
     const prune = (): void => {
       streamHistory(this.ctx.db).prune().catch(error => this.ctx.log.warn({ err: error }, 'pruning stream history failed'))
     }
@@ -75,13 +87,24 @@ export class StreamHub {
    * the current id instead: what it holds is out of date, and it must load the list
    * again. A stream a signed-in user opened also hears the events that are theirs alone.
    */
-  async subscribe (stream: EventStream, lastEventId: number | undefined, user: SessionUser | null, asked?: ReadonlySet<string>): Promise<void> {
-    const member = user?.id
+  async subscribe (stream: EventStream, lastEventId: number | undefined, signedIn: SessionUser | null, asked?: ReadonlySet<string>): Promise<void> {
+    const member = signedIn?.id
+    const rightsChanges = this.rightsChanges
     let rooms: ReadonlySet<string>
+    let user = signedIn
     try {
-      rooms = await this.roomsFor({ user, asked })
+      // The session was read before this began, maybe before a change of rights this
+      // process has heard since: the account's rights as they are now.
+      if (signedIn !== null) user = await this.ctx.users.find(signedIn.id) ?? null
+      rooms = this.roomsFor({ user, asked }, await Rooms.of(this.ctx).all())
     } catch (error) {
       this.ctx.log.warn({ err: error }, 'could not start a stream')
+      stream.end()
+      return
+    }
+    // Gone meanwhile; or rooms or rights changed while they were being read: what was read
+    // may be out of date, and the closing has passed it by. It reconnects, and is decided anew.
+    if (stream.closed || rightsChanges !== this.rightsChanges) {
       stream.end()
       return
     }
@@ -115,27 +138,47 @@ export class StreamHub {
     }
   }
 
-  /** The rooms a reader reads: those it may read, of those it asked for. */
-  private async roomsFor ({ user, asked }: Reader): Promise<Set<string>> {
-    const readable = await Rooms.of(this.ctx).readableSlugs(user)
-    return asked === undefined ? readable : new Set([...asked].filter(slug => readable.has(slug)))
+  /** The rooms a reader reads, of `rooms`: those it may read (archived ones too), of those it asked for. */
+  private roomsFor ({ user, asked }: Reader, rooms: readonly Room[]): Set<string> {
+    const readable = rooms.filter(room => canRead(room, user) && (asked === undefined || asked.has(room.slug)))
+    return new Set(readable.map(room => room.slug))
   }
 
-  /** Rooms changed: ends each stream whose rooms are no longer the ones its reader would get now. */
-  private async closeWhereRoomsChanged (): Promise<void> {
+  /**
+   * Rooms changed: each stream whose reader may no longer read one of its rooms ends; one
+   * that may now read more hears them from here on (what it missed there is in the
+   * archive, which it may read too). Every stream still open is sent `rooms-changed`,
+   * so its page asks again which rooms there are.
+   */
+  private async followRooms (): Promise<void> {
+    let rooms: Room[]
+    try {
+      rooms = await Rooms.of(this.ctx).all()
+    } catch (error) {
+      this.ctx.log.warn({ err: error }, 'could not read the rooms; the streams are closed, to be decided anew')
+      for (const subscriber of this.subscribers) subscriber.stream.end()
+      return
+    }
     for (const [subscriber, reader] of this.openedBy) {
+      const now = this.roomsFor(reader, rooms)
+      if ([...subscriber.rooms].some(slug => !now.has(slug))) subscriber.stream.end()
+      else subscriber.rooms = now
+    }
+    const frame = new EventFrame('event: rooms-changed\ndata: {}\n\n')
+    for (const subscriber of this.subscribers) {
       try {
-        const now = await this.roomsFor(reader)
-        const before = subscriber.rooms
-        if (now.size !== before.size || [...now].some(slug => !before.has(slug))) subscriber.stream.end()
+        if (!subscriber.stream.closed) subscriber.stream.write(frame)
       } catch (error) {
-        this.ctx.log.warn({ err: error }, 'could not check a stream\'s rooms')
-        subscriber.stream.end()
+        this.ctx.log.warn({ err: error }, 'could not write to a stream')
       }
     }
   }
 
-  /** What `userId` (null: any signed-in user) may read may have changed: their streams end, and reconnect with their rights of now. */
+  /**
+   * What a signed-in reader may read may have changed — `userId`'s (their sessions
+   * ended), or anyone's (`null`: a role was edited) — and the host cannot say what: their
+   * streams end, and reconnect with their rights of now. Visitors' streams stay.
+   */
   private closeStreamsOf (userId: number | null): void {
     for (const [subscriber, { user }] of this.openedBy) {
       if (user !== null && (userId === null || user.id === userId)) subscriber.stream.end()

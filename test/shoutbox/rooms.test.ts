@@ -226,6 +226,60 @@ t.test('who reads and posts where: a room one may not read does not exist for th
   t.equal((await as(app, clerk).get('/api/shoutbox/rooms/staff/shouts?q=server')).json().shouts.length, 1, 'search in the room finds it for staff')
 })
 
+t.test('attack: what staff and members learn of a room they may not read, by the feed, the Roles page, their own shouts\' paths and the panel', async t => {
+  const { app, admin, member, clerk, mod } = await board(t)
+  // A room only its own node's holders read; a clerk (panel access) does not hold it.
+  const vip = (await as(app, admin).post('/api/panel/shoutbox/rooms', { slug: 'vip', name: 'VIP lounge', read: 'addon.shoutbox.room.vip.read' })).json().room as { id: number }
+  await as(app, admin).post('/api/panel/shoutbox', { message: 'the secret guest list', room: 'vip' })
+  const secret = (await as(app, mod).post('/api/shoutbox/rooms/vip/shouts', { message: 'vip only: the code is 4711' })).json().shout.id as number
+  await as(app, mod).put(`/api/panel/shoutbox/${secret}/pin`, { pinned: true })
+  await as(app, mod).put(`/api/panel/shoutbox/${secret}`, { message: 'vip only: the code changed' })
+  await as(app, admin).put(`/api/panel/shoutbox/rooms/${vip.id}`, { description: 'whispers' })
+
+  const feed = async (cookie: string, locale = 'en') => (await as(app, cookie).get(`/api/panel/logs/activity?locale=${locale}`)).json().logs as Array<{ type: string, details: Record<string, unknown>, text: string }>
+  const seen = await feed(clerk)
+  t.notMatch(JSON.stringify(seen), /secret|4711|code changed|VIP|vip|whispers/, 'the feed of a panel user who may not read the room holds nothing of it')
+  t.same(seen.slice(0, 5).map(log => [log.type, log.details, log.text]), [
+    ['UPDATED_ROOM', { variant: 'hidden' }, 'admin changed a room you may not read'],
+    ['EDITED_SHOUT', { variant: 'hidden' }, 'mod edited a shout in a room you may not read'],
+    ['PINNED_SHOUT', { variant: 'hidden' }, 'mod pinned a shout in a room you may not read'],
+    ['CREATED_SHOUT', { variant: 'hidden' }, 'admin posted a shout in a room you may not read'],
+    ['CREATED_ROOM', { variant: 'hidden' }, 'admin created a room you may not read']
+  ], 'it says that something happened, and who did it')
+  t.equal((await feed(clerk, 'tr'))[0]!.text, 'admin, okuyamadığınız bir odayı değiştirdi', 'in Turkish too')
+  t.match((await feed(mod))[1], { type: 'EDITED_SHOUT', details: { message: 'vip only: the code changed', room: 'vip' } }, 'a moderator reads it whole')
+  t.match((await feed(admin))[3], { details: { message: 'the secret guest list', room: 'vip' } }, 'so does an administrator')
+
+  const nodes = async (cookie: string) => ((await as(app, cookie).get('/api/panel/permissions')).json().permissions as Array<{ node: string }>).map(p => p.node)
+  t.notOk((await nodes(clerk)).some(node => node.includes('.room.vip.')), 'the Roles page does not name the room\'s nodes to one who may not read it')
+  t.ok((await nodes(clerk)).includes('addon.shoutbox.room.staff.read'), 'it names those of the rooms they read')
+  t.ok((await nodes(admin)).includes('addon.shoutbox.room.vip.read'))
+  const rolesManager = await account(app, admin, 'ramona', await roleWith(app, admin, 'role-makers', ['panel.access', 'panel.manage.roles']))
+  const probe = async (node: string) => { const r = await as(app, rolesManager).post('/api/panel/roles', { name: `probe ${node.length}${Math.random()}`, permissions: [node] }); return [r.statusCode, r.json().error] }
+  t.same(await probe('addon.shoutbox.room.vip.read'), await probe('addon.shoutbox.room.nothing-here.read'), 'a roles manager probing for a room\'s node: as for no room at all')
+
+  // Someone else's shout by id, on one's own shout's paths: a hidden room's is not there.
+  for (const [method, payload] of [['PUT', { message: 'mine now' }], ['DELETE', undefined]] as const) {
+    const hidden = await app.inject({ method, url: `/api/shoutbox/${secret}`, headers: { cookie: member }, ...(payload === undefined ? {} : { payload }) })
+    const none = await app.inject({ method, url: '/api/shoutbox/999999', headers: { cookie: member }, ...(payload === undefined ? {} : { payload }) })
+    t.same([hidden.statusCode, hidden.body], [none.statusCode, none.body], `${method} of a hidden room's shout answers as for none (${none.statusCode})`)
+  }
+  const visible = (await as(app, clerk).post('/api/shoutbox/rooms/staff/shouts', { message: 'a staff shout' })).json().shout.id as number
+  const staffOwn = await as(app, mod).delete(`/api/shoutbox/${visible}`)
+  t.same(answer(staffOwn), [403, error('NO_PERMISSION')], 'someone else\'s shout one can see: NO_PERMISSION, as before')
+  t.equal((await as(app, undefined).get(`/api/shoutbox/shouts/${secret}`)).statusCode, 404)
+
+  // What a shared cache must not keep: answers that depend on who asks.
+  const page = await as(app, mod).get('/api/shoutbox/rooms/vip/shouts')
+  t.same([page.headers['cache-control'], page.headers.vary], ['private, no-cache', 'Cookie'], 'a room\'s page is private to its reader')
+  // Text PostgreSQL cannot store, in a room's name or description: refused, nothing made.
+  for (const body of [{ slug: 'nul', name: 'x\u0000' }, { slug: 'nul', name: 'x', description: 'a\u0000' }]) {
+    const refused = await as(app, admin).post('/api/panel/shoutbox/rooms', body)
+    t.same([refused.statusCode, refused.json().error], [400, 'BAD_REQUEST'])
+  }
+  t.same(await app.db('shoutbox_rooms').where({ slug: 'nul' }).select('id'), [])
+})
+
 t.test('a room\'s own nodes: made with it, on the Roles page, held by roles, named as its read and post', async t => {
   const { app, admin, member } = await board(t)
   const made = await as(app, admin).post('/api/panel/shoutbox/rooms', {
@@ -277,19 +331,43 @@ t.test('a room\'s conversation: its own pages, search, pins, slow mode; archived
 
   // Slow mode: the larger of the board's pause and the room's.
   await as(app, admin).put(`/api/panel/shoutbox/rooms/${rooms.members!.id}`, { slowModeSeconds: 120 })
-  // The member spoke a moment ago (in the default room): the board allows it now, the slow room not for two minutes.
+  // The member spoke in this room a moment ago: the board allows another shout now, the slow room not for two minutes.
   const tooSoon = await m.post('/api/shoutbox/rooms/members/shouts', { message: 'slow one' })
   t.same(tooSoon.statusCode, 429, 'too soon in a slow room')
   t.ok(Number(tooSoon.headers['retry-after']) > 100, `Retry-After close to the room's two minutes (${String(tooSoon.headers['retry-after'])})`)
+  t.equal((await m.post('/api/shoutbox', { message: 'the default room is not slow' })).statusCode, 200, 'elsewhere the board\'s own pause holds')
+  const newcomer = as(app, await account(app, admin, 'nia'))
+  t.equal((await newcomer.post('/api/shoutbox', { message: 'hello from nia' })).statusCode, 200)
+  t.equal((await newcomer.post('/api/shoutbox/rooms/members/shouts', { message: 'nia in the slow room' })).statusCode, 200,
+    'a shout in another room does not start the slow room\'s pause')
+  t.equal((await newcomer.post('/api/shoutbox/rooms/members/shouts', { message: 'nia again' })).statusCode, 429, 'a second one there does')
   t.equal((await as(app, mod).post('/api/shoutbox/rooms/members/shouts', { message: 'moderators are exempt' })).statusCode, 200)
 
   // Archived: hidden from the list, its history readable, nothing new said in it.
   await as(app, admin).delete(`/api/panel/shoutbox/rooms/${rooms.members!.id}`)
   t.same(answer(await as(app, mod).post('/api/shoutbox/rooms/members/shouts', { message: 'too late' })), [409, error('ROOM_ARCHIVED')])
   t.same(answer(await m.put(`/api/shoutbox/${ids[2]!}`, { message: 'edited late' })), [409, error('ROOM_ARCHIVED')], 'nor an edit of one\'s own shout')
-  t.equal((await m.get('/api/shoutbox/rooms/members/shouts')).json().shouts.length, 4, 'its history stays readable')
+  t.equal((await m.get('/api/shoutbox/rooms/members/shouts')).json().shouts.length, 5, 'its history stays readable')
   t.notOk((await m.get('/api/shoutbox/rooms')).json().rooms.some((r: { slug: string }) => r.slug === 'members'))
   t.equal((await m.delete(`/api/shoutbox/${ids[2]!}`)).statusCode, 200, 'taking one\'s words back is never refused')
+})
+
+t.test('kept answers per room: what another room says leaves the default room\'s list and pins as they are kept', async t => {
+  const { app, member } = await board(t)
+  await as(app, member).post('/api/shoutbox', { message: 'in general' })
+  const list = await as(app, undefined).get('/api/shoutbox/list')
+  await as(app, undefined).get('/api/shoutbox/pinned')
+  const kept = { list: app.answerCache.of('/api/shoutbox/list')!, pinned: app.answerCache.of('/api/shoutbox/pinned')! }
+  const before = { list: kept.list.current, pinned: kept.pinned.current, listCounts: { ...kept.list.counts }, pinnedCounts: { ...kept.pinned.counts } }
+  t.ok(before.list !== undefined && before.pinned !== undefined, 'both kept')
+  for (let i = 0; i < 20; i++) t.equal((await as(app, member).post('/api/shoutbox/rooms/members/shouts', { message: `members ${i}` })).statusCode, 200)
+  const deleted = (await as(app, member).post('/api/shoutbox/rooms/members/shouts', { message: 'gone' })).json().shout.id as number
+  await as(app, member).delete(`/api/shoutbox/${deleted}`)
+  t.equal(kept.list.current, before.list, 'the list\'s kept answer is the same, not made or encoded again')
+  t.equal(kept.pinned.current, before.pinned, 'so is the pins\'')
+  t.same([kept.list.counts.made, kept.pinned.counts.made, kept.list.counts.dropped], [before.listCounts.made, before.pinnedCounts.made, before.listCounts.dropped], 'nothing read from the database, nothing dropped')
+  const again = await app.inject({ url: '/api/shoutbox/list', headers: { 'if-none-match': String(list.headers.etag) } })
+  t.equal(again.statusCode, 304, 'a reader who has it is told it has not changed')
 })
 
 /** Waits for `stream`'s first event that matches; rejects after 5 s. */
@@ -351,6 +429,15 @@ t.test('the stream: each reader hears the rooms it may read, live and on replay;
   t.notMatch(JSON.stringify(resumed.events), /secret plan|after the change/, 'reconnected: no staff event, live or replayed')
   t.notOk(signedInVisitor.events.some(e => e.event === 'shout-created' && e.data.includes('after the change')), 'a visitor\'s stream was never told either')
 
+  // A new room everyone reads: no stream closes; each hears it from now on, and is told the rooms changed.
+  const grows = open(undefined)
+  await grows.next(e => e.event === 'ready')
+  await as(app, admin).post('/api/panel/shoutbox/rooms', { slug: 'lobby', name: 'Lobby' })
+  await grows.next(e => e.event === 'rooms-changed')
+  await as(app, member).post('/api/shoutbox/rooms/lobby/shouts', { message: 'first in the lobby' })
+  await heard(grows, 'shout-created', 'first in the lobby')
+  t.pass('a visitor\'s open stream hears the new public room, without reconnecting')
+
   // A room's readers change: the streams that lose it are closed.
   const memberStream = open(member)
   await memberStream.next(e => e.event === 'ready')
@@ -388,6 +475,16 @@ t.test('every process: a room made or changed on one is heard by the others at o
   const hidden = await as(b, member).get('/api/shoutbox/rooms/members/shouts')
   t.same([hidden.statusCode, hidden.body], [404, NOT_FOUND], 'and B answers the room as unknown')
   t.equal((await as(b, member).post('/api/shoutbox/rooms/members/shouts', { message: 'on B' })).statusCode, 404)
+
+  // A role loses a node on A: the streams of its holders on B close.
+  const clerks = ((await as(a, admin).get('/api/panel/roles')).json().roles as Array<{ id: number, name: string }>).find(r => r.name === 'clerks')!
+  const clerk = await login(a, 'clerk', PASSWORD)
+  const clerkOnB = connectSse(url, { cookie: clerk })
+  t.teardown(() => clerkOnB.close())
+  await clerkOnB.next(e => e.event === 'ready')
+  t.equal((await as(a, admin).put(`/api/panel/roles/${clerks.id}`, { name: 'clerks', permissions: [] })).statusCode, 200)
+  await clerkOnB.ended
+  t.pass('a role edited on A closes its holders\' streams on B')
 })
 
 t.test('migration: a board from before rooms moves into the default room with nothing lost', async t => {
@@ -405,6 +502,7 @@ t.test('migration: a board from before rooms moves into the default room with no
   await before.db.raw('alter table shoutbox_shouts drop column room_id')
   await before.db.raw('drop table shoutbox_rooms')
   await before.db.raw("update shoutbox_events set shout = shout - 'room'")
+  await before.db.raw('alter table shoutbox_flood_control drop column room_posted_at')
   await before.db('schema_migrations').where({ owner: 'shoutbox', name: '010-rooms' }).delete()
   const kept = {
     shouts: await before.db('shoutbox_shouts').orderBy('id').select('id', 'message', 'username', 'date', 'author_id'),

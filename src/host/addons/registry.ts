@@ -1,6 +1,6 @@
 import path from 'node:path'
 import {
-  AddonStarted, AddonStopping, InstallationRequired, type AddonContext, type PermissionDeclaration, type RuntimePermission
+  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type PermissionDeclaration, type RuntimePermission, type SessionUser
 } from '../../sdk/index.js'
 import { migrate } from '../database/migrate.js'
 import { HOST_PERMISSIONS } from '../identity/permissions.js'
@@ -154,10 +154,10 @@ export class AddonRegistry {
    * titled in `locale`; a node outside its addon's `addon.<id>.` is left out, and an addon
    * whose list fails is logged and lists none.
    */
-  async runtimePermissions (locale: string): Promise<Array<RuntimePermission & { owner: string }>> {
+  async runtimePermissions (locale: string, user: SessionUser): Promise<Array<RuntimePermission & { owner: string }>> {
     const lists = await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.permissionNodes !== undefined).map(async r => {
       try {
-        const nodes = await r.addon.definition.permissionNodes!(r.ctx, locale)
+        const nodes = await r.addon.definition.permissionNodes!(r.ctx, locale, user)
         return nodes.filter(p => p.node.startsWith(`addon.${r.id}.`)).map(p => ({ ...p, owner: r.id }))
       } catch (error) {
         this.options.services.log.error({ err: error, addon: r.id }, 'could not list the addon\'s permission nodes')
@@ -165,6 +165,23 @@ export class AddonRegistry {
       }
     }))
     return lists.flat()
+  }
+
+  /**
+   * How each started addon that says so redacts its activity entries for `user`, by
+   * addon id. An addon whose reader fails shows `user` only the bare type of its entries.
+   */
+  async activityReaders (user: SessionUser): Promise<Map<string, ActivityRedactor>> {
+    const readers = new Map<string, ActivityRedactor>()
+    await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.activityReader !== undefined).map(async r => {
+      try {
+        readers.set(r.id, await r.addon.definition.activityReader!(r.ctx, user))
+      } catch (error) {
+        this.options.services.log.error({ err: error, addon: r.id }, 'could not read the addon\'s activity for a user')
+        readers.set(r.id, () => ({ variant: 'hidden' }))
+      }
+    }))
+    return readers
   }
 
   /** Before the server closes: listeners hear that the addons stop, then each addon stops. */

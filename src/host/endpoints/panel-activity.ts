@@ -9,7 +9,7 @@ const ActivitySchema = {
   })
 }
 
-/** The panel's activity feed: newest first, 20 a page, each entry as a sentence in the reader's language. */
+/** The panel's activity feed: newest first, 20 a page, each entry as a sentence in the reader's language, as much of it as the reader may see. */
 export class ActivityFeed extends PanelApi<typeof ActivitySchema, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/logs/activity'
@@ -30,6 +30,8 @@ export class ActivityFeed extends PanelApi<typeof ActivitySchema, HostContext> {
   }
 
   async handle (call: SignedInCall<typeof ActivitySchema, HostContext>): Promise<Successful> {
-    return new Successful(await call.ctx.activityFeed.page(call.query.page, call.locale))
+    // Each addon says what this reader may see of its entries (a shout of a room they may not read).
+    const readers = await call.ctx.addons.activityReaders(call.user)
+    return new Successful(await call.ctx.activityFeed.page(call.query.page, call.locale, readers))
   }
 }

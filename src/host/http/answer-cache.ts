@@ -133,6 +133,8 @@ export class CachedAnswer {
       this.drop()
       return
     }
+    // The same fields: nothing changed for this answer; it stays, encoded as it is.
+    if (next === kept.fields) return
     this.kept = new KeptAnswer(next, kept.madeAt)
     this.counts.updated++
   }

@@ -46,7 +46,11 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
     bodyLimit: Math.min(endpoint.bodyLimit ?? BODY_LIMIT, BODY_LIMIT),
     onRequest: accessCheck(scope, endpoint, owner),
     handler: cached === undefined
-      ? async (request, reply) => send(reply, await handle(endpoint, makeCall(scope, request, reply, owner.ctx)))
+      ? async (request, reply) => {
+        // An answer that depends on who asks (a room some may not read): never kept by a shared cache.
+        if (endpoint.readsSession === true) void reply.header('cache-control', 'private, no-cache').header('vary', 'Cookie')
+        return send(reply, await handle(endpoint, makeCall(scope, request, reply, owner.ctx)))
+      }
       : async (request, reply) => sendCached(request, reply, cached, () => endpoint.handle(makeCall(scope, request, reply, owner.ctx)))
   })
 }

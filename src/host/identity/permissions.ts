@@ -1,7 +1,7 @@
-import type { PermissionDeclaration, SessionUser } from '../../sdk/index.js'
+import { ALL_PERMISSIONS, holdsNode, type PermissionDeclaration } from '../../sdk/index.js'
 
 /** Held by the built-in admin role: passes every permission check. */
-export const ALL = '*'
+export const ALL = ALL_PERMISSIONS
 
 /** The host's own permissions. */
 export const HOST_PERMISSIONS: readonly PermissionDeclaration[] = [
@@ -15,6 +15,5 @@ export const HOST_PERMISSIONS: readonly PermissionDeclaration[] = [
 /** Opens the panel; the built-in member role never holds it. */
 export const PANEL_ACCESS = 'panel.access'
 
-export function holdsNode (user: Pick<SessionUser, 'permissions'>, node: string): boolean {
-  return user.permissions.includes(ALL) || user.permissions.includes(node)
-}
+/** The SDK's: one rule for the host and the addons. */
+export { holdsNode }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import type { ActivityLogEntryInput } from '../../sdk/index.js'
+import type { ActivityLogEntryInput, ActivityRedactor } from '../../sdk/index.js'
 import type { I18n } from './i18n.js'
 
 /** The owner name of the host's own entries and strings. */
@@ -50,14 +50,19 @@ export class ActivityLogStore {
   }
 
   /** One page of the feed, newest first, each entry with its sentence in `locale`. */
-  async page (page: number, locale: string): Promise<{ logs: RenderedEntry[], page: number, totalPages: number }> {
+  /** A page of the feed; an addon's entries with the details its `readers` entry lets the reader see. */
+  async page (page: number, locale: string, readers: ReadonlyMap<string, ActivityRedactor> = new Map()): Promise<{ logs: RenderedEntry[], page: number, totalPages: number }> {
     const [{ count } = { count: 0 }] = await this.db('activity_logs').count<Array<{ count: number | string }>>({ count: '*' })
     const totalPages = Math.max(1, Math.ceil(Number(count) / PAGE_SIZE))
     const rows: Row[] = await this.db('activity_logs')
       .orderBy('id', 'desc')
       .limit(PAGE_SIZE)
       .offset((page - 1) * PAGE_SIZE)
-    return { logs: rows.map(row => this.render(toEntry(row), locale)), page, totalPages }
+    const seen = (entry: ActivityLogEntry): ActivityLogEntry => {
+      const reader = entry.addonId === null ? undefined : readers.get(entry.addonId)
+      return reader === undefined ? entry : { ...entry, details: reader(entry) }
+    }
+    return { logs: rows.map(row => this.render(seen(toEntry(row)), locale)), page, totalPages }
   }
 
   /**

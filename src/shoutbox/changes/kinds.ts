@@ -5,8 +5,8 @@ import type { RoomShout } from '../schemas.js'
  * keeps. A new kind is a line here: the compiler then asks for it wherever a rule is
  * applied (each `switch` on a rule or a kind ends in `unhandled`), and the notice parser accepts it.
  *
- * - `carries`: what each of its stream events holds: the shout's four fields, its id
- *   alone (a delete names the shout and nothing of what it said), or no event at all (the
+ * - `carries`: what each of its stream events holds: the shout's four fields and its room,
+ *   its id and room alone (a delete names the shout and nothing of what it said), or no event at all (the
  *   change is not on the stream). `member`: one member's own event, sent only on the
  *   streams that member opened, never kept in the history, and holding nothing (the page
  *   asks what changed); the notice names the member.

@@ -82,7 +82,9 @@ export function nextList (previous: Readonly<Record<string, unknown>>, payload: 
   if (notice === undefined) return undefined
   const before = previous.shouts as readonly Shout[]
   const rule = CHANGE_KINDS[notice.kind].list
-  if (rule === 'unchanged') return { shouts: [...before] }
+  // Nothing changes: the kept answer itself (another room's shout, a pin, a mute).
+  const same = previous as { shouts: Shout[] }
+  if (rule === 'unchanged') return same
   const maxShouts = ShoutboxSettings.of(ctx).known?.maxShouts
   const recent = RecentChanges.of(ctx)
   if (rule === 'rebuild' || notice.events === undefined || maxShouts === undefined || recent.blind) return undefined
@@ -121,7 +123,7 @@ export function nextList (previous: Readonly<Record<string, unknown>>, payload: 
         return unhandled(rule)
     }
   }
-  if (added.length === 0 && removed.size === 0 && edited.size === 0) return { shouts: [...before] }
+  if (added.length === 0 && removed.size === 0 && edited.size === 0) return same
   const relabel = (shout: Shout): Shout => edited.has(shout.id) ? { ...shout, message: edited.get(shout.id)! } : shout
   let shouts = [...added, ...before].filter(shout => !removed.has(shout.id)).map(relabel)
   // New shouts usually have the highest ids; sort only when one does not.

@@ -15,12 +15,13 @@ export function nextPinned (previous: Readonly<Record<string, unknown>>, payload
   const rule = CHANGE_KINDS[notice.kind].pinned
   switch (rule) {
     case 'unchanged':
-      return { shouts: [...shouts] }
+      // The kept answer itself: nothing changed.
+      return previous as { shouts: Shout[] }
     case 'remove': {
-      if (shouts.length === 0) return { shouts: [] }
+      if (shouts.length === 0) return previous as { shouts: Shout[] }
       if (notice.events === undefined) return undefined
       const removed = new Set(notice.events.map(event => event.shout.id))
-      return { shouts: shouts.filter(shout => !removed.has(shout.id)) }
+      return shouts.some(shout => removed.has(shout.id)) ? { shouts: shouts.filter(shout => !removed.has(shout.id)) } : previous as { shouts: Shout[] }
     }
     case 'rebuild':
       return undefined

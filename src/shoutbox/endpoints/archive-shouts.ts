@@ -1,24 +1,7 @@
-import { Api, NotFound, Successful, TooManyRequests, clientKey, okAnswer, type AddonContext, type PublicCall } from '../../sdk/index.js'
-import { assertStorable } from '../message.js'
-import { perContext } from '../per-context.js'
-import { GENERAL_ROOM_SLUG, Rooms, type Room } from '../rooms.js'
-import { ArchiveSchema, NewestShoutsSchema, NextPageSchema, ROOM_SHOUT_EXAMPLE, type RoomShout } from '../schemas.js'
-import { shoutsRepository } from '../shouts-repository.js'
-
-/** A page of the archive as answered: the shouts, newest first, and the `before` of the next page (null after the last). */
-export interface ArchivePage {
-  readonly shouts: RoomShout[]
-  readonly next: number | null
-}
-
-/** What the archive's page, or a room's, reads. */
-export interface PageQuery {
-  readonly before?: string | undefined
-  readonly limit: number
-  readonly q?: string | undefined
-}
-
-export const ARCHIVE_ANSWER = okAnswer({ shouts: NewestShoutsSchema, next: NextPageSchema }, { shouts: [ROOM_SHOUT_EXAMPLE], next: 42 })
+import { Api, NotFound, Successful, TooManyRequests, type PublicCall } from '../../sdk/index.js'
+import { ARCHIVE_ANSWER, archivePage } from '../archive-page.js'
+import { GENERAL_ROOM_SLUG, Rooms } from '../rooms.js'
+import { ArchiveSchema } from '../schemas.js'
 
 /**
  * GET /api/shoutbox/archive?room=&before=&limit=&q= — public: every shout ever kept in a
@@ -28,7 +11,7 @@ export const ARCHIVE_ANSWER = okAnswer({ shouts: NewestShoutsSchema, next: NextP
  * of the following page, or null after the last one. A search's page may hold fewer
  * shouts than `limit` and still have a `next`: a search spends a bounded time, then says
  * where it stopped (see `shoutsRepository.search`). A client runs at most
- * SEARCHES_PER_CLIENT searches at once.
+ * SEARCHES_PER_CLIENT searches at once (see `archivePage`).
  */
 export class ArchiveShouts extends Api<typeof ArchiveSchema> {
   readonly method = 'GET'
@@ -43,41 +26,3 @@ export class ArchiveShouts extends Api<typeof ArchiveSchema> {
   }
 }
 
-/** A page of `room`'s archive, for the client at `ip` (whose searches are counted). */
-export async function archivePage (ctx: AddonContext, room: Room, query: PageQuery, ip: string): Promise<ArchivePage> {
-  const { limit } = query
-  const before = query.before === undefined ? undefined : Number(query.before)
-  const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q
-  if (q !== undefined) assertStorable(q, 'querystring/q')
-  const shouts = shoutsRepository(ctx.db)
-  // One more than the page: whether it exists decides `next`. A search may stop early, and says where.
-  const { shouts: found, searchedTo } = q === undefined
-    ? { shouts: await shouts.archive({ room, before, limit: limit + 1 }), searchedTo: null }
-    : await Searches.of(ctx).run(ip, () => shouts.search({ room, before, limit: limit + 1, q }))
-  const page = found.slice(0, limit)
-  return { shouts: page, next: found.length > limit ? page.at(-1)!.id : searchedTo }
-}
-
-/** Searches one client may run at once: each reads up to a bounded range of the board. */
-export const SEARCHES_PER_CLIENT = 2
-
-/** The searches running in this process, by client (an IPv6 client by its /64). */
-class Searches {
-  static readonly of = perContext((_ctx: AddonContext) => new Searches())
-  private readonly running = new Map<string, number>()
-
-  /** Runs `search` for the client at `ip`; one more than SEARCHES_PER_CLIENT at once is refused with 429. */
-  async run<T> (ip: string, search: () => Promise<T>): Promise<T> {
-    const client = clientKey(ip)
-    const now = this.running.get(client) ?? 0
-    if (now >= SEARCHES_PER_CLIENT) throw new TooManyRequests(1)
-    this.running.set(client, now + 1)
-    try {
-      return await search()
-    } finally {
-      const left = (this.running.get(client) ?? 1) - 1
-      if (left > 0) this.running.set(client, left)
-      else this.running.delete(client)
-    }
-  }
-}

@@ -1,5 +1,5 @@
 import { Api, NotFound, Successful, okAnswer, type PublicCall } from '../../sdk/index.js'
-import { canRead, Rooms } from '../rooms.js'
+import { Rooms } from '../rooms.js'
 import { ROOM_SHOUT_EXAMPLE, RoomShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -16,8 +16,8 @@ export class GetShout extends Api<typeof ShoutIdParamsSchema> {
 
   async handle ({ ctx, params, user }: PublicCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
     const shout = await shoutsRepository(ctx.db).find(Number(params.id))
-    const room = shout === undefined ? undefined : (await Rooms.of(ctx).all()).find(each => each.slug === shout.room)
-    if (shout === undefined || room === undefined || !canRead(room, user)) throw new NotFound()
+    if (shout === undefined) throw new NotFound()
+    await Rooms.of(ctx).readableBySlug(shout.room, user)
     return new Successful({ shout })
   }
 }

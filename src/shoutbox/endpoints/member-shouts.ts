@@ -2,12 +2,12 @@ import {
   LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, okAnswer, type AddonContext, type SessionUser, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
 import { DuplicateShout, EditWindowClosed, MessageTooLong, Muted, RoomArchived } from '../errors.js'
-import { admitPost, type FloodRules } from '../flood-control.js'
+import { admitPost } from '../flood-control.js'
 import { assertPublishable } from '../message.js'
 import { assertNotMuted } from '../mutes.js'
-import { Publisher } from '../publisher.js'
-import { canPost, GENERAL_ROOM_ID, Rooms, type Room } from '../rooms.js'
-import { EditShoutSchema, PublishShoutSchema, ROOM_SHOUT_EXAMPLE, RoomShoutSchema, ShoutIdParamsSchema, type RoomShout, type Settings } from '../schemas.js'
+import { assertMayPost, floodRules, postInRoom } from '../posting.js'
+import { canRead, Rooms, type Room } from '../rooms.js'
+import { EditShoutSchema, PublishShoutSchema, ROOM_SHOUT_EXAMPLE, RoomShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { deleteShout, editShout } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
@@ -17,37 +17,6 @@ import { shoutsRepository } from '../shouts-repository.js'
  * keep answering 404 to a PUT or DELETE (no such route) instead of "sign in first".
  */
 const OWN_SHOUT = '/api/shoutbox/:id(^\\d+$)'
-
-/**
- * Posting rights in `room`: its `post` node (POST_SHOUTS in the default room), or
- * MANAGE_SHOUTBOX, whose holders may "post, edit and delete any shout" — a moderator's
- * role need not name the members' node as well. An archived room is read-only.
- */
-function assertMayPost (room: Room, user: SessionUser): void {
-  if (!canPost(room, user)) throw new NoPermission()
-  if (room.archived) throw new RoomArchived()
-}
-
-/** The board's flood rules in `room`: its slow mode, when it asks for a longer pause than the board. */
-function floodRules (settings: Settings, room: Room): FloodRules {
-  return { ...settings, minSecondsBetweenShouts: Math.max(settings.minSecondsBetweenShouts, room.slowModeSeconds) }
-}
-
-/**
- * A member's post in `room` (which the caller has found they may read): posting rights,
- * then mutes, the message rules, and the flood rules — with the room's slow mode, when it
- * asks for a longer pause than the board — from which staff are exempt. Answers the shout as stored.
- */
-export async function postInRoom (ctx: AddonContext, user: SessionUser, room: Room, message: string): Promise<RoomShout> {
-  assertMayPost(room, user)
-  await assertNotMuted(ctx, user)
-  const settings = await ShoutboxSettings.of(ctx).current()
-  assertPublishable(message, settings.maxMessageLength)
-  if (!ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
-    await admitPost(ctx, user.id, message, floodRules(settings, room))
-  }
-  return Publisher.of(ctx).publish(user, message, { logged: false, room })
-}
 
 /**
  * POST /api/shoutbox — a member with POST_SHOUTS (or staff with MANAGE_SHOUTBOX) talks in
@@ -65,8 +34,7 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
   }
 
   async handle ({ ctx, user, body }: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
-    const general = await Rooms.of(ctx).byId(GENERAL_ROOM_ID)
-    return new Successful({ shout: await postInRoom(ctx, user, general!, body.message) })
+    return new Successful({ shout: await postInRoom(ctx, user, await Rooms.of(ctx).general(), body.message) })
   }
 }
 
@@ -99,7 +67,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
     const settings = await ShoutboxSettings.of(ctx).current()
     const staff = ctx.permissions.has(user, 'MANAGE_SHOUTBOX')
     const shout = await ctx.transaction(async trx => {
-      const { date, moderated, pinned, message: previousMessage, roomId } = await ownShout(ctx, trx, id, user)
+      const { date, moderated, pinned, message: previousMessage, roomId } = await ownShout(ctx, trx, id, user, rooms)
       const room = rooms.find(each => each.id === roomId)
       if (room === undefined) throw new NotFound()
       assertMayPost(room, user)
@@ -131,8 +99,10 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
   async handle (call: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
     const { ctx, user } = call
     const id = Number(call.params.id)
+    // Read before the transaction: the embedded database has one connection, which the transaction holds.
+    const rooms = await Rooms.of(ctx).all()
     await ctx.transaction(async trx => {
-      await ownShout(ctx, trx, id, user)
+      await ownShout(ctx, trx, id, user, rooms)
       const shout = await deleteShout(ctx, trx, id)
       if (ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
         await ctx.activityLog.write({ type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message, room: shout.room } }, trx)
@@ -142,10 +112,17 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
   }
 }
 
-/** The shout `id`, locked for `trx`, if `user` wrote it: NOT_FOUND when there is none, NO_PERMISSION when it is someone else's. */
-async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean, roomId: number }> {
+/**
+ * The shout `id`, locked for `trx`, if `user` wrote it: NOT_FOUND when there is none — or
+ * when it is someone else's in a room `user` may not read (it does not exist for them) —
+ * and NO_PERMISSION when it is someone else's they can see.
+ */
+async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser, rooms: readonly Room[]): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean, roomId: number }> {
   const found = await shoutsRepository(ctx.db).authorOf(id, trx)
   if (found === undefined) throw new NotFound()
-  if (found.authorId !== user.id) throw new NoPermission()
+  if (found.authorId !== user.id) {
+    const room = rooms.find(each => each.id === found.roomId)
+    throw room !== undefined && canRead(room, user) ? new NoPermission() : new NotFound()
+  }
   return found
 }

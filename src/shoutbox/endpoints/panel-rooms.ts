@@ -1,6 +1,7 @@
 import { BadRequest, NoPermission, NotFound, PanelApi, Successful, Type, IdParamsSchema, okAnswer, type AddonContext, type SignedInCall, type Transaction } from '../../sdk/index.js'
 import { announceChange } from '../changes/notice.js'
 import { DefaultRoom, RoomSlugTaken } from '../errors.js'
+import { assertStorable } from '../message.js'
 import { GENERAL_ROOM_ID, POST_NODE, roomsRepository, type Room, type RoomChanges } from '../rooms.js'
 import { SLUG_PATTERN } from '../schemas.js'
 
@@ -57,11 +58,18 @@ const UpdateRoomSchema = {
 
 const RoomIdSchema = { params: IdParamsSchema }
 
-/** A name that is not only white space, trimmed. */
+/** A name that is not only white space, trimmed, and one PostgreSQL can store. */
 function roomName (name: string): string {
+  assertStorable(name, 'body/name')
   const trimmed = name.trim()
   if (trimmed === '') throw new BadRequest({ bodyValidationError: 'body/name must not be blank' })
   return trimmed
+}
+
+/** A room's changes as given, with a name and a description PostgreSQL can store. */
+function roomChanges<T extends { name?: string, description?: string }> (body: T): T {
+  if (body.description !== undefined) assertStorable(body.description, 'body/description')
+  return body.name === undefined ? body : { ...body, name: roomName(body.name) }
 }
 
 /**
@@ -95,7 +103,7 @@ export class CreateRoom extends PanelApi<typeof CreateRoomSchema> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user, body } = call
     const room = await ctx.transaction(async trx => {
-      const made = await roomsRepository(ctx.db).create({ ...body, name: roomName(body.name), post: body.post ?? POST_NODE }, trx)
+      const made = await roomsRepository(ctx.db).create({ ...roomChanges(body), post: body.post ?? POST_NODE }, trx)
       if (made === 'taken') throw new RoomSlugTaken()
       await ctx.activityLog.write({ type: 'CREATED_ROOM', user, details: { room: made.slug, name: made.name } }, trx)
       await announceChange(ctx, trx, 'rooms')
@@ -122,7 +130,7 @@ export class UpdateRoom extends PanelApi<typeof UpdateRoomSchema> {
   async handle (call: SignedInCall<typeof UpdateRoomSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user, body } = call
-    const changes: RoomChanges = body.name === undefined ? body : { ...body, name: roomName(body.name) }
+    const changes: RoomChanges = roomChanges(body)
     const room = await ctx.transaction(trx => changeRoom(ctx, trx, Number(call.params.id), changes, user))
     return new Successful({ room })
   }
@@ -146,7 +154,7 @@ export class ArchiveRoom extends PanelApi<typeof RoomIdSchema> {
   }
 }
 
-/** Applies `changes` to room `id` with its log entry and notice; a change to nothing is logged and announced as nothing. */
+/** Applies `changes` to room `id` with its log entry and notice; a change to nothing is neither logged nor announced. */
 async function changeRoom (ctx: AddonContext, trx: Transaction, id: number, changes: RoomChanges, user: { id: number, username: string }): Promise<Room> {
   const rooms = roomsRepository(ctx.db)
   const before = await rooms.lock(id, trx)

@@ -2,7 +2,7 @@ import { Api, Successful, Type, okAnswer, type PublicCall } from '../../sdk/inde
 import { CHANGED } from '../changes/notice.js'
 import { pinsRepository } from '../pins-repository.js'
 import { nextPinned } from '../changes/pinned.js'
-import { GENERAL_ROOM_ID, GENERAL_ROOM_SLUG } from '../rooms.js'
+import { GENERAL_ROOM } from '../rooms.js'
 import { ROOM_SHOUT_EXAMPLE, RoomShoutSchema } from '../schemas.js'
 
 /**
@@ -19,6 +19,6 @@ export class PinnedShouts extends Api {
   override readonly answers = { ok: okAnswer({ shouts: Type.Array(RoomShoutSchema, { description: 'newest pin first' }) }, { shouts: [ROOM_SHOUT_EXAMPLE] }) }
 
   async handle ({ ctx }: PublicCall): Promise<Successful> {
-    return new Successful({ shouts: await pinsRepository(ctx.db).list({ id: GENERAL_ROOM_ID, slug: GENERAL_ROOM_SLUG }) })
+    return new Successful({ shouts: await pinsRepository(ctx.db).list(GENERAL_ROOM) })
   }
 }

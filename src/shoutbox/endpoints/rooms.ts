@@ -1,10 +1,11 @@
 import { Api, LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, Type, okAnswer, type PublicCall, type SignedInCall } from '../../sdk/index.js'
+import { ARCHIVE_ANSWER, archivePage } from '../archive-page.js'
 import { DuplicateShout, MessageTooLong, Muted, RoomArchived } from '../errors.js'
 import { pinsRepository } from '../pins-repository.js'
+import { postInRoom } from '../posting.js'
 import { canPost, Rooms } from '../rooms.js'
 import { ROOM_SHOUT_EXAMPLE, RoomShoutSchema, SLUG_PATTERN } from '../schemas.js'
-import { ARCHIVE_ANSWER, archivePage } from './archive-shouts.js'
-import { postInRoom } from './member-shouts.js'
+
 
 /**
  * A room's path. Any text up to 64 characters is taken as a slug and looked up, so a
@@ -17,7 +18,7 @@ const RoomSchema = Type.Object({
   slug: Type.String({ pattern: SLUG_PATTERN }),
   name: Type.String(),
   description: Type.String(),
-  canPost: Type.Boolean({ description: 'the caller may post in it now' })
+  canPost: Type.Boolean({ description: 'the caller\'s role may post in it (a mute aside)' })
 }, { additionalProperties: false })
 
 /**
@@ -37,7 +38,7 @@ export class ListRooms extends Api {
   }
 
   async handle ({ ctx, user }: PublicCall): Promise<Successful> {
-    const rooms = await Rooms.of(ctx).readable(user)
+    const rooms = await Rooms.of(ctx).listed(user)
     return new Successful({
       rooms: rooms.map(room => ({ id: room.id, slug: room.slug, name: room.name, description: room.description, canPost: canPost(room, user) }))
     })

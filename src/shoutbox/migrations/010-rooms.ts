@@ -2,9 +2,11 @@ import type { Database } from '../../sdk/index.js'
 
 /**
  * Rooms: several conversations on one board. The default room `general` (id 1) is made
- * here, and every shout stored before rooms existed belongs to it (the column's default,
- * so no row is rewritten on a large board); its events in the stream's history name it.
- * Pins and settings stay as they were: a pin belongs to its shout, and so to its room.
+ * here, and every shout stored before rooms existed belongs to it (the column's default:
+ * no shout is rewritten, however large the board); the events in the stream's history
+ * (at most 10,000) are rewritten to name it. Pins and settings stay as they were: a pin
+ * belongs to its shout, and so to its room. Flood control learns when each member last
+ * posted in each room, for the rooms' slow mode.
  */
 export async function up (db: Database): Promise<void> {
   await db.schema.createTable('shoutbox_rooms', t => {
@@ -26,7 +28,11 @@ export async function up (db: Database): Promise<void> {
   await db.schema.alterTable('shoutbox_shouts', t => {
     t.integer('room_id').notNullable().defaultTo(1).references('id').inTable('shoutbox_rooms')
   })
-  // A room's newest shouts, its pages and its retention.
+  // A room's newest shouts and its pages.
   await db.raw('create index shoutbox_shouts_room_id on shoutbox_shouts (room_id, id)')
   await db.raw(`update shoutbox_events set shout = shout || '{"room":"general"}'::jsonb`)
+  // A room's slow mode counts from the member's last post in that room.
+  await db.schema.alterTable('shoutbox_flood_control', t => {
+    t.jsonb('room_posted_at').notNullable().defaultTo('{}')
+  })
 }

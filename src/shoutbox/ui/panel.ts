@@ -242,8 +242,9 @@ export default function register (panel: PanelHost): void {
         field(t('ui.rooms.slowMode'), slow, t('ui.rooms.slowModeHint')),
         h('div', { class: 'row' },
           h('button', { type: 'submit' }, t('ui.rooms.save')),
-          above === undefined ? null : h('button', { type: 'button', class: 'secondary', id: `${id}-up`, 'aria-label': t('ui.rooms.upLabel', { name: room.name }), onclick: () => void move(room, above, 'up') }, t('ui.rooms.up')),
-          below === undefined ? null : h('button', { type: 'button', class: 'secondary', id: `${id}-down`, 'aria-label': t('ui.rooms.downLabel', { name: room.name }), onclick: () => void move(room, below, 'down') }, t('ui.rooms.down')),
+          // The default room stays first.
+          above === undefined || above.id === 1 ? null : h('button', { type: 'button', class: 'secondary', id: `${id}-up`, 'aria-label': t('ui.rooms.upLabel', { name: room.name }), onclick: () => void move(room, above, 'up') }, t('ui.rooms.up')),
+          below === undefined || room.id === 1 ? null : h('button', { type: 'button', class: 'secondary', id: `${id}-down`, 'aria-label': t('ui.rooms.downLabel', { name: room.name }), onclick: () => void move(room, below, 'down') }, t('ui.rooms.down')),
           room.id === 1
             ? null
             : room.archived

@@ -587,6 +587,16 @@ function startMute (item: Item): void {
   form.querySelector<HTMLInputElement>('input[type="radio"]')?.focus()
 }
 
+/**
+ * Asks which rooms the reader may read now; the tabs follow, and the composer when
+ * posting in the room shown became allowed or not (a message being typed stays otherwise).
+ */
+async function askRooms (): Promise<void> {
+  const readable = await call('GET', '/api/shoutbox/rooms')
+  const couldPost = mayPost()
+  if (readable.ok && learnRooms(readable.body!.rooms as Room[]) && mayPost() !== couldPost) drawYou()
+}
+
 /** The room shown last time, if the browser kept it (the server says later whether it may still be read). */
 function rememberedRoom (): string {
   try {
@@ -599,13 +609,11 @@ function rememberedRoom (): string {
 const live = new LiveShouts({
   room: rememberedRoom(),
   elsewhere: heardElsewhere,
-  // A stream the server closed (one's role or a room's readers changed) connects again:
-  // the rooms one may read are asked again, and the composer follows when they changed.
-  reconnected: () => {
-    void call('GET', '/api/shoutbox/rooms').then(readable => {
-      if (readable.ok && learnRooms(readable.body!.rooms as Room[])) drawYou()
-    })
-  },
+  // A stream the server closed (one's role or a room's readers changed) connects again,
+  // or the stream says the rooms changed: the rooms one may read are asked again, and the
+  // tabs and the composer follow.
+  reconnected: () => void askRooms(),
+  roomsChanged: () => void askRooms(),
   // Muted or let speak again by a moderator, on any process: the composer follows at once.
   heard: () => void refreshSession(),
   changed: fresh => {

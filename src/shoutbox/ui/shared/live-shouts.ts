@@ -36,6 +36,8 @@ export interface LiveShoutsOptions {
    * closes a stream whose rooms change).
    */
   readonly reconnected?: () => void
+  /** Called when the stream says the rooms changed (made, changed, archived): the page asks which rooms there are. */
+  readonly roomsChanged?: () => void
   /** Called for each event of a room not shown now, with its room. */
   readonly elsewhere?: (kind: EventKind, shout: RoomShout & { room: string }) => void
 }
@@ -101,6 +103,7 @@ export class LiveShouts {
       stream.addEventListener(kind, event => this.hear(kind, (event as MessageEvent<string>).data))
     }
     for (const kind of MEMBER_EVENTS) stream.addEventListener(kind, () => this.options.heard?.(kind))
+    stream.addEventListener('rooms-changed', () => this.options.roomsChanged?.())
     // A stream that starts afresh, or one that could not be caught up: what is held is out of date.
     for (const kind of ['ready', 'reset']) stream.addEventListener(kind, () => void this.reload())
     stream.addEventListener('open', () => {
