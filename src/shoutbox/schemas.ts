@@ -119,22 +119,39 @@ export const MutedUserParamsSchema = {
   params: Type.Object({ userId: Type.String({ pattern: '^[0-9]{1,15}$' }) })
 }
 
+/** A page of a room's shouts: where it starts, how long it is, and words to find. */
+const PageQuery = {
+  /** An id: the page holds shouts older than it (the previous page's `next`). */
+  before: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  /** Words to find; blank is no search. */
+  q: Type.Optional(Type.String({ maxLength: 200 }))
+}
+
+/**
+ * A room as a path names it. Any text up to 64 characters is taken as a slug and looked
+ * up, so a slug that cannot exist answers the same 404 as one that does not, or one the
+ * caller may not read.
+ */
+export const RoomSlugSchema = Type.String({ maxLength: 64 })
+
 export const ArchiveSchema = {
   querystring: Type.Object({
     /** The room's slug; the default room when absent. */
-    room: Type.Optional(Type.String({ maxLength: 64 })),
-    /** An id: the page holds shouts older than it (the previous page's `next`). */
-    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    /** Words to find; blank is no search. */
-    q: Type.Optional(Type.String({ maxLength: 200 }))
+    room: Type.Optional(RoomSlugSchema),
+    ...PageQuery
   })
+}
+
+export const RoomPageSchema = {
+  params: Type.Object({ slug: RoomSlugSchema }),
+  querystring: Type.Object(PageQuery)
 }
 
 export const LatestSchema = {
   querystring: Type.Object({
     /** The room's slug; the default room when absent. */
-    room: Type.Optional(Type.String({ maxLength: 64 })),
+    room: Type.Optional(RoomSlugSchema),
     /** How many of the newest; without it, `maxShouts` (50 when unset). */
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }))
   })

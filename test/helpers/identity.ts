@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify'
+import { login } from './app.js'
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE'
 export type Answer = [status: number, body: Record<string, unknown>]
@@ -27,4 +28,25 @@ export const snapshot = async (app: FastifyInstance) => ({
 export const feed = async (app: FastifyInstance, cookie: string, count: number, locale = 'en') => {
   const { logs } = (await app.inject({ url: `/api/panel/logs/activity?locale=${locale}`, headers: { cookie } })).json() as { logs: Array<Record<string, unknown>> }
   return logs.slice(0, count).map(({ id: _, createdAt: __, ...entry }) => entry)
+}
+
+/** The password of the accounts `account` makes. */
+export const ACCOUNT_PASSWORD = 'a long password'
+
+/** The id of the built-in member role. */
+export async function memberRoleId (app: FastifyInstance, admin: string): Promise<number> {
+  const roles = (await app.inject({ url: '/api/panel/roles', headers: { cookie: admin } })).json().roles as Array<{ id: number, name: string }>
+  return roles.find(role => role.name === 'member')!.id
+}
+
+/** A user made by the administrator, with `roleId` (the member role unless given), signed in: their session cookie. */
+export async function account (app: FastifyInstance, admin: string, username: string, roleId?: number): Promise<string> {
+  const created = await app.inject({
+    method: 'POST',
+    url: '/api/panel/users',
+    headers: { cookie: admin },
+    payload: { username, email: `${username}@example.org`, password: ACCOUNT_PASSWORD, roleId: roleId ?? await memberRoleId(app, admin) }
+  })
+  if (created.statusCode !== 200) throw new Error(created.body)
+  return login(app, username, ACCOUNT_PASSWORD)
 }

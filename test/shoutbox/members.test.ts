@@ -1,12 +1,12 @@
 import t, { type Test } from 'tap'
-import { build, login, setUp, type App } from '../helpers/app.js'
+import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
+import { account, memberRoleId } from '../helpers/identity.js'
 import { connectSse } from '../helpers/sse.js'
 
 /** CONTRACT §12: members post in the shoutbox, edit and delete their own shouts, within the flood rules. */
 
-const PASSWORD = 'a long password'
 const error = (code: string, extras: Record<string, unknown> = {}) => ({ result: 'error', error: code, ...extras })
 const badRequest = (what: string) => error('BAD_REQUEST', { bodyValidationError: what })
 /** A Retry-After header holding whole seconds from `least` to `most`. */
@@ -21,22 +21,6 @@ type ListedShout = Omit<Shout, 'room'>
 /** The shout as the list shows it: without its room. */
 const listed = ({ room: _, ...shout }: Shout): ListedShout => shout
 
-async function memberRoleId (app: App, admin: string): Promise<number> {
-  const roles = (await app.inject({ url: '/api/panel/roles', headers: { cookie: admin } })).json().roles as Array<{ id: number, name: string }>
-  return roles.find(role => role.name === 'member')!.id
-}
-
-/** A user with `roleId` (the member role unless given); returns their session cookie. */
-async function account (app: App, admin: string, username: string, roleId?: number): Promise<string> {
-  const created = await app.inject({
-    method: 'POST',
-    url: '/api/panel/users',
-    headers: { cookie: admin },
-    payload: { username, email: `${username}@example.org`, password: PASSWORD, roleId: roleId ?? await memberRoleId(app, admin) }
-  })
-  if (created.statusCode !== 200) throw new Error(created.body)
-  return login(app, username, PASSWORD)
-}
 
 function client (app: App) {
   return {

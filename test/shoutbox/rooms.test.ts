@@ -2,11 +2,12 @@ import t, { type Test } from 'tap'
 import { build, login, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
+import { ACCOUNT_PASSWORD, account } from '../helpers/identity.js'
 import { connectSse, type SseClient } from '../helpers/sse.js'
 
 /** CONTRACT §15: rooms — several conversations on one board, each read and written by whom it says. */
 
-const PASSWORD = 'a long password'
+const PASSWORD = ACCOUNT_PASSWORD
 const error = (code: string, extras: Record<string, unknown> = {}) => ({ result: 'error', error: code, ...extras })
 const NOT_FOUND = JSON.stringify(error('NOT_FOUND'))
 const MOD_NODE = 'addon.shoutbox.manage.shoutbox'
@@ -19,22 +20,6 @@ async function roleWith (app: App, admin: string, name: string, permissions: str
   return made.json().role.id as number
 }
 
-async function memberRoleId (app: App, admin: string): Promise<number> {
-  const roles = (await app.inject({ url: '/api/panel/roles', headers: { cookie: admin } })).json().roles as Array<{ id: number, name: string }>
-  return roles.find(role => role.name === 'member')!.id
-}
-
-/** A user with `roleId` (the member role unless given); their session cookie. */
-async function account (app: App, admin: string, username: string, roleId?: number): Promise<string> {
-  const created = await app.inject({
-    method: 'POST',
-    url: '/api/panel/users',
-    headers: { cookie: admin },
-    payload: { username, email: `${username}@example.org`, password: PASSWORD, roleId: roleId ?? await memberRoleId(app, admin) }
-  })
-  if (created.statusCode !== 200) throw new Error(created.body)
-  return login(app, username, PASSWORD)
-}
 
 /** Requests as `cookie` (undefined: a visitor). */
 function as (app: App, cookie: string | undefined) {

@@ -4,14 +4,10 @@ import { DuplicateShout, MessageTooLong, Muted, RoomArchived } from '../errors.j
 import { pinsRepository } from '../pins-repository.js'
 import { postInRoom } from '../posting.js'
 import { canPost, Rooms } from '../rooms.js'
-import { ROOM_SHOUT_EXAMPLE, RoomShoutSchema, SLUG_PATTERN } from '../schemas.js'
+import { ROOM_SHOUT_EXAMPLE, RoomPageSchema, RoomShoutSchema, RoomSlugSchema, SLUG_PATTERN } from '../schemas.js'
 
 
-/**
- * A room's path. Any text up to 64 characters is taken as a slug and looked up, so a
- * slug that cannot exist answers the same 404 as one that does not, or one the caller may not read.
- */
-const RoomParams = Type.Object({ slug: Type.String({ maxLength: 64 }) })
+const RoomParams = Type.Object({ slug: RoomSlugSchema })
 
 const RoomSchema = Type.Object({
   id: Type.Integer(),
@@ -43,15 +39,6 @@ export class ListRooms extends Api {
       rooms: rooms.map(room => ({ id: room.id, slug: room.slug, name: room.name, description: room.description, canPost: canPost(room, user) }))
     })
   }
-}
-
-const RoomPageSchema = {
-  params: RoomParams,
-  querystring: Type.Object({
-    before: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    q: Type.Optional(Type.String({ maxLength: 200 }))
-  })
 }
 
 /**
