@@ -8,6 +8,8 @@ export const EVENTS_TABLE = 'shoutbox_events'
 export const PINS_TABLE = 'shoutbox_pins'
 /** The rooms: several conversations on one board (the shouts' `room_id`). */
 export const ROOMS_TABLE = 'shoutbox_rooms'
+/** How far each member has read each room. */
+export const READ_MARKERS_TABLE = 'shoutbox_read_markers'
 export const MUTES_TABLE = 'shoutbox_mutes'
 /** Each member's recent posts and edits, for flood control. */
 export const FLOOD_CONTROL_TABLE = 'shoutbox_flood_control'

@@ -118,6 +118,7 @@ t.test('every documented success answer: produced by the real app, valid against
     'shoutbox.PostInRoom': () => asAda('POST', '/api/shoutbox/rooms/lounge/shouts', { message: 'Hello, lounge' }),
     'shoutbox.RoomShouts': () => as(undefined)('GET', '/api/shoutbox/rooms/general/shouts?limit=1&q=board'),
     'shoutbox.RoomPinned': () => as(undefined)('GET', '/api/shoutbox/rooms/general/pinned'),
+    'shoutbox.MarkRoomRead': () => asAda('PUT', '/api/shoutbox/rooms/lounge/read', { lastReadId: 1000 }),
     'shoutbox.StreamShouts': async () => {
       const address = await app.listen({ port: 0, host: '127.0.0.1' })
       const stream = connectSse(`${address}/api/shoutbox/stream`)

@@ -337,6 +337,46 @@ t.test('a room\'s conversation: its own pages, search, pins, slow mode; archived
   t.equal((await m.delete(`/api/shoutbox/${ids[2]!}`)).statusCode, 200, 'taking one\'s words back is never refused')
 })
 
+t.test('read markers: how far each member has read each room, and what is new since (CONTRACT §16)', async t => {
+  const { app, member, mod, clerk, rooms } = await board(t)
+  const ids: number[] = []
+  for (const text of ['one', 'two', 'three']) ids.push((await as(app, mod).post('/api/shoutbox/rooms/members/shouts', { message: text })).json().shout.id as number)
+  await as(app, member).post('/api/shoutbox/rooms/members/shouts', { message: 'my own' })
+  const state = async (cookie: string | undefined, slug = 'members') => ((await as(app, cookie).get('/api/shoutbox/rooms')).json().rooms as Array<{ slug: string, unread?: number, lastReadId?: number }>)
+    .find(room => room.slug === slug)
+  t.same(await state(member), { id: rooms.members!.id, slug: 'members', name: 'Members', description: '', canPost: true, lastReadId: 0, unread: 3 },
+    'never read: every shout of others is new (one\'s own is not)')
+  t.same(Object.keys((await state(undefined, 'general'))!), ['id', 'slug', 'name', 'description', 'canPost'], 'a visitor has no markers')
+  t.same(answer(await as(app, member).put('/api/shoutbox/rooms/members/read', { lastReadId: ids[1]! })), [200, { result: 'ok', lastReadId: ids[1] }])
+  t.match(await state(member), { lastReadId: ids[1], unread: 1 })
+  t.same((await as(app, member).put('/api/shoutbox/rooms/members/read', { lastReadId: ids[0]! })).json().lastReadId, ids[1], 'a marker never goes back')
+  t.same((await as(app, member).put('/api/shoutbox/rooms/members/read', { lastReadId: 1_000_000_000 })).json().lastReadId, ids[2]! + 1,
+    'nor past the room\'s newest shout (its own last one here)')
+  t.match(await state(member), { unread: 0 })
+  t.match(await state(mod), { lastReadId: 0, unread: 1 }, 'each member has their own')
+
+  // Counted up to 100: a busy room costs a bounded walk.
+  await app.db.raw(`insert into shoutbox_shouts (message, username, date, room_id, author_id)
+    select 'bulk ' || g, 'mod', ${Date.now()} + g, ?, (select id from users where username = 'mod') from generate_series(1, 150) as g`, [rooms.members!.id])
+  t.match(await state(member), { unread: 100 })
+
+  // Attacks: a visitor, a hidden room, bad input, a burst.
+  t.same(answer(await as(app, undefined).put('/api/shoutbox/rooms/members/read', { lastReadId: 1 })), [401, error('NOT_LOGGED_IN')])
+  const hidden = await as(app, member).put('/api/shoutbox/rooms/staff/read', { lastReadId: 1 })
+  const unknown = await as(app, member).put('/api/shoutbox/rooms/nowhere/read', { lastReadId: 1 })
+  t.same([hidden.statusCode, hidden.body], [404, NOT_FOUND], 'a room one may not read')
+  t.same(unknown.body, hidden.body, 'answers as one that does not exist')
+  for (const body of [{ lastReadId: -1 }, { lastReadId: 'x' }, {}, { lastReadId: 1.5 }]) {
+    const refused = await as(app, member).put('/api/shoutbox/rooms/members/read', body)
+    t.same([refused.statusCode, refused.json().error], [400, 'BAD_REQUEST'], `refused: ${JSON.stringify(body)}`)
+  }
+  const burst = await Promise.all(Array.from({ length: 1000 }, () => as(app, clerk).put('/api/shoutbox/rooms/general/read', { lastReadId: 1 })))
+  const passed = burst.filter(r => r.statusCode === 200).length
+  t.ok(passed <= 120, `a thousand marks at once: ${passed} written, at most 120 a minute`)
+  t.ok(burst.filter(r => r.statusCode !== 200).every(r => r.statusCode === 429 && Number(r.headers['retry-after']) >= 1), 'the rest: 429 with Retry-After')
+  t.equal(Number((await app.db('shoutbox_read_markers').count<Array<{ count: string }>>({ count: '*' }))[0]!.count), 2, 'one row a member and room: the member\'s, the clerk\'s')
+})
+
 t.test('kept answers per room: what another room says leaves the default room\'s list and pins as they are kept', async t => {
   const { app, member } = await board(t)
   await as(app, member).post('/api/shoutbox', { message: 'in general' })
@@ -484,6 +524,8 @@ t.test('migration: a board from before rooms moves into the default room with no
   await as(before, admin).put(`/api/panel/shoutbox/${shouts[1]!.id}/pin`, { pinned: true })
   await as(before, admin).delete(`/api/panel/shoutbox/${shouts[2]!.id}`)
   // The schema as the previous release left it: no rooms table, no room column, events without a room.
+  await before.db.raw('drop table shoutbox_read_markers')
+  await before.db('schema_migrations').where({ owner: 'shoutbox', name: '011-read-markers' }).delete()
   await before.db.raw('alter table shoutbox_shouts drop column room_id')
   await before.db.raw('drop table shoutbox_rooms')
   await before.db.raw("update shoutbox_events set shout = shout - 'room'")

@@ -3,6 +3,7 @@ import { ARCHIVE_ANSWER, archivePage } from '../archive-page.js'
 import { DuplicateShout, MessageTooLong, Muted, RoomArchived } from '../errors.js'
 import { pinsRepository } from '../pins-repository.js'
 import { postInRoom } from '../posting.js'
+import { MarkLimits, readMarkersRepository, UNREAD_COUNTED } from '../read-markers.js'
 import { canPost, Rooms } from '../rooms.js'
 import { ROOM_SHOUT_EXAMPLE, RoomPageSchema, RoomShoutSchema, RoomSlugSchema, SLUG_PATTERN } from '../schemas.js'
 
@@ -14,13 +15,16 @@ const RoomSchema = Type.Object({
   slug: Type.String({ pattern: SLUG_PATTERN }),
   name: Type.String(),
   description: Type.String(),
-  canPost: Type.Boolean({ description: 'the caller\'s role may post in it (a mute aside)' })
+  canPost: Type.Boolean({ description: 'the caller\'s role may post in it (a mute aside)' }),
+  lastReadId: Type.Optional(Type.Integer({ minimum: 0, description: 'signed in: the newest shout id the caller has read here (0: none)' })),
+  unread: Type.Optional(Type.Integer({ minimum: 0, maximum: UNREAD_COUNTED, description: `signed in: newer shouts others wrote here, counted up to ${UNREAD_COUNTED}` }))
 }, { additionalProperties: false })
 
 /**
  * GET /api/shoutbox/rooms — public: the rooms the caller may read (archived ones left
- * out), by position, each with whether the caller may post in it. Rooms the caller may
- * not read are not named.
+ * out), the default room first, then by position, each with whether the caller may post
+ * in it; for a signed-in caller, how far they have read it and how many newer shouts of
+ * others it holds (`unread`, up to 100). Rooms the caller may not read are not named.
  */
 export class ListRooms extends Api {
   readonly method = 'GET'
@@ -29,15 +33,45 @@ export class ListRooms extends Api {
   override readonly readsSession = true
   override readonly answers = {
     ok: okAnswer({ rooms: Type.Array(RoomSchema, { description: 'by position' }) }, {
-      rooms: [{ id: 1, slug: 'general', name: 'General', description: '', canPost: true }]
+      rooms: [{ id: 1, slug: 'general', name: 'General', description: '', canPost: true, lastReadId: 40, unread: 2 }]
     })
   }
 
   async handle ({ ctx, user }: PublicCall): Promise<Successful> {
     const rooms = await Rooms.of(ctx).listed(user)
+    const read = user === null ? undefined : await readMarkersRepository(ctx.db).states(user.id, rooms.map(room => room.id))
     return new Successful({
-      rooms: rooms.map(room => ({ id: room.id, slug: room.slug, name: room.name, description: room.description, canPost: canPost(room, user) }))
+      rooms: rooms.map(room => ({
+        id: room.id, slug: room.slug, name: room.name, description: room.description, canPost: canPost(room, user), ...read?.get(room.id)
+      }))
     })
+  }
+}
+
+const MarkReadSchema = {
+  params: RoomParams,
+  body: Type.Object({ lastReadId: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER }) })
+}
+
+/**
+ * PUT /api/shoutbox/rooms/:slug/read {lastReadId} — the caller has read the room up to
+ * that shout id: the marker moves forward only, never past the room's newest shout.
+ * Answers the marker as it is now. 404 for a room the caller may not read, as for none;
+ * at most MARKS_PER_MINUTE a minute per member → 429.
+ */
+export class MarkRoomRead extends LoggedInApi<typeof MarkReadSchema> {
+  readonly method = 'PUT'
+  readonly path = '/api/shoutbox/rooms/:slug/read'
+  readonly schema = MarkReadSchema
+  override readonly answers = {
+    ok: okAnswer({ lastReadId: Type.Integer({ minimum: 0 }) }, { lastReadId: 42 }, 'The marker as it is now'),
+    errors: [NotFound, TooManyRequests]
+  }
+
+  async handle ({ ctx, params, body, user }: SignedInCall<typeof MarkReadSchema>): Promise<Successful> {
+    const room = await Rooms.of(ctx).readableBySlug(params.slug, user)
+    MarkLimits.of(ctx).admit(user.id)
+    return new Successful({ lastReadId: await readMarkersRepository(ctx.db).markRead(user.id, room.id, body.lastReadId) })
   }
 }
 

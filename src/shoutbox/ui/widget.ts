@@ -34,7 +34,15 @@ const locale = pageLocale()
 const t = shoutboxStrings(locale)
 
 interface Me { readonly username: string, readonly permissions: readonly string[] }
-interface Room { readonly slug: string, readonly name: string, readonly description: string, readonly canPost: boolean }
+interface Room {
+  readonly slug: string
+  readonly name: string
+  readonly description: string
+  readonly canPost: boolean
+  /** Signed in: how far the reader has read it, and how many newer shouts of others it holds (up to 100). */
+  readonly lastReadId?: number
+  readonly unread?: number
+}
 /** Where the room last shown is kept (localStorage). */
 const ROOM_KEY = 'shoutbox-room'
 interface Rules { maxMessageLength: number, editWindowSeconds: number }
@@ -94,8 +102,15 @@ const announce = (...texts: string[]): void => {
 let me: Me | null = null
 /** The rooms the reader may read, by position (the default room until the server says). */
 let rooms: Room[] = [{ slug: 'general', name: 'General', description: '', canPost: false }]
-/** Shouts heard in each room not shown, since it was last shown (signed-in readers). */
+/** Shouts of others in each room not shown, not yet read (signed-in readers): the server's count, and those heard since. */
 const unread = new Map<string, number>()
+/** The room shown was read up to here when it was shown: the "new since your last visit" line goes below the newer shouts. */
+let readUpTo: number | null = null
+/** The newest shout id marked read in the room shown, and the mark waiting to be sent. */
+let markedUpTo = 0
+let marking: ReturnType<typeof setTimeout> | undefined
+/** How far this page marked each room read (newer than the rooms list may say). */
+const marked = new Map<string, number>()
 let signUpOpen = false
 let myMute: OwnMute | null = null
 let muteEnds: ReturnType<typeof setTimeout> | undefined
@@ -265,6 +280,7 @@ async function refreshSession (): Promise<void> {
   if (readable.ok) learnRooms(readable.body!.rooms as Room[])
   drawYou()
   render()
+  markRead()
   // Just signed in here: straight to writing.
   if (!wasSignedIn && me !== null && sessionAsked) composerArea?.focus()
   sessionAsked = false
@@ -286,6 +302,13 @@ function learnRooms (readable: Room[]): boolean {
   if (readable.length === 0 || JSON.stringify(readable) === JSON.stringify(rooms)) return false
   rooms = readable
   for (const slug of unread.keys()) if (!rooms.some(room => room.slug === slug)) unread.delete(slug)
+  // The server counts what the reader has not read of each room, since any visit.
+  for (const room of rooms) if (room.unread !== undefined && room.slug !== live.room) unread.set(room.slug, room.unread)
+  const shown = currentRoom()
+  if (readUpTo === null && shown?.lastReadId !== undefined) {
+    readUpTo = shown.lastReadId
+    markedUpTo = shown.lastReadId
+  }
   if (currentRoom() === undefined) void showRoom(rooms[0]!.slug, false)
   drawTabs()
   return true
@@ -322,6 +345,15 @@ function drawTabs (): void {
 /** Shows room `slug`; with `focus`, its tab takes the focus (a choice made with the keyboard). */
 async function showRoom (slug: string, focus: boolean): Promise<void> {
   unread.delete(slug)
+  if (slug !== live.room) {
+    clearTimeout(marking)
+    marking = undefined
+    // How far it was read: by the server's marker, or this page's own marks since.
+    const server = rooms.find(each => each.slug === slug)?.lastReadId
+    const here = marked.get(slug)
+    readUpTo = server === undefined && here === undefined ? null : Math.max(server ?? 0, here ?? 0)
+    markedUpTo = readUpTo ?? 0
+  }
   try {
     localStorage.setItem(ROOM_KEY, slug)
   } catch {
@@ -350,6 +382,28 @@ tabs.addEventListener('keydown', event => {
 })
 
 /** An event of a room not shown: a shout someone else said there is one more unread. */
+/**
+ * Tells the server the room shown is read up to its newest shout (a second after it shows,
+ * at most once a second): a signed-in reader's marker, for the unread counts and the
+ * "new since your last visit" line of the next visit. Only while the page is in view.
+ */
+function markRead (): void {
+  const newest = live.shouts[0]?.id
+  if (me === null || !live.loaded || newest === undefined || newest <= markedUpTo || document.visibilityState !== 'visible' || marking !== undefined) return
+  const room = live.room
+  marking = setTimeout(() => {
+    marking = undefined
+    // Another room shown meanwhile: this one was only glanced at.
+    if (live.room !== room) return
+    const upTo = live.shouts[0]?.id ?? 0
+    if (upTo <= markedUpTo) return
+    markedUpTo = upTo
+    marked.set(room, upTo)
+    void call('PUT', `/api/shoutbox/rooms/${encodeURIComponent(room)}/read`, { lastReadId: upTo })
+  }, 1000)
+}
+document.addEventListener('visibilitychange', markRead)
+
 function heardElsewhere (kind: string, shout: { room: string, username: string }): void {
   if (kind !== 'shout-created' || me === null || shout.username === me.username) return
   unread.set(shout.room, (unread.get(shout.room) ?? 0) + 1)
@@ -375,6 +429,7 @@ const items = new Map<number, Item>()
 const known = new KnownUsers()
 let namesKnown = 0
 const empty = h('li', { class: 'empty' }, t('widget.empty'))
+const newSince = h('li', { class: 'shoutbox-new-since' }, h('span', {}, t('widget.newSince')))
 
 function drawText (item: Item): void {
   item.text.replaceChildren(richText(item.shout.message, known.isUser))
@@ -437,6 +492,12 @@ function render (): void {
       items.delete(id)
     }
   }
+  // The line below what is new since the last visit: above the newest shout read then,
+  // when someone else said something since.
+  const firstOld = readUpTo === null ? -1 : shouts.filter(shout => !pinnedIds.has(shout.id)).findIndex(shout => shout.id <= readUpTo!)
+  const anyNew = readUpTo !== null && shouts.some(shout => shout.id > readUpTo! && !isOwn(shout))
+  if (firstOld > 0 && anyNew) wanted.splice(firstOld, 0, newSince)
+  else newSince.remove()
   // "No shouts yet" once it is known, not while the first load is on its way.
   if (wanted.length === 0 && pinned.length === 0 && live.loaded) wanted.push(empty)
   else empty.remove()
@@ -620,6 +681,7 @@ const live = new LiveShouts({
     // Setup finished since the page opened (the list reads again): ask who is here anew.
     if (log.hidden) void refreshSession()
     render()
+    markRead()
     if (live.loaded) log.removeAttribute('aria-busy')
     void known.learn(fresh.map(shout => shout.message)).then(found => {
       if (!found) return
