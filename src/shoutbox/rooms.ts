@@ -154,7 +154,7 @@ export class Rooms {
     this.listeners.add(listener)
   }
 
-  /** Every room, archived ones too, by position. */
+  /** Every room, archived ones too: the default room first, then by position. */
   async all (): Promise<Room[]> {
     if (this.remembered !== undefined) return this.remembered
     const generation = this.generation
