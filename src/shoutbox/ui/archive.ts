@@ -1,7 +1,7 @@
 import { KnownUsers } from '../../sdk/rich-text.js'
 import { h } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
-import { ownTag, pageLocale, shoutItem, useStylesheet } from './shared/shout-view.js'
+import { DEFAULT_ROOM, isRoomSlug, ownTag, pageLocale, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
@@ -25,14 +25,14 @@ useStylesheet('history.css', here)
 
 const params = new URLSearchParams(location.search)
 const q = (params.get('q') ?? '').trim()
-const room = /^[a-z0-9][a-z0-9-]{0,31}$/.test(params.get('room') ?? '') ? params.get('room')! : 'general'
+const room = isRoomSlug(params.get('room') ?? '') ? params.get('room')! : DEFAULT_ROOM
 const before = /^[0-9]{1,15}$/.test(params.get('before') ?? '') ? params.get('before')! : undefined
 const trail = (params.get('newer') ?? '').split(',').filter(id => /^[0-9]{1,15}$/.test(id))
 
 /** The address of a page of this archive. */
 function pageUrl (pageBefore: string | undefined, newer: readonly string[]): string {
   const query = new URLSearchParams()
-  if (room !== 'general') query.set('room', room)
+  if (room !== DEFAULT_ROOM) query.set('room', room)
   if (q !== '') query.set('q', q)
   if (pageBefore !== undefined) query.set('before', pageBefore)
   if (newer.length > 0) query.set('newer', newer.slice(-MAX_TRAIL).join(','))
@@ -43,7 +43,7 @@ function pageUrl (pageBefore: string | undefined, newer: readonly string[]): str
 const search = h('input', { type: 'search', id: 'shoutbox-q', name: 'q', maxlength: 200, value: q, autocomplete: 'off' }) as HTMLInputElement
 search.setAttribute('aria-describedby', 'shoutbox-q-hint')
 // Which room: the rooms the reader may read, filled in once the server says (the default room until then).
-const roomChoice = h('select', { id: 'shoutbox-room', name: 'room' }, h('option', { value: room, selected: true }, room === 'general' ? 'General' : room)) as HTMLSelectElement
+const roomChoice = h('select', { id: 'shoutbox-room', name: 'room' }, h('option', { value: room, selected: true }, room === DEFAULT_ROOM ? 'General' : room)) as HTMLSelectElement
 // Choosing a room shows it at once (its newest page, with the words searched).
 roomChoice.addEventListener('change', () => (form as HTMLFormElement).requestSubmit())
 // A plain GET form: searching is following a link to /shouts?room=…&q=…

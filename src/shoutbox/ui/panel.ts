@@ -2,6 +2,7 @@ import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { barChart, field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
 import { LiveShouts } from './shared/live-shouts.js'
+import { DEFAULT_ROOM } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 const MANAGE = 'addon.shoutbox.manage.shoutbox'
@@ -90,7 +91,7 @@ export default function register (panel: PanelHost): void {
     const list = h('ul', { class: 'items' })
     const known = new KnownUsers()
     // Which room the page shows and publishes in (every room, archived ones to read).
-    const roomChoice = h('select', { id: 'shout-room', onchange: () => void changeRoom() }, h('option', { value: 'general' }, 'General')) as HTMLSelectElement
+    const roomChoice = h('select', { id: 'shout-room', onchange: () => void changeRoom() }, h('option', { value: DEFAULT_ROOM }, 'General')) as HTMLSelectElement
     let roomsNow: PanelRoom[] = []
     const changeRoom = async (): Promise<void> => {
       const room = roomsNow.find(each => each.slug === roomChoice.value)

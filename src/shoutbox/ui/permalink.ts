@@ -1,7 +1,7 @@
 import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { h } from '../../sdk/ui.js'
-import type { Shout } from '../schemas.js'
-import { ownTag, pageLocale, useStylesheet } from './shared/shout-view.js'
+import type { RoomShout } from '../schemas.js'
+import { archiveOf, ownTag, pageLocale, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
@@ -23,8 +23,6 @@ const tag = ownTag('data-shoutbox-permalink', here)
 if (tag !== undefined) tag.after(page)
 else document.body.append(page)
 
-type RoomShout = Shout & { room: string }
-
 /** The site's own title, which the shout's goes before. */
 const siteTitle = document.title
 
@@ -40,9 +38,9 @@ function show (shout: RoomShout, isUser?: (name: string) => boolean): void {
     h('p', { class: 'text' }, richText(shout.message, isUser)),
     h('p', { class: 'meta' },
       h('time', { datetime: date.toISOString() }, date.toLocaleString(locale, { dateStyle: 'full', timeStyle: 'short' })), ' · ',
-      h('a', { class: 'room', href: shout.room === 'general' ? '/shouts' : `/shouts?room=${encodeURIComponent(shout.room)}` },
+      h('a', { class: 'room', href: archiveOf(shout.room) },
         t('history.inRoom', { name: roomNames.get(shout.room) ?? shout.room })))))
-  back.setAttribute('href', shout.room === 'general' ? '/shouts' : `/shouts?room=${encodeURIComponent(shout.room)}`)
+  back.setAttribute('href', archiveOf(shout.room))
 }
 
 async function load (): Promise<void> {

@@ -3,7 +3,7 @@ import { isBlankText } from '../../sdk/text.js'
 import { h, relativeTime } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
 import { LiveShouts } from './shared/live-shouts.js'
-import { ownTag, pageLocale, permalinkOf, shoutItem, useStylesheet } from './shared/shout-view.js'
+import { archiveOf, DEFAULT_ROOM, ownTag, pageLocale, permalinkOf, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
@@ -101,7 +101,7 @@ const announce = (...texts: string[]): void => {
 
 let me: Me | null = null
 /** The rooms the reader may read, by position (the default room until the server says). */
-let rooms: Room[] = [{ slug: 'general', name: 'General', description: '', canPost: false }]
+let rooms: Room[] = [{ slug: DEFAULT_ROOM, name: 'General', description: '', canPost: false }]
 /** Shouts of others in each room not shown, not yet read (signed-in readers): the server's count, and those heard since. */
 const unread = new Map<string, number>()
 /** The room shown was read up to here when it was shown: the "new since your last visit" line goes below the newer shouts. */
@@ -339,7 +339,7 @@ function drawTabs (): void {
   roomPanel.setAttribute('role', rooms.length < 2 ? 'region' : 'tabpanel')
   roomPanel.setAttribute('aria-labelledby', rooms.length < 2 ? 'shoutbox-title' : `shoutbox-tab-${live.room}`)
   if (focused !== undefined) tabs.querySelector<HTMLElement>(`[data-room="${focused}"]`)?.focus()
-  archiveLink.setAttribute('href', live.room === 'general' ? '/shouts' : `/shouts?room=${encodeURIComponent(live.room)}`)
+  archiveLink.setAttribute('href', archiveOf(live.room))
 }
 
 /** Shows room `slug`; with `focus`, its tab takes the focus (a choice made with the keyboard). */
@@ -661,9 +661,9 @@ async function askRooms (): Promise<void> {
 /** The room shown last time, if the browser kept it (the server says later whether it may still be read). */
 function rememberedRoom (): string {
   try {
-    return localStorage.getItem(ROOM_KEY) ?? 'general'
+    return localStorage.getItem(ROOM_KEY) ?? DEFAULT_ROOM
   } catch {
-    return 'general'
+    return DEFAULT_ROOM
   }
 }
 

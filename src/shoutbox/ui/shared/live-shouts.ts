@@ -1,8 +1,7 @@
 import { CHANGE_KIND_NAMES, CHANGE_KINDS, unhandled, type EventKind, type MemberEventKind } from '../../changes/kinds.js'
-import type { Shout } from '../../schemas.js'
+import type { RoomShout, Shout } from '../../schemas.js'
+import { DEFAULT_ROOM } from './shout-view.js'
 
-/** A shout as the stream and every answer but the seed's list give it: with its room's slug. */
-export type RoomShout = Shout & { readonly room?: string }
 
 /**
  * The newest shouts and the pinned ones of one room, kept current by the event stream: a
@@ -75,7 +74,7 @@ export class LiveShouts {
   private connected = false
 
   constructor (private readonly options: LiveShoutsOptions) {
-    this.room = options.room ?? 'general'
+    this.room = options.room ?? DEFAULT_ROOM
   }
 
   /** Shows room `slug`: what was held goes, the room's newest shouts and pins are read. */

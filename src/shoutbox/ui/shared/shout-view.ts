@@ -11,6 +11,15 @@ export function pageLocale (): string {
 /** Where a shout's own page is. */
 export const permalinkOf = (id: number): string => `/shouts/${id}`
 
+/** The default room's slug: what the pages show when no room is named. */
+export const DEFAULT_ROOM = 'general'
+
+/** A room's slug: lower-case letters, digits and dashes (schemas.ts's SLUG_PATTERN, kept out of the pages' bundle). */
+export const isRoomSlug = (text: string): boolean => /^[a-z0-9][a-z0-9-]{0,31}$/.test(text)
+
+/** Where a room's archive is (the default room's is the plain `/shouts`). */
+export const archiveOf = (room: string): string => room === DEFAULT_ROOM ? '/shouts' : `/shouts?room=${encodeURIComponent(room)}`
+
 /** The module's own `<script>` tag: the pages place what they draw right after it. */
 export function ownTag (attribute: string, moduleUrl: string): HTMLScriptElement | undefined {
   return [...document.querySelectorAll<HTMLScriptElement>(`script[${attribute}]`)].find(s => new URL(s.src, location.href).href === moduleUrl)
