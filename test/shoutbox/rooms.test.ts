@@ -474,6 +474,14 @@ t.test('the stream: each reader hears the rooms it may read, live and on replay;
   await heard(again, 'shout-created', 'marker two')
   t.notMatch(JSON.stringify(again.events), /members chat|"room":"members"/, 'its replay leaves out the room it may no longer read')
   t.equal(signedInVisitor.events.filter(e => e.event === 'ready').length, 1, 'a visitor\'s stream, whose rooms did not change, stays open')
+
+  // Signing out ends what the session opened: the stream reconnects as a visitor.
+  const session = await login(app, 'mira', PASSWORD)
+  const hers = open(session)
+  await hers.next(e => e.event === 'ready')
+  t.equal((await as(app, session).post('/api/auth/logout', {})).statusCode, 200)
+  await hers.ended
+  t.pass('a sign-out closes the stream its session opened')
 })
 
 t.test('every process: a room made or changed on one is heard by the others at once', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
@@ -510,6 +518,14 @@ t.test('every process: a room made or changed on one is heard by the others at o
   t.equal((await as(a, admin).put(`/api/panel/roles/${clerks.id}`, { name: 'clerks', permissions: [] })).statusCode, 200)
   await clerkOnB.ended
   t.pass('a role edited on A closes its holders\' streams on B')
+
+  const session = await login(a, 'mira', PASSWORD)
+  const hersOnB = connectSse(url, { cookie: session })
+  t.teardown(() => hersOnB.close())
+  await hersOnB.next(e => e.event === 'ready')
+  t.equal((await as(a, session).post('/api/auth/logout', {})).statusCode, 200)
+  await hersOnB.ended
+  t.pass('signing out on A closes the stream that session opened on B')
 })
 
 t.test('migration: a board from before rooms moves into the default room with nothing lost', async t => {

@@ -6,6 +6,7 @@ import {
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
+import { hashToken } from '../identity/sessions.js'
 import type { CachedAnswer } from './answer-cache.js'
 import { responseSchemas } from './answers.js'
 
@@ -159,10 +160,11 @@ function makeCall (app: FastifyInstance, request: FastifyRequest, reply: Fastify
     openEventStream () {
       // Admitted (or refused with TooManyRequests, answered by the error handler) before
       // the reply is hijacked: a refusal is still an ordinary answer in the envelope.
+      const token = request.cookies[app.identity.sessionCookie.name]
       opened = app.eventStreams.start(request.ip, () => {
         reply.hijack()
         return reply.raw
-      })
+      }, user === null || token === undefined ? undefined : { hash: hashToken(token), userId: user.id })
       return opened
     },
     get opened () {

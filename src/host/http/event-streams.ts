@@ -42,8 +42,16 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = { perClient: 20, total: 10_00
  * proxies) from timing out with a comment every 15 s, cuts off clients that stop
  * reading, and ends them all when the host stops.
  */
+/** The session a stream was opened with: its token's hash, and whose it is. */
+export interface StreamSession {
+  readonly hash: string
+  readonly userId: number
+}
+
 export class EventStreams {
   private readonly open = new Set<OpenStream>()
+  /** The session each stream opened with a session cookie was opened with. */
+  private readonly sessions = new Map<OpenStream, StreamSession>()
   private readonly perClient = new Map<string, number>()
   private readonly opens: OpenAllowance
   private readonly heartbeat: NodeJS.Timeout
@@ -69,7 +77,7 @@ export class EventStreams {
    * answers with the error envelope as for any other error. Once the host is stopping,
    * every stream is refused with ServiceUnavailable.
    */
-  start (address: string, takeOver: () => ServerResponse): EventStream {
+  start (address: string, takeOver: () => ServerResponse, session?: StreamSession): EventStream {
     if (this.ended) throw new ServiceUnavailable()
     const client = clientKey(address)
     const held = this.perClient.get(client) ?? 0
@@ -85,12 +93,27 @@ export class EventStreams {
       else this.perClient.delete(client)
     })
     this.open.add(stream)
+    if (session !== undefined) {
+      this.sessions.set(stream, session)
+      stream.onClose(() => this.sessions.delete(stream))
+    }
     response.writeHead(200, HEAD)
     // A HEAD request gets the head and no stream: its answer has no body to hold open.
     if (response.req.method === 'HEAD') response.end()
     // Browsers reconnect after 3 s, sending Last-Event-ID.
     else response.write('retry: 3000\n\n')
     return stream
+  }
+
+  /**
+   * Ends the streams opened with sessions that ended: with the one whose token hashes to
+   * `hash`, or with any of `userId`'s but `keep`. Their readers reconnect as who they are now.
+   */
+  endSessions (ended: { hash: string } | { userId: number, keep: string | null }): void {
+    for (const [stream, session] of this.sessions) {
+      const gone = 'hash' in ended ? session.hash === ended.hash : session.userId === ended.userId && session.hash !== ended.keep
+      if (gone) stream.end()
+    }
   }
 
   endAll (): void {

@@ -45,6 +45,9 @@ interface UserSignedOut {
   readonly keep: string | null
 }
 
+/** Sessions that ended: one, by the hash of its token, or a user's all but `keep`. */
+export type SessionsEnded = { readonly hash: string } | UserSignedOut
+
 /**
  * Sessions live in the database, so every host process shares them. The cookie carries
  * a 256-bit random token; the database keeps only its SHA-256, so a leaked database
@@ -65,14 +68,20 @@ export class Sessions {
    */
   private generation = 0
   private readonly table: SessionsRepository
+  private readonly endListeners = new Set<(ended: SessionsEnded) => void>()
 
   constructor (db: Knex, private readonly cluster: Cluster, private readonly now: () => number = Date.now) {
     this.table = sessionsRepository(db)
     cluster.subscribe(SIGNED_OUT, hash => {
       this.generation++
       this.known.delete(hash)
+      this.tellEnded({ hash })
     })
-    cluster.subscribe(USER_SIGNED_OUT, payload => this.forgetUser(JSON.parse(payload) as UserSignedOut))
+    cluster.subscribe(USER_SIGNED_OUT, payload => {
+      const notice = JSON.parse(payload) as UserSignedOut
+      this.forgetUser(notice)
+      this.tellEnded(notice)
+    })
     cluster.subscribe(IDENTITY_CHANGED, () => this.forgetAll())
     cluster.onResync(() => this.forgetAll())
   }
@@ -91,6 +100,19 @@ export class Sessions {
     const notice: UserSignedOut = { userId, keep: keep === undefined ? null : hashToken(keep) }
     await this.table.deleteOfUser(userId, notice.keep, trx)
     await this.cluster.notify(USER_SIGNED_OUT, JSON.stringify(notice), trx)
+  }
+
+  /**
+   * Runs `listener` when sessions end on any process: one (`{hash}`, a sign-out) or a
+   * user's all but `keep` (`{userId, keep}`). What was opened with them (an event
+   * stream) ends too.
+   */
+  onEnd (listener: (ended: SessionsEnded) => void): void {
+    this.endListeners.add(listener)
+  }
+
+  private tellEnded (ended: SessionsEnded): void {
+    for (const listener of this.endListeners) listener(ended)
   }
 
   private forgetAll (): void {
