@@ -51,22 +51,30 @@ export function readMarkersRepository (db: Database) {
 
 /** Read markers one member may write a minute: a page marks a room read as it shows new shouts, far less often. */
 export const MARKS_PER_MINUTE = 120
+/** Members whose allowance is kept before the full ones are forgotten (a full allowance is the same as none kept). */
+const KEPT_ALLOWANCES = 10_000
 
-/** The marks each member wrote in this process in the current minute (a bound on writes, not an exact count across processes). */
+/**
+ * Each member's allowance of marks in this process: a bucket of MARKS_PER_MINUTE, refilled
+ * at that many a minute, so a burst gets the bucket and then two a second, however the
+ * burst falls across the clock's minutes (a bound on writes, not an exact count across processes).
+ */
 export class MarkLimits {
   static readonly of = perContext((_ctx: AddonContext) => new MarkLimits())
-  private minute = 0
-  private readonly counts = new Map<number, number>()
+  private readonly buckets = new Map<number, { left: number, at: number }>()
 
-  /** Counts one mark of `userId`; past MARKS_PER_MINUTE this minute → 429 with the seconds to the next. */
+  /** Takes one mark of `userId`'s allowance; none left → 429 with the seconds until there is one. */
   admit (userId: number, now = Date.now()): void {
-    const minute = Math.floor(now / 60_000)
-    if (minute !== this.minute) {
-      this.minute = minute
-      this.counts.clear()
-    }
-    const count = (this.counts.get(userId) ?? 0) + 1
-    if (count > MARKS_PER_MINUTE) throw new TooManyRequests((minute + 1) * 60 - now / 1000)
-    this.counts.set(userId, count)
+    const perMs = MARKS_PER_MINUTE / 60_000
+    const bucket = this.buckets.get(userId) ?? { left: MARKS_PER_MINUTE, at: now }
+    const left = Math.min(MARKS_PER_MINUTE, bucket.left + (now - bucket.at) * perMs)
+    if (left < 1) throw new TooManyRequests((1 - left) / perMs / 1000)
+    if (this.buckets.size >= KEPT_ALLOWANCES) this.forgetFull(now)
+    this.buckets.set(userId, { left: left - 1, at: now })
+  }
+
+  private forgetFull (now: number): void {
+    const perMs = MARKS_PER_MINUTE / 60_000
+    for (const [userId, bucket] of this.buckets) if (bucket.left + (now - bucket.at) * perMs >= MARKS_PER_MINUTE) this.buckets.delete(userId)
   }
 }
