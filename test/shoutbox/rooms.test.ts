@@ -5,6 +5,7 @@ import { eventually } from '../helpers/eventually.js'
 import { ACCOUNT_PASSWORD, account } from '../helpers/identity.js'
 import type { AddonContext } from '../../src/sdk/index.js'
 import { MarkLimits } from '../../src/shoutbox/read-markers.js'
+import { Retention } from '../../src/shoutbox/retention.js'
 import { connectSse, type SseClient } from '../helpers/sse.js'
 
 /** CONTRACT §15: rooms — several conversations on one board, each read and written by whom it says. */
@@ -399,6 +400,36 @@ t.test('the read markers\' allowance: 120 at once, then two a second, wherever t
   t.notOk(admitted(start + 500))
   t.equal(Array.from({ length: 200 }, (_, i) => admitted(start + 60_500 + i)).filter(Boolean).length, 120, 'a minute later: the whole allowance again, no more')
   t.equal([1, 2].filter(user => { try { limits.admit(user === 1 ? 8 : 9, start); return true } catch { return false } }).length, 2, 'each member has their own')
+})
+
+t.test('retention in every room: old shouts go from each, pinned ones stay in each, each deletion on the stream names its room', async t => {
+  const { app, admin, member, mod, rooms } = await board(t)
+  const DAY = 86_400_000
+  const old = Date.now() - 40 * DAY
+  await app.db('shoutbox_shouts').insert([
+    { message: 'old general', username: 'mira', date: old, room_id: 1 },
+    { message: 'old members', username: 'mira', date: old, room_id: rooms.members!.id },
+    { message: 'old members, pinned', username: 'mira', date: old, room_id: rooms.members!.id },
+    { message: 'old staff', username: 'mod', date: old, room_id: rooms.staff!.id }
+  ])
+  const id = async (message: string) => Number((await app.db('shoutbox_shouts').where({ message }).first('id'))!.id)
+  t.equal((await as(app, mod).put(`/api/panel/shoutbox/${await id('old members, pinned')}/pin`, { pinned: true })).statusCode, 200)
+  await as(app, member).post('/api/shoutbox/rooms/members/shouts', { message: 'new members' })
+  await as(app, admin).put('/api/panel/shoutbox/config', { keepDays: 30 })
+  const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/shoutbox/stream`
+  const visitor = connectSse(url)
+  const staffReader = connectSse(url, { cookie: mod })
+  t.teardown(() => { visitor.close(); staffReader.close() })
+  for (const stream of [visitor, staffReader]) await stream.next(e => e.event === 'ready')
+  const staffId = await id('old staff')
+  t.same(await Retention.of(app.addons.runtimes.get('shoutbox')!.ctx).run(), { ran: true, pruned: 3 })
+  t.same((await app.db('shoutbox_shouts').orderBy('id').select('message')).map(row => row.message), ['old members, pinned', 'new members'],
+    'pruned in every room; the pinned one stays')
+  await staffReader.next(e => e.event === 'shout-deleted' && JSON.parse(e.data).room === 'staff')
+  t.same(JSON.parse(staffReader.events.find(e => e.event === 'shout-deleted' && e.data.includes('staff'))!.data), { id: staffId, room: 'staff' })
+  await visitor.next(e => e.event === 'shout-deleted')
+  t.same(visitor.events.filter(e => e.event === 'shout-deleted').map(e => JSON.parse(e.data).room), ['general'], 'a visitor hears of the public room\'s deletion alone')
+  t.match((await as(app, admin).get('/api/panel/logs/activity')).json().logs[0], { type: 'PRUNED_SHOUTS', details: { count: 3 } })
 })
 
 t.test('kept answers per room: what another room says leaves the default room\'s list and pins as they are kept', async t => {
