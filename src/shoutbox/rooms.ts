@@ -175,7 +175,7 @@ export class Rooms {
 
   /** The default room. */
   async general (): Promise<Room> {
-    const room = await this.byId(GENERAL_ROOM_ID)
+    const room = (await this.all()).find(each => each.id === GENERAL_ROOM_ID)
     if (room === undefined) throw new Error('the default room is missing (migration 010 makes it)')
     return room
   }
@@ -190,11 +190,6 @@ export class Rooms {
     const room = (await this.all()).find(each => each.slug === slug)
     if (room === undefined || !canRead(room, user)) throw new NotFound()
     return room
-  }
-
-  /** The room `id` (archived too); undefined when there is none. */
-  async byId (id: number): Promise<Room | undefined> {
-    return (await this.all()).find(room => room.id === id)
   }
 
   /** The slugs of the rooms `user` may read, archived ones too (their history stays readable). */

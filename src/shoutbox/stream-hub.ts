@@ -13,6 +13,8 @@ interface Reader {
 }
 
 const PRUNE_EVERY_MS = 3_600_000
+/** Sent on every open stream when rooms change: no id (not in the history), nothing in it; the page asks for the rooms again. */
+const ROOMS_CHANGED = new EventFrame('event: rooms-changed\ndata: {}\n\n')
 
 /**
  * The live stream's subscribers in this process. Each change notice, from any process,
@@ -164,14 +166,7 @@ export class StreamHub {
       if ([...subscriber.rooms].some(slug => !now.has(slug))) subscriber.stream.end()
       else subscriber.rooms = now
     }
-    const frame = new EventFrame('event: rooms-changed\ndata: {}\n\n')
-    for (const subscriber of this.subscribers) {
-      try {
-        if (!subscriber.stream.closed) subscriber.stream.write(frame)
-      } catch (error) {
-        this.ctx.log.warn({ err: error }, 'could not write to a stream')
-      }
-    }
+    this.writeEach([...this.subscribers].map(subscriber => subscriber.stream).filter(stream => !stream.closed), ROOMS_CHANGED)
   }
 
   /**
@@ -187,7 +182,12 @@ export class StreamHub {
 
   /** Writes `frame` to the streams `member` opened in this process. */
   private tellMember (member: number, frame: EventFrame): void {
-    for (const stream of this.members.get(member) ?? []) {
+    this.writeEach(this.members.get(member) ?? [], frame)
+  }
+
+  /** Writes `frame` to each of `streams`; one whose write throws is logged, and the others are written to all the same. */
+  private writeEach (streams: Iterable<EventStream>, frame: EventFrame): void {
+    for (const stream of streams) {
       try {
         stream.write(frame)
       } catch (error) {
