@@ -145,9 +145,9 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     const page = await (await context(ayse)).newPage()
     await page.goto(`${server.url}/shouts?room=members`)
     await page.locator('ol.shoutbox-archive-list > li').first().getByText('Said in the members room').waitFor()
-    t.equal(await page.getByLabel('Room').inputValue(), 'members')
+    t.equal(await page.getByLabel('Room', { exact: true }).inputValue(), 'members')
     t.equal(await page.locator('ol.shoutbox-archive-list').getByText('Hello everyone in General').count(), 0)
-    await page.getByLabel('Room').selectOption('general')
+    await page.getByLabel('Room', { exact: true }).selectOption('general')
     await page.waitForURL(/\/shouts\?room=general/)
     await page.locator('ol.shoutbox-archive-list').getByText('Hello everyone in General').waitFor()
     await page.goto(`${server.url}/shouts?room=members`)
@@ -194,7 +194,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
 
     // The Shouts page reads and posts in the room chosen.
     await page.goto(`${server.url}/panel/#/shoutbox/shouts`)
-    await page.getByLabel('Room').selectOption('staff')
+    await page.getByLabel('Room', { exact: true }).selectOption('staff')
     await page.getByText('Staff: rotate the keys on Friday').waitFor()
     await page.getByLabel('Message').fill('Posted to staff from the panel')
     await page.getByRole('button', { name: 'Post shout' }).click()
