@@ -28,7 +28,8 @@ export interface Logger {
   error (obj: unknown, msg?: string): void
 }
 
-export type ConfigValue = null | boolean | number | string
+/** A config value: a scalar, or a list of strings (a site's set of reactions, say). */
+export type ConfigValue = null | boolean | number | string | readonly string[]
 
 export interface AddonConfig {
   /** Every key of the manifest's `config`, stored values over defaults; read now, not cached. */

@@ -9,7 +9,7 @@ export const PermissionDeclarationSchema = Type.Object({
   default: Type.Optional(Type.Boolean())
 })
 
-const JsonValue = Type.Union([Type.Null(), Type.Boolean(), Type.Number(), Type.String()])
+const JsonValue = Type.Union([Type.Null(), Type.Boolean(), Type.Number(), Type.String(), Type.Array(Type.String())])
 
 /** `addon.json`: what the loader validates before it imports any code. */
 export const AddonManifestSchema = Type.Object({

@@ -1,15 +1,16 @@
-import { TooManyRequests, clientKey, okAnswer, type AddonContext } from '../sdk/index.js'
+import { TooManyRequests, clientKey, okAnswer, type AddonContext, type SessionUser } from '../sdk/index.js'
 import { assertStorable } from './message.js'
 import { perContext } from './per-context.js'
+import { withReactions } from './reactions.js'
 import type { Room } from './rooms.js'
-import { NewestShoutsSchema, NextPageSchema, ROOM_SHOUT_EXAMPLE, type RoomShout } from './schemas.js'
+import { NewestShoutsSchema, NextPageSchema, ROOM_SHOUT_EXAMPLE, type FullShout } from './schemas.js'
 import { shoutsRepository } from './shouts-repository.js'
 
 /* A page of a room's archive, whichever path asks (`/api/shoutbox/archive?room=`, `/api/shoutbox/rooms/:slug/shouts`). */
 
 /** A page of the archive as answered: the shouts, newest first, and the `before` of the next page (null after the last). */
 export interface ArchivePage {
-  readonly shouts: RoomShout[]
+  readonly shouts: FullShout[]
   readonly next: number | null
 }
 
@@ -22,8 +23,8 @@ export interface PageQuery {
 
 export const ARCHIVE_ANSWER = okAnswer({ shouts: NewestShoutsSchema, next: NextPageSchema }, { shouts: [ROOM_SHOUT_EXAMPLE], next: 42 })
 
-/** A page of `room`'s archive, for the client at `ip` (whose searches are counted). */
-export async function archivePage (ctx: AddonContext, room: Room, query: PageQuery, ip: string): Promise<ArchivePage> {
+/** A page of `room`'s archive, for the client at `ip` (whose searches are counted), signed in as `viewer` or not (their own reactions are marked). */
+export async function archivePage (ctx: AddonContext, room: Room, query: PageQuery, ip: string, viewer: SessionUser | null): Promise<ArchivePage> {
   const { limit } = query
   const before = query.before === undefined ? undefined : Number(query.before)
   const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q
@@ -34,7 +35,7 @@ export async function archivePage (ctx: AddonContext, room: Room, query: PageQue
     ? { shouts: await shouts.archive({ room, before, limit: limit + 1 }), searchedTo: null }
     : await Searches.of(ctx).run(ip, () => shouts.search({ room, before, limit: limit + 1, q }))
   const page = found.slice(0, limit)
-  return { shouts: page, next: found.length > limit ? page.at(-1)!.id : searchedTo }
+  return { shouts: await withReactions(ctx, page, viewer), next: found.length > limit ? page.at(-1)!.id : searchedTo }
 }
 
 /** Searches one client may run at once: each reads up to a bounded range of the board. */

@@ -1,5 +1,6 @@
 import { defineAddon } from '../sdk/index.js'
 import { RecentChanges } from './changes/list.js'
+import { Reactions } from './reactions.js'
 import { Retention } from './retention.js'
 import { canRead, GENERAL_ROOM_ID, Rooms, roomNodes } from './rooms.js'
 import { StreamHub } from './stream-hub.js'
@@ -19,6 +20,7 @@ export default defineAddon({
   },
   stop: async ctx => {
     StreamHub.of(ctx).stop()
+    Reactions.of(ctx).stop()
     await Retention.of(ctx).stop()
   },
   // Each room's own read and post nodes, for the Roles page: of the rooms the reader may

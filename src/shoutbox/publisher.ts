@@ -14,6 +14,8 @@ export interface PublishOptions {
   readonly logged: boolean
   /** The room it is said in. */
   readonly room: Pick<Room, 'id' | 'slug'>
+  /** The shout it answers (checked: one of the same room), if any. */
+  readonly replyTo?: number | null
 }
 
 interface Waiting {
@@ -58,9 +60,9 @@ export class Publisher {
   }
 
   /** Stores a checked message as `user`'s shout, dated now; resolves once it is committed. */
-  publish (user: Actor, message: string, { logged, room }: PublishOptions): Promise<RoomShout> {
+  publish (user: Actor, message: string, { logged, room, replyTo = null }: PublishOptions): Promise<RoomShout> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ shout: { message, username: user.username, date: Date.now(), authorId: user.id, roomId: room.id }, user, logged, room: room.slug, resolve, reject })
+      this.waiting.push({ shout: { message, username: user.username, date: Date.now(), authorId: user.id, roomId: room.id, replyToId: replyTo }, user, logged, room: room.slug, resolve, reject })
       if (this.writing) return
       this.writing = true
       // Requests already read from the network in this turn of the event loop join this

@@ -1,6 +1,6 @@
 import { IdParamsSchema, Type, type Static } from '../sdk/index.js'
 
-/** A shout as the seed's list shows it: exactly these four fields (every other answer adds its room: RoomShoutSchema). */
+/** A shout as the seed's list shows it: exactly these four fields (every other answer adds its room, what it answers and its reactions: FullShoutSchema). */
 export const ShoutSchema = Type.Object({
   id: Type.Integer(),
   message: Type.String(),
@@ -13,31 +13,74 @@ export const SHOUT_EXAMPLE: Shout = { id: 42, message: 'Hello, board! https://ex
 /** A room's slug: lower-case letters, digits and dashes, 1–32, not starting with a dash. */
 export const SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{0,31}$'
 
+/** How many code points of the original a reply quotes. */
+export const EXCERPT_LENGTH = 80
+
+/** What a reply quotes: the original's author and first words, or, once it is deleted, its id alone. */
+export const ReplyToSchema = Type.Union([
+  Type.Object({ id: Type.Integer(), username: Type.String(), excerpt: Type.String({ description: `the first ${EXCERPT_LENGTH} code points of the original's current text` }) }, { additionalProperties: false }),
+  Type.Object({ id: Type.Integer(), deleted: Type.Literal(true) }, { additionalProperties: false }),
+  Type.Null()
+], { description: 'the shout this one answers; null when it answers none' })
+
+export type ReplyTo = Static<typeof ReplyToSchema>
+
 /**
- * A shout with the room it was said in (its slug): how every answer but the seed's list
- * (`/api/shoutbox/list`, which keeps its four fields) shows a shout.
+ * A shout with the room it was said in (its slug) and the shout it answers: how the
+ * stream carries a shout (its reactions come as their own events, `shout-reactions`).
  */
 export const RoomShoutSchema = Type.Object({
   id: Type.Integer(),
   message: Type.String(),
   username: Type.String(),
   date: Type.Integer({ description: 'milliseconds since the Unix epoch, when stored' }),
-  room: Type.String({ description: "the room's slug" })
+  room: Type.String({ description: "the room's slug" }),
+  replyTo: ReplyToSchema
 }, { additionalProperties: false })
 
 export type RoomShout = Static<typeof RoomShoutSchema>
 
-export const ROOM_SHOUT_EXAMPLE: RoomShout = { ...SHOUT_EXAMPLE, room: 'general' }
+/** One emoji's reactions to a shout: how many, and (for a signed-in caller) whether the caller's is one of them. */
+export const ReactionSchema = Type.Object({
+  emoji: Type.String(),
+  count: Type.Integer({ minimum: 1 }),
+  mine: Type.Optional(Type.Boolean({ description: 'only for a signed-in caller' }))
+}, { additionalProperties: false })
+
+export type Reaction = Static<typeof ReactionSchema>
+
+/**
+ * A shout as every answer but the seed's list (`/api/shoutbox/list`, which keeps its four
+ * fields) shows it: its room, the shout it answers, and its reactions (nonzero only, in
+ * the order of the site's set).
+ */
+export const FullShoutSchema = Type.Object({
+  ...RoomShoutSchema.properties,
+  reactions: Type.Array(ReactionSchema, { description: "nonzero only, in the order of the `reactions` setting; `mine` only for a signed-in caller" })
+}, { additionalProperties: false })
+
+export type FullShout = Static<typeof FullShoutSchema>
+
+export const ROOM_SHOUT_EXAMPLE: FullShout = { ...SHOUT_EXAMPLE, room: 'general', replyTo: null, reactions: [{ emoji: '👍', count: 2, mine: true }] }
 
 /** Shouts in the list's order, newest first (the archive's pages, the latest). */
-export const NewestShoutsSchema = Type.Array(RoomShoutSchema, { description: 'newest first' })
+export const NewestShoutsSchema = Type.Array(FullShoutSchema, { description: 'newest first' })
 /** Where the archive goes on: the `before` of the next older page, or null when there is none. */
 export const NextPageSchema = Type.Union([Type.Integer(), Type.Null()], { description: 'the archive\'s `before` for the older shouts; null when there are none' })
 
 export type Shout = Static<typeof ShoutSchema>
 
+/** A shout's id as a body names it. */
+export const ShoutIdSchema = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
+
+/** A member's post: the text, and the shout it answers (in the same room). */
+export const PostBodySchema = Type.Object({
+  message: Type.String(),
+  replyTo: Type.Optional(Type.Union([ShoutIdSchema, Type.Null()], { description: 'the id of a shout in the same room that this one answers' }))
+})
+
 export const PublishShoutSchema = {
-  body: Type.Object({ message: Type.String() })
+  body: PostBodySchema
 }
 
 const MaxShoutsSchema = Type.Union([Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), Type.Null()])
@@ -49,6 +92,11 @@ const EditWindowSecondsSchema = Type.Integer({ minimum: 0, maximum: 86_400 })
 // History (pins and retention).
 const MaxPinnedSchema = Type.Integer({ minimum: 0, maximum: 20 })
 const KeepDaysSchema = Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), Type.Null()])
+// Conversation: the emoji members react with (each one grapheme, checked as the settings are changed).
+const ReactionSetSchema = Type.Array(Type.String({ minLength: 1, maxLength: 32 }), { minItems: 1, maxItems: 12, uniqueItems: true, description: '1–12 distinct single emoji, in the order shown' })
+
+/** The reactions a site starts with. */
+export const DEFAULT_REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🎉'] as const
 
 export const SettingsSchema = Type.Object({
   maxShouts: MaxShoutsSchema,
@@ -57,13 +105,14 @@ export const SettingsSchema = Type.Object({
   maxShoutsPerMinute: MaxShoutsPerMinuteSchema,
   editWindowSeconds: EditWindowSecondsSchema,
   maxPinned: MaxPinnedSchema,
-  keepDays: KeepDaysSchema
+  keepDays: KeepDaysSchema,
+  reactions: ReactionSetSchema
 })
 
 export type Settings = Static<typeof SettingsSchema>
 
 export const SETTINGS_EXAMPLE: Settings = {
-  maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null
+  maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: [...DEFAULT_REACTIONS]
 }
 
 export const UpdateSettingsSchema = {
@@ -74,7 +123,8 @@ export const UpdateSettingsSchema = {
     maxShoutsPerMinute: Type.Optional(MaxShoutsPerMinuteSchema),
     editWindowSeconds: Type.Optional(EditWindowSecondsSchema),
     maxPinned: Type.Optional(MaxPinnedSchema),
-    keepDays: Type.Optional(KeepDaysSchema)
+    keepDays: Type.Optional(KeepDaysSchema),
+    reactions: Type.Optional(ReactionSetSchema)
   }, { minProperties: 1, additionalProperties: false })
 }
 

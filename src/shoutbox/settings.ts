@@ -46,7 +46,8 @@ export class ShoutboxSettings {
       maxShoutsPerMinute: values.maxShoutsPerMinute as number,
       editWindowSeconds: values.editWindowSeconds as number,
       maxPinned: values.maxPinned as number,
-      keepDays: values.keepDays as number | null
+      keepDays: values.keepDays as number | null,
+      reactions: values.reactions as string[]
     }
   }
 

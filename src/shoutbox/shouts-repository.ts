@@ -1,6 +1,6 @@
 import type { Database, SqlPart, Transaction } from '../sdk/index.js'
 import { GENERAL_ROOM_ID, type Room } from './rooms.js'
-import type { RoomShout, Shout } from './schemas.js'
+import { EXCERPT_LENGTH, type RoomShout, type Shout } from './schemas.js'
 import { EVENTS_TABLE, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
@@ -8,16 +8,37 @@ const COLUMNS = ['id', 'message', 'username', 'date'] as const
 /** The slug of the room of the shout whose `room_id` is `column`, as SQL (a room's slug never changes). */
 const slugOf = (column: string): string => `(select slug from ${ROOMS_TABLE} where ${ROOMS_TABLE}.id = ${column})`
 
+/**
+ * What the shout whose `reply_to_id` is `column` answers, as SQL json: the original's id,
+ * author and first words (PostgreSQL's `left` counts code points), or, once the original
+ * is deleted, its id and `deleted`; null for a shout that answers none.
+ */
+export const replyToOf = (column: string): string => `case when ${column} is null then null else coalesce(
+  (select json_build_object('id', original.id, 'username', original.username, 'excerpt', left(original.message, ${EXCERPT_LENGTH})) from ${SHOUTS_TABLE} as original where original.id = ${column}),
+  json_build_object('id', ${column}, 'deleted', true)) end`
+
+/** The json of a stream event's shout, from the row `s` (its fields, its room's slug as `room`, its `reply_to_id`). */
+const EVENT_SHOUT = `jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', ${replyToOf('s.reply_to_id')})`
+
+/**
+ * A statement's part (a CTE, after one named `s` that returns deleted shouts' ids, taking
+ * the events table as its binding): the replies to those shouts, in the stream's
+ * history, quote them no more — their `replyTo` says the original is deleted.
+ */
+const BLANK_QUOTES = `blanked as (update ?? set shout = jsonb_set(shout, '{replyTo}', jsonb_build_object('id', (shout->'replyTo'->>'id')::bigint, 'deleted', true))
+          where (shout->'replyTo'->>'id')::bigint in (select id from s))`
+
 /** A change to the shouts together with the id of the stream event recording it. */
 export interface Recorded {
   readonly shout: RoomShout
   readonly eventId: number
 }
 
-/** A shout to store: `authorId` is the user's id, kept to know whose shout it is (never answered); `roomId` its room. */
+/** A shout to store: `authorId` is the user's id, kept to know whose shout it is (never answered); `roomId` its room; `replyToId` the shout it answers. */
 export interface NewShout extends Omit<Shout, 'id'> {
   readonly authorId: number
   readonly roomId: number
+  readonly replyToId: number | null
 }
 
 interface RecordedRow extends RoomShout {
@@ -50,13 +71,16 @@ export interface ArchiveQuery {
 export function shoutsRepository (db: Database) {
   /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
   const withEvents = (trx: Transaction, kind: string, change: ReturnType<Database['raw']>) => trx.raw<{ rows: RecordedRow[] }>(`
-    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room),
+    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id),
     e as (insert into ?? (kind, shout, created_at)
-          select ?, jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date, 'room', room), ? from s
+          select ?, ${EVENT_SHOUT}, ? from s
           order by s.id
-          returning id, (shout->>'id')::bigint as shout_id)
-    select s.id, s.message, s.username, s.date, s.room, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+          returning id, (shout->>'id')::bigint as shout_id, shout->'replyTo' as reply_to)
+    select s.id, s.message, s.username, s.date, s.room, e.reply_to as "replyTo", e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
   [change, EVENTS_TABLE, kind, Date.now()])
+
+  /** The `replyTo` of a shout read from the shouts table. */
+  const REPLY_TO = db.raw(`${replyToOf(`${SHOUTS_TABLE}.reply_to_id`)} as "replyTo"`)
 
   return {
     /** The seed's list: the default room's shouts, newest first (the store's order); `limit` null → all of them. The cut is made in SQL. */
@@ -74,7 +98,7 @@ export function shoutsRepository (db: Database) {
      * the search index when `q` is given (PostgreSQL picks which index leads).
      */
     archiveQuery ({ room, before, limit, q }: ArchiveQuery) {
-      const query = db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw('?::text as room', [room.slug]))
+      const query = db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw('?::text as room', [room.slug]), REPLY_TO)
         .where('room_id', room.id).orderBy('id', 'desc').limit(limit)
       if (before !== undefined) query.where('id', '<', before)
       // to_tsvector('simple', message) is the search index's expression (migrations/005), word for word: so PostgreSQL uses it.
@@ -124,7 +148,7 @@ export function shoutsRepository (db: Database) {
 
     /** The shout with its room's slug, whatever its room (the caller decides who may see it). */
     async find (id: number): Promise<RoomShout | undefined> {
-      const [shout] = await db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw(`${slugOf('room_id')} as room`)).where('id', id)
+      const [shout] = await db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw(`${slugOf('room_id')} as room`), REPLY_TO).where('id', id)
       return shout
     },
 
@@ -138,14 +162,15 @@ export function shoutsRepository (db: Database) {
         with s as (delete from ?? where id in (
             select id from ?? as old where date < ? and not exists (select 1 from ?? as pin where pin.shout_id = old.id)
             order by date limit ?)
-          returning id, message, username, date, ${slugOf('room_id')} as room),
+          returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id),
         forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
+        ${BLANK_QUOTES},
         e as (insert into ?? (kind, shout, created_at)
               select 'shout-deleted', jsonb_build_object('id', id, 'room', room), ? from s
               order by s.id
               returning id, (shout->>'id')::bigint as shout_id)
-        select s.id, s.message, s.username, s.date, s.room, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
-      [SHOUTS_TABLE, SHOUTS_TABLE, cutoff, PINS_TABLE, limit, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
+        select s.id, s.message, s.username, s.date, s.room, ${replyToOf('s.reply_to_id')} as "replyTo", e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+      [SHOUTS_TABLE, SHOUTS_TABLE, cutoff, PINS_TABLE, limit, EVENTS_TABLE, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
       return result.rows.map(recorded)
     },
 
@@ -180,19 +205,19 @@ export function shoutsRepository (db: Database) {
       readonly maxNoticeBytes: number
     }): Promise<{ notice: string, sent: string | null }> {
       const result = await db.raw<{ rows: Array<{ notice: string, sent: string | null }> }>(`
-        with s as (insert into ?? (message, username, date, author_id, room_id)
-              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer
+        with s as (insert into ?? (message, username, date, author_id, room_id, reply_to_id)
+              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer, (item->>'replyToId')::bigint
               from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
               order by position
-              returning id, message, username, date, ${slugOf('room_id')} as room),
+              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id),
         e as (insert into ?? (kind, shout, created_at)
-              select 'shout-created', jsonb_build_object('id', id, 'message', message, 'username', username, 'date', date, 'room', room), ? from s
+              select 'shout-created', ${EVENT_SHOUT}, ? from s
               order by s.id
-              returning id, (shout->>'id')::bigint as shout_id),
+              returning id, (shout->>'id')::bigint as shout_id, shout->'replyTo' as reply_to),
         also as (?),
         built as (select
               json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id), 'events', json_agg(json_build_object(
-                'id', e.id, 'kind', 'shout-created', 'shout', json_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room)
+                'id', e.id, 'kind', 'shout-created', 'shout', json_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', e.reply_to)
               ) order by e.id))::text as notice,
               json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id))::text as bare
             from s join e on e.shout_id = s.id),
@@ -221,7 +246,7 @@ export function shoutsRepository (db: Database) {
     /** The shout, its room's id and its author's id (null for shouts stored before authors were kept); with `trx`, its row locked until `trx` ends. */
     async findWithAuthor (id: number, trx?: Transaction): Promise<(RoomShout & { authorId: number | null, roomId: number }) | undefined> {
       const query = (trx ?? db)(SHOUTS_TABLE).where({ id })
-        .first<(RoomShout & { author_id: number | null, room_id: number }) | undefined>(...COLUMNS, 'author_id', 'room_id', db.raw(`${slugOf('room_id')} as room`))
+        .first<(RoomShout & { author_id: number | null, room_id: number }) | undefined>(...COLUMNS, 'author_id', 'room_id', db.raw(`${slugOf('room_id')} as room`), REPLY_TO)
       const row = await (trx === undefined ? query : query.forUpdate())
       if (row === undefined) return undefined
       const { author_id: authorId, room_id: roomId, ...shout } = row
@@ -246,6 +271,9 @@ export function shoutsRepository (db: Database) {
         update ?? set shout = jsonb_set(shout, '{message}', to_jsonb(?::text))
         where (shout->>'id')::bigint = ? and id < ? and kind <> 'shout-edited' and shout->>'message' is not null`,
       [EVENTS_TABLE, id, row.event_id, EVENTS_TABLE, message, id, row.event_id])
+      // The replies to it, in the history, quote its new text.
+      await trx.raw(`update ?? set shout = jsonb_set(shout, '{replyTo,excerpt}', to_jsonb(left(?::text, ${EXCERPT_LENGTH})))
+        where (shout->'replyTo'->>'id')::bigint = ? and shout->'replyTo'->>'excerpt' is not null`, [EVENTS_TABLE, message, id])
       return recorded(row)
     },
 
@@ -257,11 +285,12 @@ export function shoutsRepository (db: Database) {
      */
     async delete (id: number, trx: Transaction): Promise<Recorded | undefined> {
       const result = await trx.raw<{ rows: RecordedRow[] }>(`
-        with s as (delete from ?? where id = ? returning id, message, username, date, ${slugOf('room_id')} as room),
+        with s as (delete from ?? where id = ? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id),
         forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
+        ${BLANK_QUOTES},
         e as (insert into ?? (kind, shout, created_at) select 'shout-deleted', jsonb_build_object('id', id, 'room', room), ? from s returning id)
-        select s.id, s.message, s.username, s.date, s.room, e.id as event_id from s cross join e`,
-      [SHOUTS_TABLE, id, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
+        select s.id, s.message, s.username, s.date, s.room, ${replyToOf('s.reply_to_id')} as "replyTo", e.id as event_id from s cross join e`,
+      [SHOUTS_TABLE, id, EVENTS_TABLE, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
       const row = result.rows[0]
       return row === undefined ? undefined : recorded(row)
     }

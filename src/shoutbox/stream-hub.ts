@@ -211,9 +211,14 @@ function memberFrame (kind: string): EventFrame {
 }
 
 function frameOf (event: ShoutEvent): EventFrame {
+  // A shout's reaction counts: its id, its room, the counts.
+  if ('reactions' in event.shout) {
+    const { id, room, reactions } = event.shout
+    return eventFrame(event.id, event.kind, JSON.stringify({ id, room, reactions }))
+  }
   // A deletion names the shout and its room, and nothing of what it said.
   if (CHANGE_KINDS[event.kind].carries === 'id' || !('message' in event.shout)) return eventFrame(event.id, event.kind, JSON.stringify({ id: event.shout.id, room: event.shout.room }))
-  // The fields in the list's order, then the room (jsonb keeps its own order).
-  const { id, message, username, date, room } = event.shout
-  return eventFrame(event.id, event.kind, JSON.stringify({ id, message, username, date, room }))
+  // The fields in the list's order, then the room and what it answers (jsonb keeps its own order).
+  const { id, message, username, date, room, replyTo } = event.shout
+  return eventFrame(event.id, event.kind, JSON.stringify({ id, message, username, date, room, replyTo }))
 }

@@ -10,6 +10,8 @@ export const PINS_TABLE = 'shoutbox_pins'
 export const ROOMS_TABLE = 'shoutbox_rooms'
 /** How far each member has read each room. */
 export const READ_MARKERS_TABLE = 'shoutbox_read_markers'
+/** Members' reactions to shouts: one row per member, shout and emoji. */
+export const REACTIONS_TABLE = 'shoutbox_reactions'
 export const MUTES_TABLE = 'shoutbox_mutes'
 /** Each member's recent posts and edits, for flood control. */
 export const FLOOD_CONTROL_TABLE = 'shoutbox_flood_control'

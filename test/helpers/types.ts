@@ -11,8 +11,11 @@ export interface Tap {
 /** A shout as GET /api/shoutbox/list (the seed's list) shows it: exactly four fields. */
 export type { Shout } from '../../src/shoutbox/schemas.js'
 
-/** A shout as every other answer and the stream show it: the list's four fields, then its room (CONTRACT §15). */
+/** A shout as the stream shows it: the list's four fields, then its room (CONTRACT §15) and the shout it answers (§16). */
 export type { RoomShout } from '../../src/shoutbox/schemas.js'
+
+/** A shout as every answer but the seed's list shows it: as the stream, then its reactions (CONTRACT §16). */
+export type { FullShout } from '../../src/shoutbox/schemas.js'
 
 /** One entry of GET /api/panel/logs/activity. */
 export type { RenderedEntry as FeedEntry } from '../../src/host/services/activity-log.js'

@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
 import { ADMIN, build, login, sessionCookie } from '../helpers/app.js'
 import { openApiDocument, type Operation } from '../helpers/openapi.js'
+import { STREAMED_KEYS } from '../helpers/shouts.js'
 import { connectSse } from '../helpers/sse.js'
 
 /**
@@ -119,6 +120,12 @@ t.test('every documented success answer: produced by the real app, valid against
     'shoutbox.RoomShouts': () => as(undefined)('GET', '/api/shoutbox/rooms/general/shouts?limit=1&q=board'),
     'shoutbox.RoomPinned': () => as(undefined)('GET', '/api/shoutbox/rooms/general/pinned'),
     'shoutbox.MarkRoomRead': () => asAda('PUT', '/api/shoutbox/rooms/lounge/read', { lastReadId: 1000 }),
+    // Reactions (CONTRACT §16): the answers name the shout's reactions after the change, so each leaves one.
+    'shoutbox.AddReaction': () => asAda('PUT', `/api/shoutbox/shouts/${shoutId}/reactions/${encodeURIComponent('🎉')}`),
+    'shoutbox.RemoveReaction': async () => {
+      await asAda('PUT', `/api/shoutbox/shouts/${shoutId}/reactions/${encodeURIComponent('👍')}`)
+      return asAda('DELETE', `/api/shoutbox/shouts/${shoutId}/reactions/${encodeURIComponent('👍')}`)
+    },
     'shoutbox.StreamShouts': async () => {
       const address = await app.listen({ port: 0, host: '127.0.0.1' })
       const stream = connectSse(`${address}/api/shoutbox/stream`)
@@ -154,10 +161,10 @@ t.test('every documented success answer: produced by the real app, valid against
     const got = await answer()
     t.equal(got.status, 200, `${name}: answered 200`, { body: got.body })
     if (type === 'text/event-stream') {
-      // The stream's frames carry JSON shouts with their room (CONTRACT §15); the example is one frame.
+      // The stream's frames carry JSON shouts with their room (CONTRACT §15) and what they answer, not their reactions (§16); the example is one frame.
       t.match(String(example), /^id: \d+\nevent: [a-z-]+\ndata: \{.*\}\n\n$/, `${name}: the example is a frame`)
-      t.same(Object.keys(JSON.parse(got.body)), ['id', 'message', 'username', 'date', 'room'], `${name}: a real frame's data is a shout with its room, in that order`)
-      t.same(Object.keys(JSON.parse(String(example).split('\ndata: ')[1]!)), ['id', 'message', 'username', 'date', 'room'], `${name}: so is the example's`)
+      t.same(Object.keys(JSON.parse(got.body)), STREAMED_KEYS, `${name}: a real frame's data is a shout with its room and replyTo, in that order`)
+      t.same(Object.keys(JSON.parse(String(example).split('\ndata: ')[1]!)), STREAMED_KEYS, `${name}: so is the example's`)
       checked++
       continue
     }
@@ -190,9 +197,15 @@ t.test('where the contract fixes an answer, the documented schema is the contrac
   t.ok(publish({ result: 'ok' }))
   t.notOk(publish({ result: 'ok', shout: { id: 1 } }), 'CONTRACT §6: the panel\'s publish answers {"result":"ok"} and nothing else')
   const post = schemaOf('/api/shoutbox', 'post')
-  t.ok(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1, room: 'general' } }))
-  t.notOk(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1, room: 'general', authorId: 2 } }), 'CONTRACT §12, §15: a member\'s post answers the shout with its four fields and its room — a sixth fails')
-  t.notOk(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1 } }), 'CONTRACT §15: a shout without its room fails')
+  const shout = { id: 1, message: 'hi', username: 'ada', date: 1, room: 'general', replyTo: null, reactions: [] }
+  t.ok(post({ result: 'ok', shout }))
+  t.ok(post({ result: 'ok', shout: { ...shout, replyTo: { id: 7, username: 'grace', excerpt: 'hello' }, reactions: [{ emoji: '👍', count: 2, mine: true }] } }), 'CONTRACT §16: a reply, and reactions with `mine`')
+  t.ok(post({ result: 'ok', shout: { ...shout, replyTo: { id: 7, deleted: true }, reactions: [{ emoji: '👍', count: 2 }] } }), 'CONTRACT §16: a reply to a deleted shout, and reactions without `mine`')
+  t.notOk(post({ result: 'ok', shout: { ...shout, authorId: 2 } }), 'CONTRACT §12, §15, §16: a member\'s post answers the shout with its four fields, its room, replyTo and reactions — an eighth fails')
+  t.notOk(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1, replyTo: null, reactions: [] } }), 'CONTRACT §15: a shout without its room fails')
+  t.notOk(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1, room: 'general', reactions: [] } }), 'CONTRACT §16: a shout without replyTo fails')
+  t.notOk(post({ result: 'ok', shout: { id: 1, message: 'hi', username: 'ada', date: 1, room: 'general', replyTo: null } }), 'CONTRACT §16: a shout without its reactions fails')
+  t.notOk(post({ result: 'ok', shout: { ...shout, replyTo: { id: 7, deleted: true, excerpt: 'hello' } } }), 'CONTRACT §16: a deleted original shows no text')
   const me = schemaOf('/api/auth/me', 'get')
   t.notOk(me({ result: 'ok', user: { id: 1, username: 'ada', role: { id: 2, name: 'member' }, permissions: [], email: 'ada@example.org' } }), 'CONTRACT §5: me is {id, username, role, permissions} — never the e-mail address')
   const health = schemaOf('/api/health', 'get')

@@ -63,7 +63,8 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'shoutbox', name: '008-create-mutes' },
     { owner: 'shoutbox', name: '009-moderated-shouts' },
     { owner: 'shoutbox', name: '010-rooms' },
-    { owner: 'shoutbox', name: '011-read-markers' }
+    { owner: 'shoutbox', name: '011-read-markers' },
+    { owner: 'shoutbox', name: '012-conversation' }
   ])
   await first.close()
   const second = await build(t, { db })

@@ -1,14 +1,17 @@
 import t from 'tap'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp } from '../helpers/app.js'
+import { ANSWERED_KEYS, answered } from '../helpers/shouts.js'
+import type { FullShout as Shout } from '../helpers/types.js'
 
 const GENERAL = { id: 1, slug: 'general' }
 
-/** A shout as every answer but the seed's list shows it: the four fields, then its room (CONTRACT §15). */
-interface Shout { id: number, message: string, username: string, date: number, room: string }
-
-/** Rows of the shouts table (every one of the default room here) as the answers show them. */
-const inGeneral = (rows: Array<Omit<Shout, 'room'>>): Shout[] => rows.map(row => ({ ...row, room: 'general' }))
+/**
+ * Rows of the shouts table (every one of the default room here, none a reply, none reacted
+ * to) as the answers show them: the four fields, then the room (CONTRACT §15), `replyTo` and
+ * `reactions` (§16).
+ */
+const inGeneral = (rows: Array<Pick<Shout, 'id' | 'message' | 'username' | 'date'>>): Shout[] => rows.map(row => answered(row))
 
 /** CONTRACT §14: GET /api/shoutbox/archive and GET /api/shoutbox/shouts/:id. */
 t.test('GET /api/shoutbox/archive', async t => {
@@ -32,10 +35,10 @@ t.test('GET /api/shoutbox/archive', async t => {
   for (const message of messages) t.equal((await publish(message)).statusCode, 200)
   const all = await stored()
 
-  t.test('newest first, each shout with exactly id, message, username, date, room; 20 a page by default', async t => {
+  t.test('newest first, each shout with exactly id, message, username, date, room, replyTo, reactions; 20 a page by default', async t => {
     const response = await archive()
     t.same([response.statusCode, response.json()], [200, { result: 'ok', shouts: all, next: null }])
-    t.same(Object.keys(response.json().shouts[0]), ['id', 'message', 'username', 'date', 'room'])
+    t.same(Object.keys(response.json().shouts[0]), ANSWERED_KEYS)
     t.same(response.json().shouts.map((s: Shout) => s.id), [7, 6, 5, 4, 3, 2, 1])
   })
 
@@ -231,10 +234,10 @@ t.test('GET /api/shoutbox/shouts/:id — one shout, the permalink', async t => {
   await app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie }, payload: { message: 'Remember me <b>' } })
   const [shout] = inGeneral(await app.db('shoutbox_shouts').select('id', 'message', 'username', 'date'))
 
-  t.test('200 with the shout and its five fields (its room last)', async t => {
+  t.test('200 with the shout and its seven fields (its room, replyTo and reactions last)', async t => {
     const response = await app.inject({ url: '/api/shoutbox/shouts/1' })
     t.same([response.statusCode, response.json()], [200, { result: 'ok', shout }])
-    t.same(Object.keys(response.json().shout), ['id', 'message', 'username', 'date', 'room'])
+    t.same(Object.keys(response.json().shout), ANSWERED_KEYS)
   })
 
   t.test('an unknown or deleted id → 404 NOT_FOUND', async t => {

@@ -17,7 +17,7 @@ t.test('another addon hears "shout created" and "shout deleted", with the shout,
   const events = (await app.inject({ url: '/api/greeter/events' })).json().events
     .filter((e: RecordedEvent) => e.event.startsWith('shoutbox.'))
   // The list keeps its four fields (CONTRACT §15); the events carry the shout with its room.
-  const withRoom = { ...shout, room: 'general' }
+  const withRoom = { ...shout, room: 'general', replyTo: null }
   t.same(events, [
     { event: 'shoutbox.shout-created', payload: withRoom, committed: true },
     { event: 'shoutbox.shout-deleted', payload: withRoom, committed: true }

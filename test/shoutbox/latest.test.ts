@@ -1,8 +1,7 @@
 import t from 'tap'
 import { build, setUp } from '../helpers/app.js'
-
-/** A shout as the latest shows it: the list's four fields, then its room (CONTRACT §15). */
-interface Shout { id: number, message: string, username: string, date: number, room: string }
+import { ANSWERED_KEYS, answered } from '../helpers/shouts.js'
+import type { FullShout } from '../helpers/types.js'
 
 /**
  * GET /api/shoutbox/latest: what the widget loads once (and after a stream `reset`) — the
@@ -16,11 +15,12 @@ t.test('GET /api/shoutbox/latest', async t => {
   const latest = (query = '') => app.inject({ url: `/api/shoutbox/latest${query}` })
   const settings = (body: Record<string, unknown>) => app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie }, payload: body })
   const pin = (id: number) => app.inject({ method: 'PUT', url: `/panel/api/shoutbox/${id}/pin`, headers: { cookie }, payload: { pinned: true } })
-  // Every shout here is the default room's.
-  const stored = async (): Promise<Shout[]> => (await app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date'))
-    .map((row: Omit<Shout, 'room'>) => ({ ...row, room: 'general' }))
+  // Every shout here is the default room's, answers none and has no reactions.
+  const stored = async (): Promise<FullShout[]> => (await app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date'))
+    .map(row => answered(row))
 
-  t.test('an empty board: nothing, and 50 by default', async t => {
+  // Awaited: the shouts below are posted only once it has read the empty board (else its read races the first post).
+  await t.test('an empty board: nothing, and 50 by default', async t => {
     const response = await latest()
     t.same([response.statusCode, response.body], [200, '{"result":"ok","shouts":[],"pinned":[],"next":null,"limit":50}'])
   })
@@ -33,7 +33,7 @@ t.test('GET /api/shoutbox/latest', async t => {
   t.test('maxShouts unset (the list would be all 60): the newest 50, and where the archive goes on', async t => {
     const answer = (await latest()).json()
     t.same(answer, { result: 'ok', shouts: all.slice(0, 50), pinned: [], next: all[49]!.id, limit: 50 })
-    t.same(Object.keys(answer.shouts[0]), ['id', 'message', 'username', 'date', 'room'], 'each shout exactly with the list\'s four fields, then its room')
+    t.same(Object.keys(answer.shouts[0]), ANSWERED_KEYS, 'each shout exactly with the list\'s four fields, then its room, replyTo and reactions')
     const older = (await app.inject({ url: `/api/shoutbox/archive?limit=100&before=${answer.next as number}` })).json()
     t.same(older.shouts, all.slice(50), 'the archive from `next` holds exactly the rest')
   })

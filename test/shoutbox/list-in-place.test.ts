@@ -8,6 +8,7 @@ import { MAX_KEPT_BYTES } from '../../src/host/http/answer-cache.js'
 import { ADMIN, build, login, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, TEST_DATABASE_URL, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
+import { streamed } from '../helpers/shouts.js'
 
 /** The list as a rebuild from the database gives it, byte for byte. */
 async function rebuilt (app: App): Promise<string> {
@@ -81,7 +82,7 @@ t.test('a create heard after its own delete does not bring the shout back, even 
   const app = await build(t)
   const cookie = await setUp(app)
   await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'kept' } })
-  const crossing = { id: 999, kind: 'shout-created', shout: { id: 999, message: 'deleted elsewhere', username: 'admin', date: 1, room: 'general' } }
+  const crossing = { id: 999, kind: 'shout-created', shout: streamed({ id: 999, message: 'deleted elsewhere', username: 'admin', date: 1 }) }
   // The delete is heard while no list is kept (nothing has asked for it yet) …
   await app.cluster.notify('shoutbox:changed', JSON.stringify({ kind: 'shout-deleted', eventIds: [1000], events: [{ id: 1000, kind: 'shout-deleted', shout: { id: 999, room: 'general' } }] }))
   const fresh = await listed(app)
@@ -101,7 +102,7 @@ t.test('a change of a kind this process does not know, or a notice it cannot rea
   const pinned = async (): Promise<string> => (await app.inject({ url: '/api/shoutbox/pinned' })).body
   const pinnedBefore = await pinned()
   t.match(JSON.parse(pinnedBefore), { shouts: [{ id: 2 }] }, 'shout 2 is pinned')
-  // Each is wrong in the one way it names: otherwise its events are as a process sends them (CONTRACT §15: with their room).
+  // Each is wrong in the one way it names: otherwise its events are as a process sends them (CONTRACT §15, §16: with their room, and a shout with what it answers).
   const notices: Array<[string, string]> = [
     // A kind a newer process may send one day: its event names shout 2 as a delete's does.
     ['an unknown kind', JSON.stringify({ kind: 'shout-archived', eventIds: [900], events: [{ id: 900, kind: 'shout-archived', shout: { id: 2, room: 'general' } }] })],
@@ -115,7 +116,7 @@ t.test('a change of a kind this process does not know, or a notice it cannot rea
     ['events that are not those it names', JSON.stringify({ kind: 'shout-deleted', eventIds: [906, 907], events: [{ id: 908, kind: 'shout-deleted', shout: { id: 2, room: 'general' } }] })],
     ['a shout id as text', JSON.stringify({ kind: 'shout-deleted', eventIds: [909], events: [{ id: 909, kind: 'shout-deleted', shout: { id: '2', room: 'general' } }] })],
     ['a deleted shout without its room', JSON.stringify({ kind: 'shout-deleted', eventIds: [913], events: [{ id: 913, kind: 'shout-deleted', shout: { id: 2 } }] })],
-    ['a created shout without its text', JSON.stringify({ kind: 'shout-created', eventIds: [910], events: [{ id: 910, kind: 'shout-created', shout: { id: 50, username: 'admin', date: 1, room: 'general' } }] })],
+    ['a created shout without its text', JSON.stringify({ kind: 'shout-created', eventIds: [910], events: [{ id: 910, kind: 'shout-created', shout: { id: 50, username: 'admin', date: 1, room: 'general', replyTo: null } }] })],
     ['a settings change with events', JSON.stringify({ kind: 'settings', eventIds: [911], events: [{ id: 911, kind: 'shout-deleted', shout: { id: 2, room: 'general' } }] })],
     ['a prototype key', '{"kind":"shout-deleted","eventIds":[912],"events":[{"id":912,"kind":"shout-deleted","shout":{"id":2,"room":"general","__proto__":{"x":1}}}]}']
   ]
@@ -195,9 +196,9 @@ t.test('edits whose notices cross (two processes): the newest text wins, whateve
   RecentChanges.of(ctx).start()
   // A shout as the list shows it: its four fields.
   const shout = (id: number, message: string) => ({ id, message, username: 'ayse', date: 1_795_308_000_000 + id })
-  // As the writing process sends it: the shout with its room; a delete's event names the shout and its room alone.
+  // As the writing process sends it: the shout with its room and what it answers (none); a delete's event names the shout and its room alone.
   const notice = (id: number, kind: string, shoutOf: ReturnType<typeof shout>) =>
-    JSON.stringify({ kind, eventIds: [id], events: [{ id, kind, shout: kind === 'shout-deleted' ? { id: shoutOf.id, room: 'general' } : { ...shoutOf, room: 'general' } }] })
+    JSON.stringify({ kind, eventIds: [id], events: [{ id, kind, shout: kind === 'shout-deleted' ? { id: shoutOf.id, room: 'general' } : streamed(shoutOf) }] })
   // As the host does: the kept list is updated, then every other subscriber hears the notice.
   const apply = (list: { shouts: unknown[] }, ...notices: string[]) => notices.reduce((l, n) => {
     const next = nextList(l, n, ctx)!

@@ -1,5 +1,6 @@
 import t from 'tap'
 import { build, setUp } from '../helpers/app.js'
+import { streamed } from '../helpers/shouts.js'
 import { connectSse } from '../helpers/sse.js'
 import type { Shout, Tap } from '../helpers/types.js'
 
@@ -82,8 +83,8 @@ t.test('the live stream', async t => {
   await publish('live one')
   const [shout] = (await app.inject({ url: '/api/shoutbox/list' })).json().shouts
   const created = await client.next(e => e.event === 'shout-created')
-  // The list keeps its four fields; an event carries them, in the list's order, then the room (CONTRACT §15).
-  t.equal(created.data, JSON.stringify({ ...shout, room: 'general' }), 'every new shout, as the list shows it, then its room')
+  // The list keeps its four fields; an event carries them, in the list's order, then the room (CONTRACT §15) and what it answers (§16).
+  t.equal(created.data, JSON.stringify(streamed(shout)), 'every new shout, as the list shows it, then its room and replyTo (null: it answers none)')
   t.equal(created.id, '1')
 
   await app.inject({ method: 'DELETE', url: `/api/panel/shoutbox/${shout.id}`, headers: { cookie } })

@@ -3,7 +3,9 @@ import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
 import { account, memberRoleId } from '../helpers/identity.js'
+import { ANSWERED_KEYS, DEFAULT_REACTIONS, withoutReactions } from '../helpers/shouts.js'
 import { connectSse } from '../helpers/sse.js'
+import type { FullShout as Shout, RoomShout, Shout as ListedShout } from '../helpers/types.js'
 
 /** CONTRACT §12: members post in the shoutbox, edit and delete their own shouts, within the flood rules. */
 
@@ -13,13 +15,8 @@ const badRequest = (what: string) => error('BAD_REQUEST', { bodyValidationError:
 const within = (header: unknown, least: number, most: number): boolean =>
   typeof header === 'string' && /^\d+$/.test(header) && Number(header) >= least && Number(header) <= most
 
-/** A shout as the member endpoints and the stream show it: the list's four fields, then its room (CONTRACT §15). */
-interface Shout { id: number, message: string, username: string, date: number, room: string }
-/** A shout as the seed's list shows it: exactly four fields. */
-type ListedShout = Omit<Shout, 'room'>
-
-/** The shout as the list shows it: without its room. */
-const listed = ({ room: _, ...shout }: Shout): ListedShout => shout
+/** The shout as the seed's list shows it: its four fields alone, without its room, replyTo and reactions. */
+const listed = ({ id, message, username, date }: Shout): ListedShout => ({ id, message, username, date })
 
 
 function client (app: App) {
@@ -36,15 +33,25 @@ function client (app: App) {
 
 /**
  * The shout the answer carries, after checking the answer is exactly `{result, shout}` with that shout, its
- * five fields in order (its room, the default room unless `expected` names another, last).
+ * seven fields in order: the list's four, its room (the default room unless `expected` names another),
+ * replyTo and reactions (none of either unless `expected` names them).
  */
-function expectShout (t: Test, response: Awaited<ReturnType<App['inject']>>, expected: Omit<Shout, 'id' | 'date' | 'room'> & Partial<Shout>, before = 0): Shout {
+function expectShout (t: Test, response: Awaited<ReturnType<App['inject']>>, expected: Pick<Shout, 'message' | 'username'> & Partial<Shout>, before = 0): Shout {
   const body = response.json()
   const shout = body.shout as Shout
   t.same([response.statusCode, body], [200, {
-    result: 'ok', shout: { id: expected.id ?? shout?.id, message: expected.message, username: expected.username, date: expected.date ?? shout?.date, room: expected.room ?? 'general' }
+    result: 'ok',
+    shout: {
+      id: expected.id ?? shout?.id,
+      message: expected.message,
+      username: expected.username,
+      date: expected.date ?? shout?.date,
+      room: expected.room ?? 'general',
+      replyTo: expected.replyTo ?? null,
+      reactions: expected.reactions ?? []
+    }
   }])
-  t.same(Object.keys(shout ?? {}), ['id', 'message', 'username', 'date', 'room'], 'the shout\'s five fields, its room last')
+  t.same(Object.keys(shout ?? {}), ANSWERED_KEYS, 'the shout\'s seven fields: its room, replyTo and reactions last')
   t.ok(Number.isInteger(shout.id) && shout.id > 0, 'an id from the database')
   if (expected.date === undefined) t.ok(shout.date >= before && shout.date <= Date.now(), 'dated when stored')
   return shout
@@ -85,7 +92,7 @@ t.test('POST /api/shoutbox: a member posts', async t => {
     t.same(await api.list(), [listed(shout)], 'the list shows it, with its four fields')
     t.equal(await api.logged('CREATED_SHOUT'), logged, 'no activity-log entry: the feed is the staff\'s record')
     const created = await stream.next(e => e.event === 'shout-created')
-    t.same(JSON.parse(created.data), shout, 'a shout-created stream event')
+    t.same(JSON.parse(created.data), withoutReactions(shout), 'a shout-created stream event (the answer\'s shout but for its reactions)')
     const author = await app.db('shoutbox_shouts').where({ id: shout.id }).first<{ author_id: number }>('author_id')
     t.equal(author.author_id, 2, 'the author\'s id is kept with it')
   })
@@ -136,7 +143,7 @@ t.test('flood control', async t => {
   const admin = await setUp(app)
   const api = client(app)
   t.same((await app.inject({ url: '/api/panel/shoutbox/config', headers: { cookie: admin } })).json(), {
-    result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null
+    result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS
   }, 'the defaults')
 
   t.test('minSecondsBetweenShouts: the next post too soon → TOO_MANY_REQUESTS with Retry-After', async t => {
@@ -234,7 +241,7 @@ t.test('flood control', async t => {
     }
     const changed = await api.settings(admin, { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60 })
     t.same([changed.statusCode, changed.json()], [200, {
-      result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60, maxPinned: 3, keepDays: null
+      result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS
     }])
     const entry = await app.db('activity_logs').where({ type: 'UPDATED_SHOUTBOX_SETTINGS' }).orderBy('id', 'desc').first<{ details: unknown }>('details')
     t.same(entry.details, { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60 })
@@ -263,7 +270,7 @@ t.test('own shouts: edit within the window, delete any time; never someone else\
     const edited = expectShout(t, await api.edit(ayse, mine.id, { message: 'hello world', username: 'bora' }), { id: mine.id, message: 'hello world', username: 'ayse', date: mine.date })
     t.same((await api.list()).find(s => s.id === mine.id), listed(edited), 'the list shows the new text, still four fields')
     const event = await stream.next(e => e.event === 'shout-edited')
-    t.same(JSON.parse(event.data), edited, 'a shout-edited event: {id, message, username, date, room}')
+    t.same(JSON.parse(event.data), withoutReactions(edited), 'a shout-edited event: {id, message, username, date, room, replyTo}')
     t.equal(await api.logged('EDITED_SHOUT'), 0, 'not logged')
   })
 
@@ -379,7 +386,7 @@ t.test('edits of one\'s own shout: the flood rules of a post, one edit event kep
   })
 
   t.test('the history keeps one edit event for the shout, with its text as it is now', async t => {
-    const rows: Array<{ kind: string, shout: Shout }> = await app.db('shoutbox_events').orderBy('id').select('kind', 'shout')
+    const rows: Array<{ kind: string, shout: RoomShout }> = await app.db('shoutbox_events').orderBy('id').select('kind', 'shout')
     t.same(rows.filter(row => row.shout.id === mine.id).map(row => [row.kind, row.shout.message]), [['shout-created', 'four'], ['shout-edited', 'four']])
   })
 
@@ -444,9 +451,9 @@ t.test('GET /api/shoutbox/rules: what the composer needs, public, current', asyn
   t.same([before.statusCode, before.json()], [503, error('INSTALLATION_REQUIRED')])
   const admin = await setUp(app)
   const rules = await app.inject({ url: '/api/shoutbox/rules' })
-  t.same([rules.statusCode, rules.json()], [200, { result: 'ok', maxMessageLength: 500, editWindowSeconds: 300, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10 }])
+  t.same([rules.statusCode, rules.json()], [200, { result: 'ok', maxMessageLength: 500, editWindowSeconds: 300, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, reactions: DEFAULT_REACTIONS }])
   await client(app).settings(admin, { maxMessageLength: 140, editWindowSeconds: 0 })
-  t.same((await app.inject({ url: '/api/shoutbox/rules' })).json(), { result: 'ok', maxMessageLength: 140, editWindowSeconds: 0, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10 })
+  t.same((await app.inject({ url: '/api/shoutbox/rules' })).json(), { result: 'ok', maxMessageLength: 140, editWindowSeconds: 0, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, reactions: DEFAULT_REACTIONS })
 })
 
 t.test('Manage shoutbox is enough to post and edit in the widget ("post, edit and delete any shout"); panel access alone is not', async t => {

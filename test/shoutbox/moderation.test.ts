@@ -1,7 +1,9 @@
 import t from 'tap'
 import { build, login, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
+import { withoutReactions } from '../helpers/shouts.js'
 import { connectSse } from '../helpers/sse.js'
+import type { FullShout as Shout, Shout as ListedShout } from '../helpers/types.js'
 
 /** CONTRACT §13: moderators edit any shout and mute members; every act in the activity feed. */
 
@@ -10,13 +12,8 @@ const MOD_NODES = ['panel.access', 'addon.shoutbox.manage.shoutbox', 'addon.shou
 const error = (code: string, extras: Record<string, unknown> = {}) => ({ result: 'error', error: code, ...extras })
 const badRequest = (what: string) => error('BAD_REQUEST', { bodyValidationError: what })
 
-/** A shout as every answer but the seed's list shows it: the list's four fields, then its room (CONTRACT §15). */
-interface Shout { id: number, message: string, username: string, date: number, room: string }
-/** A shout as the seed's list shows it: exactly four fields. */
-type ListedShout = Omit<Shout, 'room'>
-
-/** The shout as the list shows it: without its room. */
-const listed = ({ room: _, ...shout }: Shout): ListedShout => shout
+/** The shout as the seed's list shows it: its four fields alone, without its room, replyTo and reactions. */
+const listed = ({ id, message, username, date }: Shout): ListedShout => ({ id, message, username, date })
 interface Mute { userId: number, username: string, until: number | null, reason: string | null, by: string }
 type Reply = Awaited<ReturnType<App['inject']>>
 
@@ -81,7 +78,7 @@ t.test('PUT /api/panel/shoutbox/:id: a moderator edits any shout, logged with th
     const edited = { ...shout, message: 'I said a [removed] word' }
     t.same(answer(await api.edit(mod.cookie, shout.id, { message: edited.message, username: 'mod' })), [200, { result: 'ok', shout: edited }])
     t.same(await api.list(), before.map(s => s.id === shout.id ? listed(edited) : s), 'the list shows the new text (in its four fields)')
-    t.same(JSON.parse((await stream.next(e => e.event === 'shout-edited')).data), edited, 'a shout-edited event')
+    t.same(JSON.parse((await stream.next(e => e.event === 'shout-edited')).data), withoutReactions(edited), 'a shout-edited event (the answer\'s shout but for its reactions)')
     const entry = await api.entry(admin, 'EDITED_SHOUT')
     t.match(entry, { userId: mod.id, username: 'mod', addonId: 'shoutbox' })
     t.same(entry.details, { id: shout.id, message: edited.message, previousMessage: 'I said a rude word', room: 'general' })

@@ -1,19 +1,22 @@
 import t from 'tap'
 import { build, setUp, userWith, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
+import { ANSWERED_KEYS, answered, withoutReactions } from '../helpers/shouts.js'
 import { connectSse } from '../helpers/sse.js'
-
-/** A shout as the pinned shouts show it: the list's four fields, then its room (CONTRACT §15). */
-interface Shout { id: number, message: string, username: string, date: number, room: string }
+import type { FullShout as Shout } from '../helpers/types.js'
 
 const pin = (app: App, cookie: string, id: number | string, pinned: unknown = true) =>
   app.inject({ method: 'PUT', url: `/panel/api/shoutbox/${id}/pin`, headers: { cookie }, payload: { pinned } })
 const pinned = async (app: App) => (await app.inject({ url: '/api/shoutbox/pinned' })).json()
 const publish = (app: App, cookie: string, message: string) =>
   app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie }, payload: { message } })
-/** The shouts as stored, oldest first; every one here is the default room's. */
+/**
+ * The shouts as stored, oldest first, as the pinned shouts show them: the list's four fields,
+ * then the room (CONTRACT §15), replyTo and reactions (§16). Every one here is the default
+ * room's, answers none and has no reactions.
+ */
 const shouts = async (app: App): Promise<Shout[]> => (await app.db('shoutbox_shouts').orderBy('id').select('id', 'message', 'username', 'date'))
-  .map((row: Omit<Shout, 'room'>) => ({ ...row, room: 'general' }))
+  .map(row => answered(row))
 const OK = { result: 'ok' }
 
 /** CONTRACT §14: PUT /api/panel/shoutbox/:id/pin and GET /api/shoutbox/pinned. */
@@ -28,14 +31,14 @@ t.test('pinned shouts', async t => {
     t.same([response.statusCode, response.body], [200, '{"result":"ok","shouts":[]}'])
   })
 
-  t.test('pinning answers {"result":"ok"}; pinned lists them newest pin first, with the five fields (the room last)', async t => {
+  t.test('pinning answers {"result":"ok"}; pinned lists them newest pin first, with the seven fields (the room, replyTo and reactions last)', async t => {
     for (const shout of [two, one, four]) {
       const response = await pin(app, admin, shout.id)
       t.same([response.statusCode, response.json()], [200, OK])
     }
     const answer = await pinned(app)
     t.same(answer, { result: 'ok', shouts: [four, one, two] })
-    t.same(Object.keys(answer.shouts[0]), ['id', 'message', 'username', 'date', 'room'])
+    t.same(Object.keys(answer.shouts[0]), ANSWERED_KEYS)
   })
 
   t.test('each pin and unpin is logged, in English and Turkish', async t => {
@@ -162,11 +165,12 @@ t.test('pins and unpins are events on the live stream', async t => {
   t.teardown(() => client.close())
   await client.next(e => e.event === 'ready')
   await pin(app, admin, shout!.id)
+  // The stream carries the shout as the pinned shouts show it, but for its reactions (those come as their own events).
   const pinnedEvent = await client.next(e => e.event === 'shout-pinned')
-  t.same(JSON.parse(pinnedEvent.data), shout)
+  t.same(JSON.parse(pinnedEvent.data), withoutReactions(shout!))
   await pin(app, admin, shout!.id, false)
   const unpinnedEvent = await client.next(e => e.event === 'shout-unpinned')
-  t.same(JSON.parse(unpinnedEvent.data), shout)
+  t.same(JSON.parse(unpinnedEvent.data), withoutReactions(shout!))
 })
 
 t.test('pins at once never pass maxPinned', async t => {

@@ -41,7 +41,7 @@ async function expectedNotice (app: App, ids: readonly number[]) {
   return {
     kind: 'shout-created',
     eventIds: stored.map(e => e.id),
-    events: stored.map(e => ({ id: e.id, kind: e.kind, shout: { ...shouts.get(e.shout.id), room: 'general' } }))
+    events: stored.map(e => ({ id: e.id, kind: e.kind, shout: { ...shouts.get(e.shout.id), room: 'general', replyTo: null } }))
   }
 }
 

@@ -7,10 +7,9 @@ import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, TEST_DATABASE_URL, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
+import { answered } from '../helpers/shouts.js'
 import { connectSse } from '../helpers/sse.js'
-
-/** A shout as the archive and the pinned shouts show it: the list's four fields, then its room (CONTRACT §15). */
-interface Shout { id: number, message: string, username: string, date: number, room: string }
+import type { FullShout as Shout } from '../helpers/types.js'
 
 const DAY = 86_400_000
 const retention = (app: App) => Retention.of(app.addons.runtimes.get('shoutbox')!.ctx)
@@ -21,9 +20,13 @@ async function storeOld (app: App, days: number, count: number, prefix = 'old'):
   await app.db.raw(`insert into shoutbox_shouts (message, username, date)
     select ? || ' ' || n, 'admin', ? from generate_series(1, ?) as n`, [prefix, Date.now() - days * DAY, count])
 }
-/** The shouts as stored, newest first; every one here is the default room's. */
+/**
+ * The shouts as stored, newest first, as the archive and the pinned shouts show them (the
+ * list's four fields, then the room, replyTo and reactions: CONTRACT §15, §16); every one
+ * here is the default room's, answers none and has no reactions.
+ */
 const stored = async (app: App): Promise<Shout[]> => (await app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message', 'username', 'date'))
-  .map((row: Omit<Shout, 'room'>) => ({ ...row, room: 'general' }))
+  .map(row => answered(row))
 const prunedEntries = async (app: App) => app.db('activity_logs').where({ type: 'PRUNED_SHOUTS' }).orderBy('id')
 const listed = async (app: App): Promise<string> => (await app.inject({ url: '/api/shoutbox/list' })).body
 const rebuilt = async (app: App): Promise<string> => JSON.stringify({ result: 'ok', shouts: await shoutsRepository(app.db).list(null) })

@@ -6,6 +6,7 @@ import { ACCOUNT_PASSWORD, account } from '../helpers/identity.js'
 import type { AddonContext } from '../../src/sdk/index.js'
 import { MarkLimits } from '../../src/shoutbox/read-markers.js'
 import { Retention } from '../../src/shoutbox/retention.js'
+import { ANSWERED_KEYS, DEFAULT_REACTIONS, answered } from '../helpers/shouts.js'
 import { connectSse, type SseClient } from '../helpers/sse.js'
 
 /** CONTRACT §15: rooms — several conversations on one board, each read and written by whom it says. */
@@ -70,7 +71,7 @@ t.test('the default room: every board has it, the seed\'s endpoints act on it, a
   const list = (await as(app, undefined).get('/api/shoutbox/list')).json().shouts
   t.same(Object.keys(list[0]), ['id', 'message', 'username', 'date'], 'the list keeps its four fields')
   const permalink = (await as(app, undefined).get(`/api/shoutbox/shouts/${list[0].id as number}`)).json().shout
-  t.same(permalink, { ...list[0], room: 'general' }, 'every other answer names the room')
+  t.same(permalink, answered(list[0]), 'every other answer names the room (then replyTo and reactions, CONTRACT §16)')
   const feed = (await as(app, admin).get('/api/panel/logs/activity')).json().logs
   t.match(feed[0], { type: 'CREATED_SHOUT', details: { message: 'from the panel', room: 'general' } }, 'a staff publish logs its room')
   t.same(answer(await as(app, admin).delete('/api/panel/shoutbox/rooms/1')), [409, error('DEFAULT_ROOM')], 'it cannot be archived')
@@ -175,7 +176,7 @@ t.test('who reads and posts where: a room one may not read does not exist for th
   const posted = await as(app, clerk).post('/api/shoutbox/rooms/staff/shouts', { message: 'staff only: the server moves on Friday' })
   t.match(answer(posted), [200, { result: 'ok', shout: { message: 'staff only: the server moves on Friday', username: 'clerk', room: 'staff' } }])
   const staffShout = posted.json().shout.id as number
-  t.same(Object.keys(posted.json().shout), ['id', 'message', 'username', 'date', 'room'])
+  t.same(Object.keys(posted.json().shout), ANSWERED_KEYS)
 
   // Existence probing: a room one may not read answers exactly as a room that does not exist.
   for (const [who, cookie] of [['a visitor', undefined], ['a member', member]] as const) {
@@ -594,7 +595,14 @@ t.test('migration: a board from before rooms moves into the default room with no
   // Newest first: three, two, one. Two is pinned, one deleted.
   await as(before, admin).put(`/api/panel/shoutbox/${shouts[1]!.id}/pin`, { pinned: true })
   await as(before, admin).delete(`/api/panel/shoutbox/${shouts[2]!.id}`)
-  // The schema as the previous release left it: no rooms table, no room column, events without a room.
+  // The schema as the previous release left it: no conversation (CONTRACT §16, undone first: it came after
+  // rooms), no read markers, no rooms table, no room column, events without a room.
+  await before.db.raw('drop index shoutbox_events_reply_to')
+  await before.db.raw('drop table shoutbox_reactions')
+  await before.db.raw('alter table shoutbox_shouts drop column reply_to_id, drop column reactions_announced_at, drop column reactions_pending')
+  await before.db.raw('alter table shoutbox_flood_control drop column reactions_recent')
+  await before.db.raw("update shoutbox_events set shout = shout - 'replyTo'")
+  await before.db('schema_migrations').where({ owner: 'shoutbox', name: '012-conversation' }).delete()
   await before.db.raw('drop table shoutbox_read_markers')
   await before.db('schema_migrations').where({ owner: 'shoutbox', name: '011-read-markers' }).delete()
   await before.db.raw('alter table shoutbox_shouts drop column room_id')
@@ -617,8 +625,8 @@ t.test('migration: a board from before rooms moves into the default room with no
   t.same((await after.db('shoutbox_shouts').distinct('room_id')).map(r => r.room_id), [1], 'all in the default room')
   t.same(await after.db('shoutbox_pins').select('shout_id'), kept.pins, 'pins kept')
   t.same((await as(after, admin).get('/api/panel/shoutbox/config')).json(), {
-    result: 'ok', maxShouts: 2, maxMessageLength: 500, minSecondsBetweenShouts: 0, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 2, keepDays: 30
-  }, 'settings kept')
+    result: 'ok', maxShouts: 2, maxMessageLength: 500, minSecondsBetweenShouts: 0, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 2, keepDays: 30, reactions: DEFAULT_REACTIONS
+  }, 'settings kept (and the settings added since at their defaults)')
   t.same((await as(after, undefined).get('/api/shoutbox/list')).json().shouts.map((s: { message: string }) => s.message), ['three', 'two'], 'the list as before')
   t.same((await as(after, undefined).get('/api/shoutbox/pinned')).json().shouts.map((s: { message: string, room: string }) => [s.message, s.room]), [['two', 'general']])
   t.same((await as(after, undefined).get('/api/shoutbox/rooms')).json().rooms.map((r: { slug: string }) => r.slug), ['general'])

@@ -1,8 +1,11 @@
 import t from 'tap'
 import { build, setUp } from '../helpers/app.js'
+import { DEFAULT_REACTIONS } from '../helpers/shouts.js'
 
 /** The members' posting settings, at their defaults (settings.test.ts and members.test.ts change them). */
 const MEMBERS = { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300 }
+/** The conversation settings, at their defaults (conversation.test.ts changes them). */
+const CONVERSATION = { reactions: DEFAULT_REACTIONS }
 
 /** CONTRACT §14: the settings maxPinned (0–20, default 3) and keepDays (null or 1–3650, default null). */
 t.test('maxPinned and keepDays in GET/PUT /api/panel/shoutbox/config', async t => {
@@ -13,15 +16,15 @@ t.test('maxPinned and keepDays in GET/PUT /api/panel/shoutbox/config', async t =
 
   t.test('defaults: 3 pins at most, shouts kept forever', async t => {
     const response = await get()
-    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 3, keepDays: null }])
+    t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 3, keepDays: null, ...CONVERSATION }])
   })
 
   t.test('each is changed alone, the answer is the whole config', async t => {
-    t.same((await put({ maxPinned: 0 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 0, keepDays: null })
-    t.same((await put({ keepDays: 1 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 0, keepDays: 1 })
-    t.same((await put({ maxPinned: 20, keepDays: 3650 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 20, keepDays: 3650 })
-    t.same((await put({ keepDays: null })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 20, keepDays: null })
-    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 20, keepDays: null })
+    t.same((await put({ maxPinned: 0 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 0, keepDays: null, ...CONVERSATION })
+    t.same((await put({ keepDays: 1 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 0, keepDays: 1, ...CONVERSATION })
+    t.same((await put({ maxPinned: 20, keepDays: 3650 })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 20, keepDays: 3650, ...CONVERSATION })
+    t.same((await put({ keepDays: null })).json(), { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 20, keepDays: null, ...CONVERSATION })
+    t.same((await get()).json(), { result: 'ok', maxShouts: null, maxMessageLength: 500, ...MEMBERS, maxPinned: 20, keepDays: null, ...CONVERSATION })
   })
 
   t.test('out of range → 400 BAD_REQUEST, nothing changed', async t => {

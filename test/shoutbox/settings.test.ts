@@ -1,9 +1,13 @@
 import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
+import { DEFAULT_REACTIONS } from '../helpers/shouts.js'
 import type { Tap } from '../helpers/types.js'
 
-/** The members' posting and the history settings, at their defaults; members.test.ts and settings-history.test.ts change them. */
-const OTHER_DEFAULTS = { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null }
+/**
+ * The members' posting, the history and the conversation settings, at their defaults;
+ * members.test.ts, settings-history.test.ts and conversation.test.ts change them.
+ */
+const OTHER_DEFAULTS = { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS }
 
 /** A board with the manifest's default settings, and its admin. */
 async function board (t: Tap) {
@@ -19,7 +23,7 @@ t.test('GET/PUT /api/panel/shoutbox/config', async t => {
   // that need the defaults stage a board of their own.
   const { app, admin, get, put } = await board(t)
 
-  t.test('defaults from the manifest: no maxShouts, 500 code points, 3 pins, kept forever', async t => {
+  t.test('defaults from the manifest: no maxShouts, 500 code points, 3 pins, kept forever, six reactions', async t => {
     const { get } = await board(t)
     const response = await get()
     t.same([response.statusCode, response.json()], [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, ...OTHER_DEFAULTS }])

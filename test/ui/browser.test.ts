@@ -6,6 +6,7 @@
 import t from 'tap'
 import { NO_BROWSER, launchBrowser } from '../helpers/browser.js'
 import { story as archiveAndPins } from './stories/archive-and-pins.js'
+import { story as conversation } from './stories/conversation.js'
 import { story as liveWidget } from './stories/live-widget.js'
 import { story as members } from './stories/members.js'
 import { story as moderation } from './stories/moderation.js'
@@ -20,7 +21,8 @@ const stories = [
   ['the widget lives on the stream: every kind of event, no list request, one load per reset', liveWidget],
   ['moderation, in a real browser', moderation],
   ['/docs/api and the Overview page, in a real browser', overviewAndDocs],
-  ['rooms: a tab each, unread counts, the keyboard, the panel\'s Rooms page, the archive by room', rooms]
+  ['rooms: a tab each, unread counts, the keyboard, the panel\'s Rooms page, the archive by room', rooms],
+  ['conversation: reply with a quote, react by mouse and keyboard, counts live on every page', conversation]
 ] as const
 
 /** A story takes 10–40 s here, alone; three minutes leaves room for a machine busy with other tests. */

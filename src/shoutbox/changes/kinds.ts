@@ -1,18 +1,19 @@
-import type { RoomShout } from '../schemas.js'
+import type { Reaction, RoomShout } from '../schemas.js'
 
 /**
  * Every kind of change to the board, and, in one place, what each does to what a process
  * keeps. A new kind is a line here: the compiler then asks for it wherever a rule is
  * applied (each `switch` on a rule or a kind ends in `unhandled`), and the notice parser accepts it.
  *
- * - `carries`: what each of its stream events holds: the shout's four fields and its room,
- *   its id and room alone (a delete names the shout and nothing of what it said), or no event at all (the
- *   change is not on the stream). `member`: one member's own event, sent only on the
+ * - `carries`: what each of its stream events holds: the shout's four fields, its room and
+ *   what it answers; its id and room alone (a delete names the shout and nothing of what it
+ *   said); its id, room and reaction counts; or no event at all (the change is not on the stream). `member`: one member's own event, sent only on the
  *   streams that member opened, never kept in the history, and holding nothing (the page
  *   asks what changed); the notice names the member.
  * - `list`: how the kept list of the newest shouts follows it: `add` its shouts, `retext`
  *   them in place, `remove` them, leave it `unchanged`, or `rebuild` it from the database.
- * - `pinned`: how the kept list of pins follows it: `unchanged`, `remove` its shouts, or `rebuild`.
+ * - `pinned`: how the kept list of pins follows it: `unchanged`, `remove` its shouts,
+ *   `recount` their reactions (as its events carry them), or `rebuild`.
  * - `settings`: true when it changes the settings, which every process then reads again.
  * - `rooms`: true when it changes the rooms, which every process then reads again (and
  *   whose streams it closes where what they may read changed).
@@ -25,6 +26,8 @@ export const CHANGE_KINDS = {
   // Pins are rare, and two processes' pins may be heard in either order: read anew.
   'shout-pinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false, rooms: false },
   'shout-unpinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false, rooms: false },
+  // A shout's reaction counts, at most one event a second per shout (reactions.ts coalesces them).
+  'shout-reactions': { carries: 'reactions', list: 'unchanged', pinned: 'recount', settings: false, rooms: false },
   // A lower maxShouts cuts the list, a higher one needs shouts from the database; a lower
   // maxPinned unpins nothing.
   settings: { carries: 'nothing', list: 'rebuild', pinned: 'unchanged', settings: true, rooms: false },
@@ -35,9 +38,9 @@ export const CHANGE_KINDS = {
 } as const satisfies Record<string, KindRules>
 
 interface KindRules {
-  readonly carries: 'shout' | 'id' | 'member' | 'nothing'
+  readonly carries: 'shout' | 'id' | 'reactions' | 'member' | 'nothing'
   readonly list: 'add' | 'retext' | 'remove' | 'unchanged' | 'rebuild'
-  readonly pinned: 'unchanged' | 'remove' | 'rebuild'
+  readonly pinned: 'unchanged' | 'remove' | 'recount' | 'rebuild'
   readonly settings: boolean
   readonly rooms: boolean
 }
@@ -49,17 +52,24 @@ export type PinnedRule = KindRules['pinned']
 type Carrying<What extends KindRules['carries']> = { [K in ChangeKind]: (typeof CHANGE_KINDS)[K]['carries'] extends What ? K : never }[ChangeKind]
 
 /** The kinds of change that are on the stream, and in its history. */
-export type EventKind = Carrying<'shout' | 'id'>
+export type EventKind = Carrying<'shout' | 'id' | 'reactions'>
 /** The kinds of change sent to one member's own streams. */
 export type MemberEventKind = Carrying<'member'>
 
+/** A shout's reaction counts as the stream carries them (no `mine`: every reader hears the same). */
+export interface ReactionCounts extends Pick<RoomShout, 'id' | 'room'> {
+  readonly reactions: ReadonlyArray<Omit<Reaction, 'mine'>>
+}
+
 /**
  * One stream event: a row of the history, and what a notice carries. A created, edited,
- * pinned or unpinned shout with its four fields and its room, a deleted one by its id and room alone.
+ * pinned or unpinned shout with its four fields, its room and what it answers; a deleted
+ * one by its id and room alone; a shout's reaction counts.
  */
 export type ShoutEvent =
   | { readonly id: number, readonly kind: Carrying<'shout'>, readonly shout: RoomShout }
   | { readonly id: number, readonly kind: Carrying<'id'>, readonly shout: Pick<RoomShout, 'id' | 'room'> }
+  | { readonly id: number, readonly kind: Carrying<'reactions'>, readonly shout: ReactionCounts }
 
 export const CHANGE_KIND_NAMES = Object.keys(CHANGE_KINDS) as ChangeKind[]
 

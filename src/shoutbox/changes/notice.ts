@@ -1,5 +1,5 @@
 import { checker, Type, type AddonContext, type SqlPart, type Transaction } from '../../sdk/index.js'
-import { RoomShoutSchema } from '../schemas.js'
+import { ReactionSchema, RoomShoutSchema } from '../schemas.js'
 import { CHANGE_KIND_NAMES, CHANGE_KINDS, type ChangeKind, type MemberEventKind, type ShoutEvent } from './kinds.js'
 
 /**
@@ -27,7 +27,7 @@ export interface ChangeNotice {
  */
 export const MAX_NOTICE_BYTES = 3000
 
-const kindsCarrying = (what: 'shout' | 'id' | 'member'): ChangeKind[] => CHANGE_KIND_NAMES.filter(kind => CHANGE_KINDS[kind].carries === what)
+const kindsCarrying = (what: 'shout' | 'id' | 'reactions' | 'member'): ChangeKind[] => CHANGE_KIND_NAMES.filter(kind => CHANGE_KINDS[kind].carries === what)
 const EventId = Type.Integer({ minimum: 1 })
 
 const NoticeSchema = Type.Object({
@@ -35,7 +35,12 @@ const NoticeSchema = Type.Object({
   eventIds: Type.Array(EventId),
   events: Type.Optional(Type.Array(Type.Union([
     Type.Object({ id: EventId, kind: Type.Union(kindsCarrying('shout').map(kind => Type.Literal(kind))), shout: RoomShoutSchema }),
-    Type.Object({ id: EventId, kind: Type.Union(kindsCarrying('id').map(kind => Type.Literal(kind))), shout: Type.Object({ id: Type.Integer(), room: Type.String() }, { additionalProperties: false }) })
+    Type.Object({ id: EventId, kind: Type.Union(kindsCarrying('id').map(kind => Type.Literal(kind))), shout: Type.Object({ id: Type.Integer(), room: Type.String() }, { additionalProperties: false }) }),
+    Type.Object({
+      id: EventId,
+      kind: Type.Union(kindsCarrying('reactions').map(kind => Type.Literal(kind))),
+      shout: Type.Object({ id: Type.Integer(), room: Type.String(), reactions: Type.Array(Type.Omit(ReactionSchema, ['mine'])) }, { additionalProperties: false })
+    })
   ]))),
   member: Type.Optional(Type.Integer({ minimum: 1 }))
 })

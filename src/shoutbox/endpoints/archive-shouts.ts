@@ -22,7 +22,7 @@ export class ArchiveShouts extends Api<typeof ArchiveSchema> {
 
   async handle ({ ctx, query, ip, user }: PublicCall<typeof ArchiveSchema>): Promise<Successful> {
     const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, user)
-    return new Successful({ ...await archivePage(ctx, room, query, ip) })
+    return new Successful({ ...await archivePage(ctx, room, query, ip, user) })
   }
 }
 

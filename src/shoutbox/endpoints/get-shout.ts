@@ -1,6 +1,7 @@
 import { Api, NotFound, Successful, okAnswer, type PublicCall } from '../../sdk/index.js'
+import { withReactions } from '../reactions.js'
 import { Rooms } from '../rooms.js'
-import { ROOM_SHOUT_EXAMPLE, RoomShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
+import { ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
 /**
@@ -12,12 +13,13 @@ export class GetShout extends Api<typeof ShoutIdParamsSchema> {
   readonly path = '/api/shoutbox/shouts/:id'
   readonly schema = ShoutIdParamsSchema
   override readonly readsSession = true
-  override readonly answers = { ok: okAnswer({ shout: RoomShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }), errors: [NotFound] }
+  override readonly answers = { ok: okAnswer({ shout: FullShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }), errors: [NotFound] }
 
   async handle ({ ctx, params, user }: PublicCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
     const shout = await shoutsRepository(ctx.db).find(Number(params.id))
     if (shout === undefined) throw new NotFound()
     await Rooms.of(ctx).readableBySlug(shout.room, user)
-    return new Successful({ shout })
+    const [answered] = await withReactions(ctx, [shout], user)
+    return new Successful({ shout: answered })
   }
 }

@@ -1,7 +1,8 @@
 import { Api, NotFound, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import { pinsRepository } from '../pins-repository.js'
+import { withReactions } from '../reactions.js'
 import { GENERAL_ROOM_SLUG, Rooms } from '../rooms.js'
-import { LatestSchema, NewestShoutsSchema, NextPageSchema, ROOM_SHOUT_EXAMPLE, RoomShoutSchema } from '../schemas.js'
+import { LatestSchema, NewestShoutsSchema, NextPageSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -25,7 +26,7 @@ export class LatestShouts extends Api<typeof LatestSchema> {
   override readonly answers = {
     ok: okAnswer({
       shouts: NewestShoutsSchema,
-      pinned: Type.Array(RoomShoutSchema, { description: 'newest pin first' }),
+      pinned: Type.Array(FullShoutSchema, { description: 'newest pin first' }),
       next: NextPageSchema,
       limit: Type.Integer({ minimum: 0, description: 'how many shouts it shows at most' })
     }, { shouts: [ROOM_SHOUT_EXAMPLE], pinned: [], next: null, limit: 50 }),
@@ -43,6 +44,7 @@ export class LatestShouts extends Api<typeof LatestSchema> {
     const shouts = found.slice(0, limit)
     // With maxShouts 0 it shows none: the older shouts are all of them.
     const next = found.length <= limit ? null : limit === 0 ? found[0]!.id + 1 : shouts.at(-1)!.id
-    return new Successful({ shouts, pinned, next, limit })
+    const [answered, pins] = await Promise.all([withReactions(ctx, shouts, user), withReactions(ctx, pinned, user)])
+    return new Successful({ shouts: answered, pinned: pins, next, limit })
   }
 }

@@ -6,8 +6,9 @@ import { admitPost } from '../flood-control.js'
 import { assertPublishable } from '../message.js'
 import { assertNotMuted } from '../mutes.js'
 import { assertMayPost, floodRules, postInRoom } from '../posting.js'
+import { withReactions } from '../reactions.js'
 import { canRead, Rooms, type Room } from '../rooms.js'
-import { EditShoutSchema, PublishShoutSchema, ROOM_SHOUT_EXAMPLE, RoomShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
+import { EditShoutSchema, PublishShoutSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { deleteShout, editShout } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
@@ -29,12 +30,12 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
   readonly path = '/api/shoutbox'
   readonly schema = PublishShoutSchema
   override readonly answers = {
-    ok: okAnswer({ shout: RoomShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }, 'The shout as stored'),
+    ok: okAnswer({ shout: FullShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }, 'The shout as stored'),
     errors: [NoPermission, Muted, MessageTooLong, DuplicateShout, TooManyRequests]
   }
 
   async handle ({ ctx, user, body }: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
-    return new Successful({ shout: await postInRoom(ctx, user, await Rooms.of(ctx).general(), body.message) })
+    return new Successful({ shout: await postInRoom(ctx, user, await Rooms.of(ctx).general(), body.message, body.replyTo ?? null) })
   }
 }
 
@@ -53,7 +54,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   readonly path = OWN_SHOUT
   readonly schema = EditShoutSchema
   override readonly answers = {
-    ok: okAnswer({ shout: RoomShoutSchema }, { shout: { ...ROOM_SHOUT_EXAMPLE, message: 'Hello, board (edited)' } }, 'The shout as edited; its date stays'),
+    ok: okAnswer({ shout: FullShoutSchema }, { shout: { ...ROOM_SHOUT_EXAMPLE, message: 'Hello, board (edited)' } }, 'The shout as edited; its date stays'),
     errors: [NoPermission, Muted, NotFound, EditWindowClosed, RoomArchived, MessageTooLong, DuplicateShout, TooManyRequests]
   }
 
@@ -80,7 +81,8 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
       if (staff) await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage, room: room.slug } }, trx)
       return edited
     })
-    return new Successful({ shout })
+    const [answered] = await withReactions(ctx, [shout], user)
+    return new Successful({ shout: answered })
   }
 }
 

@@ -5,9 +5,10 @@ import { mutesRepository } from '../mutes-repository.js'
 import { muteOf, muteSentence } from '../mutes.js'
 import { MessageTooLong } from '../errors.js'
 import {
-  MUTE_EXAMPLE, ModeratorEditSchema, MuteAnswerSchema, MutedUserParamsSchema, MuteSchema, ROOM_SHOUT_EXAMPLE, RoomShoutSchema, ShoutIdParamsSchema
+  MUTE_EXAMPLE, ModeratorEditSchema, MuteAnswerSchema, MutedUserParamsSchema, MuteSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema
 } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
+import { withReactions } from '../reactions.js'
 import { editShout } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -24,7 +25,7 @@ export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
   readonly path = '/api/panel/shoutbox/:id'
   readonly schema = ModeratorEditSchema
   override readonly answers = {
-    ok: okAnswer({ shout: RoomShoutSchema }, { shout: { ...ROOM_SHOUT_EXAMPLE, message: 'Hello, [removed]' } }, 'The shout as edited; its id, author and date stay'),
+    ok: okAnswer({ shout: FullShoutSchema }, { shout: { ...ROOM_SHOUT_EXAMPLE, message: 'Hello, [removed]' } }, 'The shout as edited; its id, author and date stay'),
     errors: [NoPermission, NotFound, MessageTooLong]
   }
 
@@ -42,7 +43,8 @@ export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
       await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage: before.message, room: before.room } }, trx)
       return shout
     })
-    return new Successful({ shout })
+    const [answered] = await withReactions(ctx, [shout], user)
+    return new Successful({ shout: answered })
   }
 }
 

@@ -4,8 +4,9 @@ import { DuplicateShout, MessageTooLong, Muted, RoomArchived } from '../errors.j
 import { pinsRepository } from '../pins-repository.js'
 import { postInRoom } from '../posting.js'
 import { MarkLimits, readMarkersRepository, UNREAD_COUNTED } from '../read-markers.js'
+import { withReactions } from '../reactions.js'
 import { canPost, Rooms } from '../rooms.js'
-import { ROOM_SHOUT_EXAMPLE, RoomPageSchema, RoomShoutSchema, RoomSlugSchema, SLUG_PATTERN } from '../schemas.js'
+import { PostBodySchema, ROOM_SHOUT_EXAMPLE, RoomPageSchema, FullShoutSchema, RoomSlugSchema, SLUG_PATTERN } from '../schemas.js'
 
 
 const RoomParams = Type.Object({ slug: RoomSlugSchema })
@@ -88,13 +89,13 @@ export class RoomShouts extends Api<typeof RoomPageSchema> {
 
   async handle ({ ctx, params, query, ip, user }: PublicCall<typeof RoomPageSchema>): Promise<Successful> {
     const room = await Rooms.of(ctx).readableBySlug(params.slug, user)
-    return new Successful({ ...await archivePage(ctx, room, query, ip) })
+    return new Successful({ ...await archivePage(ctx, room, query, ip, user) })
   }
 }
 
 const PostInRoomSchema = {
   params: RoomParams,
-  body: Type.Object({ message: Type.String() })
+  body: PostBodySchema
 }
 
 /**
@@ -107,13 +108,13 @@ export class PostInRoom extends LoggedInApi<typeof PostInRoomSchema> {
   readonly path = '/api/shoutbox/rooms/:slug/shouts'
   readonly schema = PostInRoomSchema
   override readonly answers = {
-    ok: okAnswer({ shout: RoomShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }, 'The shout as stored'),
+    ok: okAnswer({ shout: FullShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }, 'The shout as stored'),
     errors: [NotFound, NoPermission, RoomArchived, Muted, MessageTooLong, DuplicateShout, TooManyRequests]
   }
 
   async handle ({ ctx, params, body, user }: SignedInCall<typeof PostInRoomSchema>): Promise<Successful> {
     const room = await Rooms.of(ctx).readableBySlug(params.slug, user)
-    return new Successful({ shout: await postInRoom(ctx, user, room, body.message) })
+    return new Successful({ shout: await postInRoom(ctx, user, room, body.message, body.replyTo ?? null) })
   }
 }
 
@@ -126,12 +127,12 @@ export class RoomPinned extends Api<typeof RoomOnlySchema> {
   readonly schema = RoomOnlySchema
   override readonly readsSession = true
   override readonly answers = {
-    ok: okAnswer({ shouts: Type.Array(RoomShoutSchema, { description: 'newest pin first' }) }, { shouts: [ROOM_SHOUT_EXAMPLE] }),
+    ok: okAnswer({ shouts: Type.Array(FullShoutSchema, { description: 'newest pin first' }) }, { shouts: [ROOM_SHOUT_EXAMPLE] }),
     errors: [NotFound]
   }
 
   async handle ({ ctx, params, user }: PublicCall<typeof RoomOnlySchema>): Promise<Successful> {
     const room = await Rooms.of(ctx).readableBySlug(params.slug, user)
-    return new Successful({ shouts: await pinsRepository(ctx.db).list(room) })
+    return new Successful({ shouts: await withReactions(ctx, await pinsRepository(ctx.db).list(room), user) })
   }
 }

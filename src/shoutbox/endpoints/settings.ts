@@ -2,6 +2,7 @@ import { NoPermission, PanelApi, Successful, okAnswer, type SignedInCall } from 
 import { announceChange } from '../changes/notice.js'
 import { SETTINGS_EXAMPLE, SETTINGS_KEYS, SettingsSchema, UpdateSettingsSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
+import { assertReactionSet } from '../reactions.js'
 
 /** GET /api/panel/shoutbox/config */
 export class GetSettings extends PanelApi {
@@ -31,9 +32,10 @@ export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
   async handle (call: SignedInCall<typeof UpdateSettingsSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user, body } = call
+    if (body.reactions !== undefined) assertReactionSet(body.reactions)
     const settings = ShoutboxSettings.of(ctx)
     const current: Record<string, unknown> = await settings.read()
-    const changes = Object.fromEntries(Object.entries(body).filter(([key, value]) => (SETTINGS_KEYS as readonly string[]).includes(key) && current[key] !== value))
+    const changes = Object.fromEntries(Object.entries(body).filter(([key, value]) => (SETTINGS_KEYS as readonly string[]).includes(key) && !sameValue(current[key], value)))
     if (Object.keys(changes).length === 0) return new Successful(current)
     await ctx.transaction(async trx => {
       await ctx.config.set(changes, trx)
@@ -42,4 +44,10 @@ export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
     })
     return new Successful(await settings.read())
   }
+}
+
+/** Settings are scalars or lists of strings (the reactions): equal when every item is. */
+function sameValue (a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => item === b[i])
+  return a === b
 }

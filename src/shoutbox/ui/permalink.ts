@@ -1,7 +1,7 @@
 import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { h } from '../../sdk/ui.js'
-import type { RoomShout } from '../schemas.js'
-import { archiveOf, ownTag, pageLocale, useStylesheet } from './shared/shout-view.js'
+import type { FullShout } from '../schemas.js'
+import { archiveOf, ownTag, pageLocale, quoteLine, reactionCounts, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
@@ -29,17 +29,19 @@ const siteTitle = document.title
 /** The rooms' names by slug, once the server has said (the reader's rooms). */
 let roomNames = new Map<string, string>()
 
-function show (shout: RoomShout, isUser?: (name: string) => boolean): void {
+function show (shout: FullShout, isUser?: (name: string) => boolean): void {
   const date = new Date(shout.date)
   const title = t('history.shoutBy', { username: shout.username })
   document.title = `${title} · ${siteTitle}`
   body.replaceChildren(h('article', { class: 'shoutbox-permalink', 'aria-labelledby': 'shoutbox-permalink-title' },
     h('h1', { id: 'shoutbox-permalink-title' }, title),
+    shout.replyTo === null ? null : quoteLine(shout.replyTo, locale),
     h('p', { class: 'text' }, richText(shout.message, isUser)),
     h('p', { class: 'meta' },
       h('time', { datetime: date.toISOString() }, date.toLocaleString(locale, { dateStyle: 'full', timeStyle: 'short' })), ' · ',
       h('a', { class: 'room', href: archiveOf(shout.room) },
-        t('history.inRoom', { name: roomNames.get(shout.room) ?? shout.room })))))
+        t('history.inRoom', { name: roomNames.get(shout.room) ?? shout.room }))),
+    reactionCounts(shout.reactions, locale)))
   back.setAttribute('href', archiveOf(shout.room))
 }
 
@@ -55,7 +57,7 @@ async function load (): Promise<void> {
       return
     }
     if (!response.ok) throw new Error(String(response.status))
-    const { shout } = await response.json() as { shout: RoomShout }
+    const { shout } = await response.json() as { shout: FullShout }
     show(shout)
     roomNames = await readRoomNames()
     show(shout)

@@ -1,9 +1,9 @@
 import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { isBlankText } from '../../sdk/text.js'
 import { h, relativeTime } from '../../sdk/ui.js'
-import type { Shout } from '../schemas.js'
+import type { FullShout, Reaction } from '../schemas.js'
 import { LiveShouts } from './shared/live-shouts.js'
-import { archiveOf, DEFAULT_ROOM, ownTag, pageLocale, permalinkOf, shoutItem, useStylesheet } from './shared/shout-view.js'
+import { archiveOf, DEFAULT_ROOM, excerptOf, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
@@ -21,6 +21,9 @@ import { shoutboxStrings } from './strings.js'
  * Each room the reader may read has a tab (the default room first; arrow keys, Home and
  * End move between them); a signed-in reader sees on each other tab how many shouts
  * arrived there since it was last shown. The tab chosen is remembered in the browser.
+ * Members reply to a shout (its quoted line shows above the composer, and above the reply;
+ * a click on it shows the original) and react to it with the site's emoji, whose counts
+ * arrive live.
  */
 
 const MANAGE_NODE = 'addon.shoutbox.manage.shoutbox'
@@ -45,7 +48,7 @@ interface Room {
 }
 /** Where the room last shown is kept (localStorage). */
 const ROOM_KEY = 'shoutbox-room'
-interface Rules { maxMessageLength: number, editWindowSeconds: number }
+interface Rules { maxMessageLength: number, editWindowSeconds: number, reactions: readonly string[] }
 interface OwnMute { readonly until: number | null, readonly reason: string | null }
 interface Answer { readonly ok: boolean, readonly status: number, readonly body: Record<string, unknown> | undefined, readonly retryAfter: string | null }
 
@@ -114,16 +117,20 @@ const marked = new Map<string, number>()
 let signUpOpen = false
 let myMute: OwnMute | null = null
 let muteEnds: ReturnType<typeof setTimeout> | undefined
-let rules: Rules = { maxMessageLength: 500, editWindowSeconds: 300 }
+let rules: Rules = { maxMessageLength: 500, editWindowSeconds: 300, reactions: [] }
+/** The shout the composer answers, if any. */
+let replyTarget: FullShout | null = null
 /** The room shown. */
 const currentRoom = (): Room | undefined => rooms.find(room => room.slug === live.room)
 // The server says, per room, whether one may post there (Manage shoutbox may everywhere).
 const mayPost = (): boolean => me !== null && currentRoom()?.canPost === true
 const holds = (node: string): boolean => me !== null && (me.permissions.includes('*') || me.permissions.includes(node))
 const isModerator = (): boolean => holds(MANAGE_NODE) && holds(PANEL_NODE)
-const isOwn = (shout: Shout): boolean => me !== null && shout.username === me.username
+const isOwn = (shout: FullShout): boolean => me !== null && shout.username === me.username
 const when = (ms: number): string => new Date(ms).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' })
-const editable = (shout: Shout): boolean => isOwn(shout) && mayPost() && Date.now() - shout.date < rules.editWindowSeconds * 1000
+const editable = (shout: FullShout): boolean => isOwn(shout) && mayPost() && Date.now() - shout.date < rules.editWindowSeconds * 1000
+/** Whether the reader may answer and react here now: posting rights in the room shown, and no mute. */
+const mayTalk = (): boolean => mayPost() && myMute === null
 
 // ---------------------------------------------------------------------------------------------
 // Writing: the composer, or a way in
@@ -162,14 +169,32 @@ function problemWith (message: string): string | undefined {
 }
 
 let composerArea: HTMLTextAreaElement | undefined
+/** Above the composer: the shout it answers, with a way to stop answering it. */
+const replying = h('div', { class: 'shoutbox-replying', id: 'shoutbox-replying', hidden: true })
+
+/** The composer answers `shout` (null: none); the quoted line above it follows. */
+function replyTo (shout: FullShout | null): void {
+  replyTarget = shout
+  replying.hidden = shout === null
+  if (shout === null) {
+    replying.replaceChildren()
+    return
+  }
+  replying.replaceChildren(
+    h('span', { class: 'quote-author' }, t('widget.replyingTo', { username: shout.username })), ' ',
+    h('q', {}, excerptOf(shout.message)),
+    h('button', { type: 'button', class: 'shoutbox-action shoutbox-stop-reply', 'aria-label': t('widget.cancelReply'), title: t('widget.cancelReply'), onclick: () => { replyTo(null); composerArea?.focus() } }, '×'))
+  composerArea?.focus()
+}
 
 function composer (): HTMLElement {
-  const area = h('textarea', { id: 'shoutbox-message', name: 'message', rows: 2, 'aria-describedby': 'shoutbox-hint shoutbox-left' }) as HTMLTextAreaElement
+  const area = h('textarea', { id: 'shoutbox-message', name: 'message', rows: 2, 'aria-describedby': 'shoutbox-replying shoutbox-hint shoutbox-left' }) as HTMLTextAreaElement
   const left = counter(area, 'shoutbox-left')
   const problem = h('p', { class: 'shoutbox-error', id: 'shoutbox-error', role: 'alert' })
   const send = h('button', { type: 'submit' }, t('widget.send')) as HTMLButtonElement
   const form = h('form', { class: 'shoutbox-composer' },
     h('label', { for: 'shoutbox-message' }, t('widget.composer')),
+    replying,
     area,
     h('div', { class: 'shoutbox-row' }, h('span', { class: 'shoutbox-hint', id: 'shoutbox-hint' }, t('widget.hint')), left.element, send),
     problem) as HTMLFormElement
@@ -193,12 +218,18 @@ function composer (): HTMLElement {
     sending = true
     send.disabled = true
     form.setAttribute('aria-busy', 'true')
-    void call('POST', `/api/shoutbox/rooms/${encodeURIComponent(live.room)}/shouts`, { message }).then(answer => {
+    const answering = replyTarget
+    void call('POST', `/api/shoutbox/rooms/${encodeURIComponent(live.room)}/shouts`, { message, ...(answering === null ? {} : { replyTo: answering.id }) }).then(answer => {
       if (answer.ok) {
         area.value = ''
         left.update()
-        live.put(answer.body!.shout as Shout)
+        if (replyTarget === answering) replyTo(null)
+        live.put(answer.body!.shout as FullShout)
         announce(t('widget.posted'))
+      } else if (answer.body?.error === 'BAD_REQUEST' && answering !== null) {
+        // The shout answered was deleted meanwhile.
+        replyTo(null)
+        fail(t('widget.replyGone'))
       } else if (answer.body?.error === 'MUTED') {
         learnMute(answer)
       } else {
@@ -211,7 +242,8 @@ function composer (): HTMLElement {
       form.removeAttribute('aria-busy')
     })
   })
-  sendOnEnter(area, form)
+  // Escape stops answering a shout.
+  sendOnEnter(area, form, () => { if (replyTarget !== null) replyTo(null) })
   composerArea = area
   return form
 }
@@ -346,6 +378,7 @@ function drawTabs (): void {
 async function showRoom (slug: string, focus: boolean): Promise<void> {
   unread.delete(slug)
   if (slug !== live.room) {
+    replyTo(null)
     clearTimeout(marking)
     marking = undefined
     // How far it was read: by the server's marker, or this page's own marks since.
@@ -414,15 +447,24 @@ function heardElsewhere (kind: string, shout: { room: string, username: string }
 // Reading: the list, kept in place so focus and an edit in progress survive updates
 
 interface Item {
-  shout: Shout
+  shout: FullShout
   readonly li: HTMLElement
+  /** Where the quoted line of a reply goes. */
+  readonly quote: HTMLElement
   readonly text: HTMLElement
   readonly time: HTMLElement
+  /** The reaction counts (buttons, for a member who may react), and the way to add one. */
+  readonly reactions: HTMLElement
   readonly actions: HTMLElement
   /** The text was drawn knowing this many account names. */
   drawnWith: number
+  /** What the quote and the reactions were drawn from, so they are redrawn only when that changes. */
+  drawnQuote: string
+  drawnReactions: string
   /** What the actions show now, so they are redrawn only when that changes. */
   mode: 'none' | 'own' | 'editable' | 'moderated' | 'editing' | 'confirming' | 'muting'
+  /** Whether the actions offer Reply. */
+  replyable: boolean
 }
 
 const items = new Map<number, Item>()
@@ -438,27 +480,133 @@ function drawText (item: Item): void {
 
 function drawActions (item: Item): void {
   const mode = !isOwn(item.shout) ? (isModerator() ? 'moderated' : 'none') : editable(item.shout) ? 'editable' : 'own'
-  if (item.mode === 'editing' || item.mode === 'confirming' || item.mode === 'muting' || item.mode === mode) return
+  const replyable = mayTalk()
+  if (item.mode === 'editing' || item.mode === 'confirming' || item.mode === 'muting' || (item.mode === mode && item.replyable === replyable)) return
   item.mode = mode
+  item.replyable = replyable
   const about = mode === 'moderated'
     ? t('widget.actionsOn', { username: item.shout.username, message: item.shout.message.slice(0, 60) })
     : t('widget.actionsFor', { message: item.shout.message.slice(0, 60) })
   const buttons: HTMLElement[] = []
-  if (mode === 'editable' || mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.edit')} — ${about}`, onclick: () => startEdit(item) }, t('widget.edit')))
+  if (replyable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'reply', 'aria-label': `${t('widget.reply')} — ${t('widget.actionsOn', { username: item.shout.username, message: item.shout.message.slice(0, 60) })}`, onclick: () => replyTo(item.shout) }, t('widget.reply')))
+  if (mode === 'editable' || mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'edit', 'aria-label': `${t('widget.edit')} — ${about}`, onclick: () => startEdit(item) }, t('widget.edit')))
   if (mode !== 'none') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.delete')} — ${about}`, onclick: () => confirmDelete(item) }, t('widget.delete')))
   if (mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.mute')} — ${about}`, onclick: () => startMute(item) }, t('widget.mute')))
   item.actions.replaceChildren(...buttons)
 }
 
-function newItem (shout: Shout): Item {
+/** The quoted line of a reply; a click on it shows the original, when the list holds it, instead of opening its page. */
+function drawQuote (item: Item): void {
+  const { replyTo } = item.shout
+  item.drawnQuote = JSON.stringify(replyTo)
+  item.quote.replaceChildren(...(replyTo === null ? [] : [quoteLine(replyTo, locale, (id, event) => {
+    const original = items.get(id)?.li
+    if (original === undefined) return
+    event.preventDefault()
+    original.scrollIntoView({ block: 'nearest', behavior: 'smooth' })
+    original.focus({ preventScroll: true })
+    original.classList.remove('shoutbox-flash')
+    void original.offsetWidth // the highlight starts again on a second click
+    original.classList.add('shoutbox-flash')
+  })]))
+}
+
+/**
+ * The reactions under a shout: for a member who may react here, a button per emoji with
+ * its count (pressed when theirs: a press takes it back) and a React button that opens the
+ * site's set; for anyone else, the counts alone.
+ */
+function drawReactions (item: Item): void {
+  const interactive = mayTalk() && rules.reactions.length > 0
+  const key = JSON.stringify([item.shout.reactions, interactive, rules.reactions])
+  if (key === item.drawnReactions) return
+  const focused = item.reactions.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.emoji : undefined
+  item.drawnReactions = key
+  // A picker left open stays open (counts change while one chooses).
+  const pickerOpen = item.reactions.querySelector('.shoutbox-picker:not([hidden])') !== null
+  const counts = item.shout.reactions.map(reaction => interactive
+    ? h('button', {
+      type: 'button', class: 'shoutbox-reaction', 'data-emoji': reaction.emoji, 'aria-pressed': String(reaction.mine === true),
+      'aria-label': reactionLabel(reaction, locale), title: t(reaction.mine === true ? 'widget.takeBack' : 'widget.reactWith', { emoji: reaction.emoji }),
+      onclick: () => void react(item, reaction.emoji, !isMine(item, reaction.emoji))
+    }, `${reaction.emoji} ${reaction.count}`)
+    : h('span', { class: reaction.mine === true ? 'shoutbox-reaction mine' : 'shoutbox-reaction', role: 'img', 'aria-label': reactionLabel(reaction, locale) }, `${reaction.emoji} ${reaction.count}`))
+  item.reactions.replaceChildren(...counts, ...(interactive ? [reactionPicker(item)] : []))
+  item.reactions.hidden = counts.length === 0 && !interactive
+  if (pickerOpen) {
+    item.reactions.querySelector('.shoutbox-picker')?.removeAttribute('hidden')
+    item.reactions.querySelector('.shoutbox-react')?.setAttribute('aria-expanded', 'true')
+  }
+  if (focused !== undefined) item.reactions.querySelector<HTMLElement>(`[data-emoji="${focused}"]`)?.focus()
+}
+
+/**
+ * React: a button that opens the site's emoji as a row of buttons (arrow keys move between
+ * them, Escape closes it and goes back to React). A choice reacts, or takes one's reaction back.
+ */
+function reactionPicker (item: Item): HTMLElement {
+  const id = `shoutbox-react-${item.shout.id}`
+  const mine = new Set(item.shout.reactions.filter(reaction => reaction.mine === true).map(reaction => reaction.emoji))
+  const open = h('button', {
+    type: 'button', class: 'shoutbox-action shoutbox-react', 'data-emoji': '+', 'aria-expanded': 'false', 'aria-controls': id,
+    'aria-label': t('widget.reactTo', { username: item.shout.username }), title: t('widget.react')
+  }, h('span', { 'aria-hidden': 'true' }, '☺︎+'))
+  const choices = rules.reactions.map(emoji => h('button', {
+    type: 'button', class: 'shoutbox-choice-emoji', 'data-emoji': `pick:${emoji}`, 'aria-pressed': String(mine.has(emoji)),
+    'aria-label': t(mine.has(emoji) ? 'widget.takeBack' : 'widget.reactWith', { emoji }),
+    onclick: () => { close(); void react(item, emoji, !isMine(item, emoji)) }
+  }, emoji))
+  const picker = h('div', { class: 'shoutbox-picker', id, role: 'group', 'aria-label': t('widget.reactionsOf'), hidden: true }, ...choices)
+  const close = (): void => {
+    picker.hidden = true
+    open.setAttribute('aria-expanded', 'false')
+    open.focus()
+  }
+  open.addEventListener('click', () => {
+    const opening = picker.hidden
+    picker.hidden = !opening
+    open.setAttribute('aria-expanded', String(opening))
+    if (opening) choices[0]?.focus()
+  })
+  picker.addEventListener('keydown', event => {
+    const at = choices.indexOf(document.activeElement as HTMLElement)
+    const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: choices.length - 1 }[event.key]
+    if (event.key === 'Escape') {
+      event.preventDefault()
+      close()
+    } else if (next !== undefined) {
+      event.preventDefault()
+      choices[(next + choices.length) % choices.length]?.focus()
+    }
+  })
+  return h('span', { class: 'shoutbox-react-box' }, open, picker)
+}
+
+/** Whether the reader's reaction is among the shout's `emoji` now (not when the button was drawn). */
+const isMine = (item: Item, emoji: string): boolean => item.shout.reactions.some(reaction => reaction.emoji === emoji && reaction.mine === true)
+
+/** Adds (`on`) or takes back the reader's `emoji` on the item's shout; the counts come back with the answer. */
+async function react (item: Item, emoji: string, on: boolean): Promise<void> {
+  const answer = await call(on ? 'PUT' : 'DELETE', `/api/shoutbox/shouts/${item.shout.id}/reactions/${encodeURIComponent(emoji)}`)
+  if (answer.ok) live.react(item.shout.id, answer.body!.reactions as Reaction[])
+  else {
+    announce(errorText(answer))
+    if (answer.body?.error === 'MUTED') learnMute(answer)
+  }
+}
+
+function newItem (shout: FullShout): Item {
+  const quote = h('div', { class: 'shoutbox-quote' })
   const text = h('p', { class: 'text' })
   const time = h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(locale) })
+  const reactions = h('div', { class: 'shoutbox-reactions', role: 'group', 'aria-label': t('shout.reactions') })
   const actions = h('div', { class: 'shoutbox-actions' })
-  const li = h('li', { 'data-id': shout.id }, text,
+  const li = h('li', { 'data-id': shout.id, tabindex: -1 }, quote, text,
     h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), ' · ',
       h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') }, time)),
-    actions)
-  const item: Item = { shout, li, text, time, actions, drawnWith: -1, mode: 'none' }
+    h('div', { class: 'shoutbox-foot' }, reactions, actions))
+  const item: Item = { shout, li, quote, text, time, reactions, actions, drawnWith: -1, drawnQuote: '', drawnReactions: '', mode: 'none', replyable: false }
+  drawQuote(item)
   drawText(item)
   return item
 }
@@ -482,7 +630,9 @@ function render (): void {
       if (item.mode !== 'editing') drawText(item)
     }
     item.shout = shout
+    if (JSON.stringify(shout.replyTo) !== item.drawnQuote) drawQuote(item)
     item.time.textContent = relativeTime(shout.date, locale)
+    drawReactions(item)
     drawActions(item)
     wanted.push(item.li)
   }
@@ -528,7 +678,8 @@ function startEdit (item: Item): void {
     item.mode = 'none'
     drawText(item)
     render()
-    const again = item.actions.querySelector<HTMLButtonElement>('button')
+    // Back on Edit (or, the window closed meanwhile, the first action left).
+    const again = item.actions.querySelector<HTMLButtonElement>('button[data-action="edit"]') ?? item.actions.querySelector<HTMLButtonElement>('button')
     if (again !== null) again.focus()
     else composerArea?.focus()
   }
@@ -544,7 +695,7 @@ function startEdit (item: Item): void {
     void call('PUT', moderated ? `/api/panel/shoutbox/${item.shout.id}` : `/api/shoutbox/${item.shout.id}`, { message }).then(answer => {
       save.disabled = false
       if (answer.ok) {
-        const shout = answer.body!.shout as Shout
+        const shout = answer.body!.shout as FullShout
         live.put(shout)
         item.shout = shout
         announce(t('widget.edited'))

@@ -1,7 +1,6 @@
 import { CHANGE_KIND_NAMES, CHANGE_KINDS, unhandled, type EventKind, type MemberEventKind } from '../../changes/kinds.js'
-import type { RoomShout, Shout } from '../../schemas.js'
-import { DEFAULT_ROOM } from './shout-view.js'
-
+import type { FullShout, Reaction, ReplyTo, RoomShout } from '../../schemas.js'
+import { DEFAULT_ROOM, excerptOf } from './shout-view.js'
 
 /**
  * The newest shouts and the pinned ones of one room, kept current by the event stream: a
@@ -24,7 +23,7 @@ export interface LiveShoutsOptions {
    * Called after every change to `shouts` or `pinned`; `fresh` holds the shouts whose
    * text the page has not seen before (to learn the @names they mention).
    */
-  readonly changed: (fresh: readonly Shout[]) => void
+  readonly changed: (fresh: readonly FullShout[]) => void
   /** Called for each event of the signed-in member's own (a mute made or lifted: `posting-changed`). */
   readonly heard?: (kind: MemberEventKind) => void
   /** The room shown first (its slug); the default room when absent. */
@@ -42,7 +41,7 @@ export interface LiveShoutsOptions {
 }
 
 /** The stream's events that change what a page shows (every kind on the stream); the rest (`ready`, `reset`) reload it. */
-const SHOUT_EVENTS = CHANGE_KIND_NAMES.filter((kind): kind is EventKind => CHANGE_KINDS[kind].carries === 'shout' || CHANGE_KINDS[kind].carries === 'id')
+const SHOUT_EVENTS = CHANGE_KIND_NAMES.filter((kind): kind is EventKind => ['shout', 'id', 'reactions'].includes(CHANGE_KINDS[kind].carries))
 type ShoutEvent = EventKind
 /** The events a stream opened signed in hears of that member alone. */
 const MEMBER_EVENTS = CHANGE_KIND_NAMES.filter((kind): kind is MemberEventKind => CHANGE_KINDS[kind].carries === 'member')
@@ -54,9 +53,9 @@ export class LiveShouts {
   /** The room shown (its slug). */
   room: string
   /** Newest first. */
-  shouts: Shout[] = []
+  shouts: FullShout[] = []
   /** Newest pin first. */
-  pinned: Shout[] = []
+  pinned: FullShout[] = []
   /** The `before` of the next older archive page, or null when there is none. */
   older: number | null = null
   /** True once the first load has ended. */
@@ -72,6 +71,12 @@ export class LiveShouts {
   private polling: ReturnType<typeof setInterval> | undefined
   /** A stream has connected once: the next `open` is a reconnect. */
   private connected = false
+  /**
+   * The reader's own reactions, by shout: as the server last answered them (a load, or the
+   * reader's own reaction). The stream's counts say nothing of whose they are, and may
+   * arrive after an answer that is newer than they are.
+   */
+  private readonly mine = new Map<number, Set<string>>()
 
   constructor (private readonly options: LiveShoutsOptions) {
     this.room = options.room ?? DEFAULT_ROOM
@@ -133,9 +138,19 @@ export class LiveShouts {
   }
 
   /** A shout this page posted or edited, from the server's answer (its stream event is then a repeat). */
-  put (shout: Shout): void {
+  put (shout: FullShout): void {
+    this.learnMine([shout])
     this.apply('shout-edited', shout)
     if (!this.shouts.some(s => s.id === shout.id)) this.apply('shout-created', shout)
+    this.options.changed([])
+  }
+
+  /** A shout's reactions as the server answered this page's own reaction (with `mine`). */
+  react (id: number, reactions: readonly Reaction[]): void {
+    this.learnMine([{ id, reactions }])
+    const recount = (list: FullShout[]): FullShout[] => list.map(s => s.id === id ? { ...s, reactions: [...reactions] } : s)
+    this.shouts = recount(this.shouts)
+    this.pinned = recount(this.pinned)
     this.options.changed([])
   }
 
@@ -153,6 +168,7 @@ export class LiveShouts {
     if (page === undefined || room !== this.room) return true
     const known = new Set(this.shouts.map(shout => shout.id))
     const added = page.shouts.filter(shout => !known.has(shout.id))
+    this.learnMine(added)
     this.shouts = [...this.shouts, ...added].sort((a, b) => b.id - a.id)
     this.older = page.next ?? null
     this.options.changed(added)
@@ -180,6 +196,8 @@ export class LiveShouts {
         }
         if (read !== undefined) {
           ;({ shouts: this.shouts, pinned: this.pinned, older: this.older } = read)
+          this.mine.clear()
+          this.learnMine([...this.shouts, ...this.pinned])
           this.loaded = true
         }
         for (const [kind, data] of heard) this.apply(kind, data)
@@ -190,12 +208,12 @@ export class LiveShouts {
   }
 
   /** The newest shouts and the pins, in one request (the panel: as many as it shows now); undefined when the server could not be read. */
-  private async read (): Promise<{ shouts: Shout[], pinned: Shout[], older: number | null } | undefined> {
+  private async read (): Promise<{ shouts: FullShout[], pinned: FullShout[], older: number | null } | undefined> {
     const pageSize = this.options.pageSize
     const limit = pageSize === undefined ? undefined : Math.min(Math.max(this.shouts.length, pageSize), 100)
     const query = new URLSearchParams({ room: this.room })
     if (limit !== undefined) query.set('limit', String(limit))
-    const answer = await fetchShouts(`/api/shoutbox/latest?${query.toString()}`) as { shouts: Shout[], pinned: Shout[], next: number | null, limit: number } | undefined
+    const answer = await fetchShouts(`/api/shoutbox/latest?${query.toString()}`) as { shouts: FullShout[], pinned: FullShout[], next: number | null, limit: number } | undefined
     if (answer === undefined) return undefined
     this.limit = answer.limit
     return { shouts: answer.shouts, pinned: answer.pinned, older: answer.next }
@@ -221,15 +239,21 @@ export class LiveShouts {
     this.options.changed(fresh === undefined ? [] : [fresh])
   }
 
-  /** Applies one event to what is held; returns the shout it brought, if any. Repeats change nothing. */
-  private apply (kind: ShoutEvent, data: unknown): Shout | undefined {
-    const shout = data as Shout
-    const replace = (list: Shout[]): Shout[] => list.map(s => s.id === shout.id ? shout : s)
+  /**
+   * Applies one event to what is held; returns the shout it brought, if any. Repeats change
+   * nothing. The stream's shouts carry no reactions (they come as `shout-reactions`, counts
+   * without `mine`): a shout keeps the reactions held, and which of them are the reader's.
+   */
+  private apply (kind: ShoutEvent, data: unknown): FullShout | undefined {
+    const event = data as RoomShout & { reactions?: Reaction[] }
+    const held = this.shouts.find(s => s.id === event.id) ?? this.pinned.find(s => s.id === event.id)
+    const shout: FullShout = { ...event, reactions: event.reactions ?? held?.reactions ?? [] }
+    const replace = (list: FullShout[]): FullShout[] => list.map(s => s.id === shout.id ? shout : s)
     switch (kind) {
       case 'shout-deleted':
-        // The event names the shout alone.
-        this.shouts = this.shouts.filter(s => s.id !== shout.id)
-        this.pinned = this.pinned.filter(s => s.id !== shout.id)
+        // The event names the shout alone; replies to it quote it no more.
+        this.shouts = this.requote(this.shouts.filter(s => s.id !== shout.id), shout.id, () => ({ id: shout.id, deleted: true }))
+        this.pinned = this.requote(this.pinned.filter(s => s.id !== shout.id), shout.id, () => ({ id: shout.id, deleted: true }))
         return undefined
       case 'shout-created':
         if (this.shouts.some(s => s.id === shout.id)) return undefined
@@ -240,19 +264,43 @@ export class LiveShouts {
           this.shouts = this.shouts.slice(0, this.limit)
         }
         return shout
-      case 'shout-edited':
-        this.shouts = replace(this.shouts)
-        this.pinned = replace(this.pinned)
+      case 'shout-edited': {
+        const quote = (replyTo: ReplyTo): ReplyTo => replyTo !== null && 'excerpt' in replyTo ? { ...replyTo, excerpt: excerptOf(shout.message) } : replyTo
+        this.shouts = this.requote(replace(this.shouts), shout.id, quote)
+        this.pinned = this.requote(replace(this.pinned), shout.id, quote)
         return shout
+      }
       case 'shout-pinned':
         this.pinned = [shout, ...this.pinned.filter(s => s.id !== shout.id)]
         return shout
       case 'shout-unpinned':
         this.pinned = this.pinned.filter(s => s.id !== shout.id)
         return undefined
+      case 'shout-reactions': {
+        // Counts for everyone: which are the reader's, the server said last.
+        const mine = this.mine.get(shout.id)
+        const reactions = (event.reactions ?? []).map(({ emoji, count }) => ({ emoji, count, mine: mine?.has(emoji) ?? false }))
+        const recount = (list: FullShout[]): FullShout[] => list.map(s => s.id === shout.id ? { ...s, reactions } : s)
+        this.shouts = recount(this.shouts)
+        this.pinned = recount(this.pinned)
+        return undefined
+      }
       default:
         return unhandled(kind)
     }
+  }
+
+  /** Notes which of `shouts`' reactions are the reader's, as answered (a visitor's answers say none). */
+  private learnMine (shouts: ReadonlyArray<{ readonly id: number, readonly reactions: readonly Reaction[] }>): void {
+    for (const shout of shouts) {
+      if (shout.reactions.some(reaction => reaction.mine === true)) this.mine.set(shout.id, new Set(shout.reactions.filter(reaction => reaction.mine === true).map(reaction => reaction.emoji)))
+      else this.mine.delete(shout.id)
+    }
+  }
+
+  /** `list` with the quoted line of the replies to shout `id` made anew by `quote`. */
+  private requote (list: FullShout[], id: number, quote: (replyTo: ReplyTo) => ReplyTo): FullShout[] {
+    return list.map(s => s.replyTo?.id === id ? { ...s, replyTo: quote(s.replyTo) } : s)
   }
 
   /** Reads now and every 15 s; each time, a stream the browser gave up on is tried again. */
@@ -270,10 +318,10 @@ export class LiveShouts {
   }
 }
 
-async function fetchShouts (url: string): Promise<{ shouts: Shout[], next?: number | null } | undefined> {
+async function fetchShouts (url: string): Promise<{ shouts: FullShout[], next?: number | null } | undefined> {
   try {
     const response = await fetch(url, { credentials: 'same-origin' })
-    return response.ok ? await response.json() as { shouts: Shout[], next?: number | null } : undefined
+    return response.ok ? await response.json() as { shouts: FullShout[], next?: number | null } : undefined
   } catch {
     return undefined // offline for a moment: the stream's next reset, or the next poll, reads again
   }

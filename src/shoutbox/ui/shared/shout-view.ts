@@ -1,12 +1,15 @@
 import { richText } from '../../../sdk/rich-text.js'
 import { h, relativeTime } from '../../../sdk/ui.js'
-import type { Shout } from '../../schemas.js'
+import type { FullShout, Reaction, ReplyTo, Shout } from '../../schemas.js'
 import { shoutboxStrings } from '../strings.js'
 
 /** The language of the page a module is on: the theme's `lang`, else the browser's. */
 export function pageLocale (): string {
   return (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
 }
+
+/** What a reply quotes of `message`: its first 80 code points (as the server cuts it, EXCERPT_LENGTH). */
+export const excerptOf = (message: string): string => [...message].slice(0, 80).join('')
 
 /** Where a shout's own page is. */
 export const permalinkOf = (id: number): string => `/shouts/${id}`
@@ -32,16 +35,47 @@ export function useStylesheet (name: string, moduleUrl: string): void {
 }
 
 /**
- * One shout: its text (as text, with its links and the mentions `isUser` knows), its
- * author, and when it was posted, which links to its permalink page ("3 minutes ago",
- * the full date on hover).
+ * The line a reply shows above its text: who it answers and their first words, a link to
+ * the original's permalink (or, the original deleted, that it was). `onOpen` may show the
+ * original in place (the widget scrolls to it) instead of following the link.
  */
-export function shoutItem (shout: Shout, locale: string, isUser?: (name: string) => boolean, tag = 'li'): HTMLElement {
+export function quoteLine (replyTo: NonNullable<ReplyTo>, locale: string, onOpen?: (id: number, event: MouseEvent) => void): HTMLElement {
+  const t = shoutboxStrings(locale)
+  if ('deleted' in replyTo) return h('p', { class: 'quote deleted' }, t('shout.replyToDeleted'))
+  return h('p', { class: 'quote' },
+    h('a', { href: permalinkOf(replyTo.id), onclick: onOpen === undefined ? undefined : (event: MouseEvent) => onOpen(replyTo.id, event) },
+      h('span', { class: 'quote-author' }, t('shout.replyTo', { username: replyTo.username })), ' ',
+      h('q', {}, replyTo.excerpt)))
+}
+
+/** What a screen reader says of one emoji's reactions. */
+export function reactionLabel (reaction: Reaction, locale: string): string {
+  return shoutboxStrings(locale)(reaction.mine === true ? 'shout.reactionCountMine' : 'shout.reactionCount', { emoji: reaction.emoji, count: reaction.count })
+}
+
+/** A shout's reaction counts to read (no buttons): each emoji and how many. Nothing when it has none. */
+export function reactionCounts (reactions: readonly Reaction[], locale: string): HTMLElement | null {
+  if (reactions.length === 0) return null
+  return h('ul', { class: 'reactions', 'aria-label': shoutboxStrings(locale)('shout.reactions') },
+    ...reactions.map(reaction => h('li', { class: reaction.mine === true ? 'reaction mine' : 'reaction' },
+      h('span', { 'aria-hidden': 'true' }, `${reaction.emoji} ${reaction.count}`),
+      h('span', { class: 'sr' }, reactionLabel(reaction, locale)))))
+}
+
+/**
+ * One shout: what it answers (a quoted line), its text (as text, with its links and the
+ * mentions `isUser` knows), its author, when it was posted, which links to its permalink
+ * page ("3 minutes ago", the full date on hover), and its reactions.
+ */
+export function shoutItem (shout: Shout | FullShout, locale: string, isUser?: (name: string) => boolean, tag = 'li'): HTMLElement {
   const date = new Date(shout.date)
   const t = shoutboxStrings(locale)
+  const replyTo = 'replyTo' in shout ? shout.replyTo : null
   return h(tag, { class: 'shout' },
+    replyTo === null ? null : quoteLine(replyTo, locale),
     h('p', { class: 'text' }, richText(shout.message, isUser)),
     h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), ' · ',
       h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') },
-        h('time', { datetime: date.toISOString(), title: date.toLocaleString(locale) }, relativeTime(shout.date, locale)))))
+        h('time', { datetime: date.toISOString(), title: date.toLocaleString(locale) }, relativeTime(shout.date, locale)))),
+    'reactions' in shout ? reactionCounts(shout.reactions, locale) : null)
 }

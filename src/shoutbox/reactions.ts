@@ -1,0 +1,201 @@
+import { BadRequest, NotFound, TooManyRequests, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
+import type { ReactionCounts } from './changes/kinds.js'
+import { announceChange } from './changes/notice.js'
+import { assertNotMuted } from './mutes.js'
+import { perContext } from './per-context.js'
+import { assertMayPost } from './posting.js'
+import { canRead, Rooms } from './rooms.js'
+import type { Reaction } from './schemas.js'
+import { ShoutboxSettings } from './settings.js'
+import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, REACTIONS_TABLE, SHOUTS_TABLE } from './tables.js'
+
+/** Reaction changes one member may make a minute, in every process together. */
+export const REACTIONS_PER_MINUTE = 30
+/** A shout's reaction counts go on the stream at most once in this long (later changes wait, and go together). */
+export const REACTIONS_EVENT_EVERY_MS = 1000
+const MINUTE_MS = 60_000
+
+const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' })
+/** A grapheme that is an emoji: it starts with a pictograph, a flag's letters or a keycap's digit and ends as one. */
+const EMOJI = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}|[0-9#*]\uFE0F?\u20E3)/u
+
+/** True when `text` is one grapheme, and an emoji. */
+export function isSingleEmoji (text: string): boolean {
+  const [first, second] = graphemes.segment(text)
+  return first !== undefined && second === undefined && EMOJI.test(text) && !/\s/u.test(text)
+}
+
+/** The `reactions` setting: each one emoji (400 BAD_REQUEST naming the first that is not). */
+export function assertReactionSet (set: readonly string[]): void {
+  const wrong = set.find(item => !isSingleEmoji(item))
+  if (wrong !== undefined) throw new BadRequest({ reason: 'each reaction is one emoji', value: wrong })
+}
+
+/** The reactions: one row per member, shout and emoji. */
+export function reactionsRepository (db: Database) {
+  return {
+    /**
+     * The nonzero counts of each of `shoutIds`, the emoji of `set` only and in its order;
+     * with `viewerId`, whether that user's reaction is among them (`mine`).
+     */
+    async of (shoutIds: readonly number[], set: readonly string[], viewerId: number | null, trx?: Transaction): Promise<Map<number, Reaction[]>> {
+      const found = new Map<number, Reaction[]>()
+      if (shoutIds.length === 0) return found
+      const rows = await (trx ?? db)(REACTIONS_TABLE).whereIn('shout_id', [...shoutIds]).whereIn('emoji', [...set])
+        .groupBy('shout_id', 'emoji')
+        .select<Array<{ shout_id: number | string, emoji: string, count: number | string, mine: boolean }>>(
+          'shout_id', 'emoji', db.raw('count(*) as count'), db.raw('coalesce(bool_or(user_id = ?), false) as mine', [viewerId ?? 0]))
+      const order = new Map(set.map((emoji, i) => [emoji, i]))
+      rows.sort((a, b) => order.get(a.emoji)! - order.get(b.emoji)!)
+      for (const row of rows) {
+        const id = Number(row.shout_id)
+        const reaction: Reaction = viewerId === null ? { emoji: row.emoji, count: Number(row.count) } : { emoji: row.emoji, count: Number(row.count), mine: row.mine }
+        found.set(id, [...(found.get(id) ?? []), reaction])
+      }
+      return found
+    },
+
+    /** Adds (`on`) or takes back `userId`'s `emoji` on the shout: true when that changed anything. */
+    async set (trx: Transaction, shoutId: number, userId: number, emoji: string, on: boolean): Promise<boolean> {
+      if (on) {
+        const added = await trx(REACTIONS_TABLE).insert({ shout_id: shoutId, user_id: userId, emoji, created_at: Date.now() })
+          .onConflict(['shout_id', 'emoji', 'user_id']).ignore().returning('shout_id')
+        return added.length > 0
+      }
+      // `returning`, not the count: the embedded database's driver answers no count.
+      const removed = await trx(REACTIONS_TABLE).where({ shout_id: shoutId, user_id: userId, emoji }).delete().returning('shout_id')
+      return removed.length > 0
+    },
+
+    /**
+     * Counts a reaction change of `userId` against REACTIONS_PER_MINUTE, in the member's
+     * flood-control row, locked until `trx` ends (so every process counts the same);
+     * TOO_MANY_REQUESTS with the seconds to wait past it.
+     */
+    async admit (trx: Transaction, userId: number): Promise<void> {
+      await trx(FLOOD_CONTROL_TABLE).insert({ author_id: userId }).onConflict('author_id').ignore()
+      const row = await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).forUpdate().first<{ reactions_recent: number[] }>('reactions_recent')
+      const now = Date.now()
+      const recent = (row?.reactions_recent ?? []).filter(at => at > now - MINUTE_MS)
+      if (recent.length >= REACTIONS_PER_MINUTE) throw new TooManyRequests((recent[recent.length - REACTIONS_PER_MINUTE]! + MINUTE_MS - now) / 1000)
+      await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).update({ reactions_recent: JSON.stringify([...recent, now]) })
+    },
+
+    /** The shout's room and when its counts last went on the stream; its row locked until `trx` ends. Undefined when there is none. */
+    async lockShout (trx: Transaction, shoutId: number): Promise<{ roomId: number, announcedAt: number, pending: boolean } | undefined> {
+      const row = await trx(SHOUTS_TABLE).where({ id: shoutId }).forUpdate()
+        .first<{ room_id: number, reactions_announced_at: number | string, reactions_pending: boolean } | undefined>('room_id', 'reactions_announced_at', 'reactions_pending')
+      return row === undefined ? undefined : { roomId: row.room_id, announcedAt: Number(row.reactions_announced_at), pending: row.reactions_pending }
+    },
+
+    /** Marks the shout's counts as changed since they last went on the stream. */
+    async markPending (trx: Transaction, shoutId: number): Promise<void> {
+      await trx(SHOUTS_TABLE).where({ id: shoutId }).update({ reactions_pending: true })
+    },
+
+    /** Writes the shout's counts as a `shout-reactions` event of the stream's history, and notes when: the event. */
+    async record (trx: Transaction, shoutId: number, room: string, set: readonly string[]): Promise<{ id: number, shout: ReactionCounts }> {
+      const counts = (await this.of([shoutId], set, null, trx)).get(shoutId) ?? []
+      const shout: ReactionCounts = { id: shoutId, room, reactions: counts }
+      const now = Date.now()
+      await trx(SHOUTS_TABLE).where({ id: shoutId }).update({ reactions_announced_at: now, reactions_pending: false })
+      const [event] = await trx(EVENTS_TABLE).insert({ kind: 'shout-reactions', shout: JSON.stringify(shout), created_at: now }).returning<Array<{ id: number | string }>>('id')
+      return { id: Number(event!.id), shout }
+    }
+  }
+}
+
+/**
+ * Members' reactions, and their stream events: a change that finds the shout's counts
+ * announced more than a second ago announces them at once; one sooner marks them pending,
+ * and this process announces them when the second is up — together with every change made
+ * meanwhile, in any process (whichever process comes first writes the event; the others
+ * find nothing pending). So a shout's counts go on the stream at most once a second, however
+ * many members react at once.
+ */
+export class Reactions {
+  static readonly of = perContext(ctx => new Reactions(ctx))
+  /** The shouts whose pending counts this process will announce, by id. */
+  private readonly timers = new Map<number, NodeJS.Timeout>()
+
+  private constructor (private readonly ctx: AddonContext) {}
+
+  /**
+   * `user` adds (`on`) or takes back their `emoji` on shout `shoutId`. The shout must be in
+   * a room they may read (else 404, as for a shout that does not exist) and post in (403;
+   * 409 in an archived room); a muted member may not react; the emoji must be one of the
+   * site's set (400). Answers the shout's counts, with `mine`.
+   */
+  async react (user: SessionUser, shoutId: number, emoji: string, on: boolean): Promise<Reaction[]> {
+    const { ctx } = this
+    const settings = await ShoutboxSettings.of(ctx).current()
+    if (!settings.reactions.includes(emoji)) throw new BadRequest({ reason: 'not one of the site\'s reactions', reactions: settings.reactions })
+    await assertNotMuted(ctx, user)
+    const repository = reactionsRepository(ctx.db)
+    // Read before the transaction: the embedded database has one connection, which the transaction holds.
+    const rooms = await Rooms.of(ctx).all()
+    await ctx.transaction(async trx => {
+      const shout = await repository.lockShout(trx, shoutId)
+      const room = shout === undefined ? undefined : rooms.find(each => each.id === shout.roomId)
+      if (shout === undefined || room === undefined || !canRead(room, user)) throw new NotFound()
+      assertMayPost(room, user)
+      await repository.admit(trx, user.id)
+      if (!await repository.set(trx, shoutId, user.id, emoji, on)) return
+      const wait = shout.announcedAt + REACTIONS_EVENT_EVERY_MS - Date.now()
+      if (wait <= 0) {
+        const event = await repository.record(trx, shoutId, room.slug, settings.reactions)
+        await announceChange(ctx, trx, 'shout-reactions', [{ ...event, kind: 'shout-reactions' }])
+      } else {
+        await repository.markPending(trx, shoutId)
+        this.announceLater(shoutId, wait)
+      }
+    })
+    return (await repository.of([shoutId], settings.reactions, user.id)).get(shoutId) ?? []
+  }
+
+  /** Announces the shout's pending counts in `wait` ms, unless this process already will. */
+  private announceLater (shoutId: number, wait: number): void {
+    if (this.timers.has(shoutId)) return
+    this.timers.set(shoutId, setTimeout(() => {
+      this.timers.delete(shoutId)
+      this.announcePending(shoutId).catch(error => this.ctx.log.warn({ err: error, shoutId }, 'could not announce reactions'))
+    }, wait).unref())
+  }
+
+  /** Writes the shout's counts as an event, if they are still pending (no other process did). */
+  async announcePending (shoutId: number): Promise<void> {
+    const { ctx } = this
+    const settings = await ShoutboxSettings.of(ctx).current()
+    const repository = reactionsRepository(ctx.db)
+    const rooms = await Rooms.of(ctx).all()
+    await ctx.transaction(async trx => {
+      const shout = await repository.lockShout(trx, shoutId)
+      if (shout === undefined || !shout.pending) return
+      const wait = shout.announcedAt + REACTIONS_EVENT_EVERY_MS - Date.now()
+      if (wait > 0) {
+        this.announceLater(shoutId, wait)
+        return
+      }
+      const room = rooms.find(each => each.id === shout.roomId)
+      if (room === undefined) return
+      const event = await repository.record(trx, shoutId, room.slug, settings.reactions)
+      await announceChange(ctx, trx, 'shout-reactions', [{ ...event, kind: 'shout-reactions' }])
+    })
+  }
+
+  /** Forgets the announcements not yet made (the addon stops; the next change of those shouts announces them). */
+  stop (): void {
+    for (const timer of this.timers.values()) clearTimeout(timer)
+    this.timers.clear()
+  }
+}
+
+/**
+ * `shouts` with their reactions (`mine` for a signed-in `viewer`): what every answer but
+ * the seed's list shows. One query, whatever their number.
+ */
+export async function withReactions<S extends { id: number }> (ctx: AddonContext, shouts: readonly S[], viewer: SessionUser | null): Promise<Array<S & { reactions: Reaction[] }>> {
+  const { reactions: set } = await ShoutboxSettings.of(ctx).current()
+  const counts = await reactionsRepository(ctx.db).of(shouts.map(shout => shout.id), set, viewer?.id ?? null)
+  return shouts.map(shout => ({ ...shout, reactions: counts.get(shout.id) ?? [] }))
+}

@@ -1,0 +1,140 @@
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import type { Test } from 'tap'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { ADMIN } from '../../helpers/app.js'
+import { http, serverStorage, startServer } from '../../helpers/server.js'
+import { ensurePages, watchPages } from '../../helpers/browser.js'
+
+/** CONTRACT §16 in a browser: reply to a shout and see the quote; react by mouse and by keyboard, and see the counts arrive on another page. */
+
+const PASSWORD = 'a long password'
+
+export async function story (t: Test, browser: Browser): Promise<void> {
+  await ensurePages('addon/shoutbox/ui/widget.js')
+  const storage = await serverStorage(t)
+  const server = await startServer(t, { env: storage.env })
+  const admin = (await http(server, 'POST', '/api/setup/finish', { body: ADMIN })).cookie!
+  await http(server, 'PUT', '/api/panel/shoutbox/config', { body: { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 600 }, cookie: admin })
+  const roles = (await http(server, 'GET', '/api/panel/roles', { cookie: admin })).body as { roles: Array<{ id: number, name: string }> }
+  const memberRole = roles.roles.find(role => role.name === 'member')!.id
+  for (const username of ['ayse', 'bora']) {
+    t.equal((await http(server, 'POST', '/api/panel/users', { body: { username, email: `${username}@example.org`, password: PASSWORD, roleId: memberRole }, cookie: admin })).status, 200)
+  }
+  const signIn = async (username: string) => (await http(server, 'POST', '/api/auth/login', { body: { username, password: PASSWORD } })).cookie!
+  const ayse = await signIn('ayse')
+  const bora = await signIn('bora')
+  const said = await http(server, 'POST', '/api/shoutbox', { body: { message: 'Who is coming to the picnic on Sunday? Bring something to share, and a blanket.' }, cookie: bora })
+  const picnic = (said.body as { shout: { id: number } }).shout.id
+  for (let i = 1; i <= 3; i++) await http(server, 'POST', '/api/shoutbox', { body: { message: `Unrelated chatter ${i}` }, cookie: admin })
+
+  const problems: string[] = []
+  const keep = process.env.SHOUTBOX_SCREENSHOTS_DIR
+  const shots = keep ?? fs.mkdtempSync(path.join(os.tmpdir(), 'shoutbox-conversation-shots-'))
+  if (keep === undefined) t.teardown(() => fs.rmSync(shots, { recursive: true, force: true }))
+  else fs.mkdirSync(shots, { recursive: true })
+  t.comment(`screenshots in ${shots}`)
+  const context = async (cookie?: string, width = 1100, height = 800): Promise<BrowserContext> => {
+    const created = await browser.newContext({ viewport: { width, height }, locale: 'en-US' })
+    watchPages(created, problems, { expected: [401] })
+    if (cookie !== undefined) await created.addCookies([{ name: cookie.split('=')[0]!, value: cookie.split('=')[1]!, url: server.url }])
+    return created
+  }
+  const widgetOf = (page: Page) => page.locator('.shoutbox-widget')
+  const itemOf = (page: Page, text: string) => widgetOf(page).locator('.shoutbox-list > li').filter({ has: page.locator('p.text', { hasText: text }) })
+
+  const member = await (await context(ayse)).newPage()
+  const watcher = await (await context(bora)).newPage()
+  const visitor = await (await context(undefined, 375, 740)).newPage()
+  for (const page of [member, watcher, visitor]) {
+    await page.goto(`${server.url}/`)
+    await itemOf(page, 'Who is coming to the picnic').waitFor()
+  }
+
+  await t.test('reply: the composer shows what it answers; the reply quotes it, everywhere', async t => {
+    await itemOf(member, 'Who is coming to the picnic').getByRole('button', { name: /^Reply/ }).click()
+    const replying = widgetOf(member).locator('#shoutbox-replying')
+    await replying.getByText('Replying to bora').waitFor()
+    t.equal(await member.evaluate(() => document.activeElement?.id), 'shoutbox-message', 'the composer takes the focus')
+    t.match(await widgetOf(member).getByLabel('Your shout').getAttribute('aria-describedby'), /shoutbox-replying/, 'a screen reader hears what it answers')
+    // Escape stops answering; Reply again, then send.
+    await member.keyboard.press('Escape')
+    await replying.waitFor({ state: 'hidden' })
+    await itemOf(member, 'Who is coming to the picnic').getByRole('button', { name: /^Reply/ }).click()
+    await widgetOf(member).getByLabel('Your shout').fill('I am! I will bring lemonade.')
+    await member.keyboard.press('Enter')
+    const reply = itemOf(member, 'I will bring lemonade')
+    await reply.locator('.quote').getByText('In reply to bora').waitFor()
+    t.match(await reply.locator('.quote q').textContent(), /^Who is coming to the picnic on Sunday\?/)
+    t.ok(await replying.isHidden(), 'the composer answers nothing any more')
+    // On another member's page it arrives with its quote, live.
+    const heard = itemOf(watcher, 'I will bring lemonade')
+    await heard.locator('.quote').getByText('In reply to bora').waitFor()
+    // A click on the quote shows the original in the list.
+    await heard.locator('.quote a').click()
+    await watcher.waitForFunction(() => document.activeElement?.textContent?.includes('Who is coming to the picnic') === true)
+    t.equal(new URL(watcher.url()).pathname, '/', 'the original was in the list: no page change')
+    await member.screenshot({ path: path.join(shots, 'conversation-reply.png') })
+  })
+
+  await t.test('react: by mouse and by keyboard; the counts arrive on every page, a visitor sees them', async t => {
+    const original = itemOf(member, 'Who is coming to the picnic')
+    await original.getByRole('button', { name: 'React to the shout by bora' }).click()
+    const picker = original.getByRole('group', { name: 'Reactions to choose from' })
+    await picker.waitFor()
+    t.equal(await member.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'React with 👍', 'the first emoji takes the focus')
+    await picker.getByRole('button', { name: 'React with 🎉' }).click()
+    const mine = original.getByRole('button', { name: '🎉 1 reaction, yours' })
+    await mine.waitFor()
+    t.equal(await mine.getAttribute('aria-pressed'), 'true')
+    // By keyboard: open, arrow to the second emoji, Enter.
+    await original.getByRole('button', { name: 'React to the shout by bora' }).focus()
+    await member.keyboard.press('Enter')
+    await member.keyboard.press('ArrowRight')
+    t.equal(await member.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'React with ❤️')
+    await member.screenshot({ path: path.join(shots, 'conversation-picker.png') })
+    await member.keyboard.press('Enter')
+    await original.getByRole('button', { name: '❤️ 1 reaction, yours' }).waitFor()
+    t.equal(await member.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'React to the shout by bora', 'the focus goes back to React')
+    // Escape closes the picker without reacting.
+    await member.keyboard.press('Enter')
+    await member.keyboard.press('Escape')
+    await picker.waitFor({ state: 'hidden' })
+
+    // Another member's page hears the counts; pressing one adds theirs.
+    const theirs = itemOf(watcher, 'Who is coming to the picnic')
+    await theirs.getByRole('button', { name: '🎉 1 reaction', exact: true }).waitFor()
+    await theirs.getByRole('button', { name: '🎉 1 reaction', exact: true }).click()
+    await theirs.getByRole('button', { name: '🎉 2 reactions, yours among them' }).waitFor()
+    await original.getByRole('button', { name: '🎉 2 reactions, yours among them' }).waitFor()
+    // Pressing one's own takes it back.
+    await original.getByRole('button', { name: '❤️ 1 reaction, yours' }).click()
+    await original.getByRole('button', { name: /❤️/ }).waitFor({ state: 'detached' })
+    await theirs.getByRole('button', { name: /❤️/ }).waitFor({ state: 'detached' })
+    // A visitor reads the counts, and has no buttons.
+    const seen = itemOf(visitor, 'Who is coming to the picnic')
+    await seen.getByRole('img', { name: '🎉 2 reactions' }).waitFor()
+    t.equal(await seen.getByRole('button', { name: /React/ }).count(), 0, 'a visitor cannot react')
+    t.equal(await seen.getByRole('button', { name: /Reply/ }).count(), 0, 'nor reply')
+    await member.screenshot({ path: path.join(shots, 'conversation-reactions.png') })
+    await visitor.screenshot({ path: path.join(shots, 'conversation-visitor.png') })
+    const stored = await http(server, 'GET', `/api/shoutbox/shouts/${picnic}`)
+    t.same((stored.body as { shout: { reactions: unknown } }).shout.reactions, [{ emoji: '🎉', count: 2 }])
+  })
+
+  await t.test('the archive and the permalink show the quote and the counts', async t => {
+    const page = await (await context()).newPage()
+    await page.goto(`${server.url}/shouts`)
+    const reply = page.locator('ol.shoutbox-archive-list > li').filter({ hasText: 'I will bring lemonade' })
+    await reply.locator('.quote').getByText('In reply to bora').waitFor()
+    t.equal(await reply.locator('.quote a').getAttribute('href'), `/shouts/${picnic}`, 'the quote links to the original')
+    await reply.locator('.quote a').click()
+    await page.waitForURL(new RegExp(`/shouts/${picnic}$`))
+    await page.getByRole('list', { name: 'Reactions' }).getByText('🎉 2 reactions').waitFor()
+    t.match(await page.locator('.shoutbox-permalink .text').textContent(), /^Who is coming to the picnic/, 'the original, on its own page')
+    await page.screenshot({ path: path.join(shots, 'conversation-permalink.png'), fullPage: true })
+  })
+
+  t.same(problems, [], 'no script errors, no unexpected failed requests')
+}
