@@ -129,6 +129,10 @@ export interface Users {
    * no such account. A disabled account is found too (it cannot sign in, but it exists).
    */
   find (id: number, trx?: Transaction): Promise<SessionUser | undefined>
+  /** The active (not disabled) accounts named `names`, compared case-insensitively, as `find` shapes them: those a shout may mention. */
+  findByNames (names: readonly string[]): Promise<SessionUser[]>
+  /** The usernames of the accounts `ids` (those that exist), by id. */
+  namesOf (ids: readonly number[]): Promise<Map<number, string>>
   /**
    * Runs `handler` on every process when what a user may do may have changed: with their
    * id when their sessions ended (signed out everywhere, disabled, deleted, a new
@@ -137,6 +141,24 @@ export interface Users {
    * `SessionUser` read earlier must be decided again.
    */
   onAccessChange (handler: (userId: number | null) => void): void
+}
+
+/** A notification as an addon writes it: its kind, its own fields, and what it is about (`key`), to remove it with that. */
+export interface NewNotification {
+  readonly kind: string
+  readonly data: Record<string, unknown>
+  readonly key?: string
+}
+
+/**
+ * Notifications to one user (the host's service, shared by every addon): the user reads
+ * them at `GET /api/notifications` and hears them on their own stream, on any process.
+ */
+export interface Notifier {
+  /** Tells user `userId` something, once `trx` commits (at once without it). */
+  notify (userId: number, notification: NewNotification, trx?: Transaction): Promise<void>
+  /** Removes this addon's notifications about any of `keys` (what they were about is gone); their users' streams hear it. */
+  remove (keys: readonly string[], trx?: Transaction): Promise<void>
 }
 
 /** What the host gives an addon: its only way to reach the platform. */
@@ -149,6 +171,8 @@ export interface AddonContext {
   readonly activityLog: ActivityLog
   readonly events: Events
   readonly cluster: Cluster
+  /** Notifications to users (a mention, say). */
+  readonly notifications: Notifier
   readonly i18n: Localisation
   readonly permissions: Permissions
   /** Other people's accounts, read only. */

@@ -1,4 +1,5 @@
 import { TooManyRequests, clientKey, okAnswer, type AddonContext, type SessionUser } from '../sdk/index.js'
+import { ignoredBy } from './ignores.js'
 import { assertStorable } from './message.js'
 import { perContext } from './per-context.js'
 import { withReactions } from './reactions.js'
@@ -19,6 +20,8 @@ export interface PageQuery {
   readonly before?: string | undefined
   readonly limit: number
   readonly q?: string | undefined
+  /** `show`: keep the shouts of accounts the viewer ignores. */
+  readonly ignored?: string | undefined
 }
 
 export const ARCHIVE_ANSWER = okAnswer({ shouts: NewestShoutsSchema, next: NextPageSchema }, { shouts: [ROOM_SHOUT_EXAMPLE], next: 42 })
@@ -29,11 +32,12 @@ export async function archivePage (ctx: AddonContext, room: Room, query: PageQue
   const before = query.before === undefined ? undefined : Number(query.before)
   const q = query.q === undefined || query.q.trim() === '' ? undefined : query.q
   if (q !== undefined) assertStorable(q, 'querystring/q')
+  const excludeAuthors = query.ignored === 'show' ? [] : await ignoredBy(ctx, viewer)
   const shouts = shoutsRepository(ctx.db)
   // One more than the page: whether it exists decides `next`. A search may stop early, and says where.
   const { shouts: found, searchedTo } = q === undefined
-    ? { shouts: await shouts.archive({ room, before, limit: limit + 1 }), searchedTo: null }
-    : await Searches.of(ctx).run(ip, () => shouts.search({ room, before, limit: limit + 1, q }))
+    ? { shouts: await shouts.archive({ room, before, limit: limit + 1, excludeAuthors }), searchedTo: null }
+    : await Searches.of(ctx).run(ip, () => shouts.search({ room, before, limit: limit + 1, q, excludeAuthors }))
   const page = found.slice(0, limit)
   return { shouts: await withReactions(ctx, page, viewer), next: found.length > limit ? page.at(-1)!.id : searchedTo }
 }

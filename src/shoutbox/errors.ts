@@ -30,6 +30,13 @@ export class Muted extends NoPermission {
 /** Posting or editing in an archived room → ROOM_ARCHIVED, 409: its history is kept, read-only. */
 export class RoomArchived extends Conflict {}
 
+/** An ignore list of MAX_IGNORED already → IGNORE_LIST_FULL, 409, with `max`. */
+export class IgnoreListFull extends Conflict {
+  constructor (max: number) {
+    super({ max })
+  }
+}
+
 /** A room's slug already in use → ROOM_SLUG_TAKEN, 409. */
 export class RoomSlugTaken extends Conflict {}
 

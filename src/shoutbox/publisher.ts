@@ -1,6 +1,7 @@
 import type { Actor, AddonContext } from '../sdk/index.js'
 import { announced, announcing, MAX_NOTICE_BYTES, readNotice } from './changes/notice.js'
 import { ShoutCreated } from './events.js'
+import { Mentions } from './mentions.js'
 import { perContext } from './per-context.js'
 import type { Room } from './rooms.js'
 import type { RoomShout } from './schemas.js'
@@ -103,6 +104,7 @@ export class Publisher {
     batch.forEach((waiting, index) => {
       const shout = shouts[index]!
       ctx.events.emit(ShoutCreated, shout)
+      Mentions.of(ctx).afterPublish(shout, waiting.user)
       waiting.resolve(shout)
     })
   }

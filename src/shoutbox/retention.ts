@@ -6,6 +6,7 @@ import { pinsRepository } from './pins-repository.js'
 import { ShoutboxSettings } from './settings.js'
 import { shoutsRepository } from './shouts-repository.js'
 import { RETENTION_LOCK } from './tables.js'
+import { mentionKey } from './mentions.js'
 
 const RUN_EVERY_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -73,6 +74,7 @@ export class Retention {
         await announceChange(ctx, trx, 'shout-deleted', part.map(({ eventId, shout }) => ({ id: eventId, kind: 'shout-deleted', shout: { id: shout.id, room: shout.room } })))
       }
       for (const { shout } of pruned) ctx.events.emit(ShoutDeleted, shout, trx)
+      await ctx.notifications.remove(pruned.map(({ shout }) => mentionKey(shout.id)), trx)
       return { ran: true, pruned: pruned.length }
     })
   }

@@ -175,7 +175,9 @@ const PageQuery = {
   before: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   /** Words to find; blank is no search. */
-  q: Type.Optional(Type.String({ maxLength: 200 }))
+  q: Type.Optional(Type.String({ maxLength: 200 })),
+  /** `show`: the shouts of accounts the caller ignores too (they are left out otherwise). */
+  ignored: Type.Optional(Type.String({ pattern: '^(show|hide)$' }))
 }
 
 /**
@@ -203,7 +205,9 @@ export const LatestSchema = {
     /** The room's slug; the default room when absent. */
     room: Type.Optional(RoomSlugSchema),
     /** How many of the newest; without it, `maxShouts` (50 when unset). */
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 }))
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    /** `show`: the shouts of accounts the caller ignores too. */
+    ignored: Type.Optional(Type.String({ pattern: '^(show|hide)$' }))
   })
 }
 

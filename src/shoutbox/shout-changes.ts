@@ -1,6 +1,7 @@
 import { NotFound, type AddonContext, type Transaction } from '../sdk/index.js'
 import { announceChange } from './changes/notice.js'
 import { ShoutDeleted, ShoutEdited } from './events.js'
+import { mentionKey } from './mentions.js'
 import type { RoomShout } from './schemas.js'
 import { shoutsRepository } from './shouts-repository.js'
 
@@ -21,12 +22,14 @@ export async function editShout (ctx: AddonContext, trx: Transaction, id: number
   return shout
 }
 
-/** The deleted shout, as it was. Its text leaves the stream's history; its event carries the id alone. */
+/** The deleted shout, as it was. Its text leaves the stream's history; its event carries the id alone; the notifications of its mentions are removed. */
 export async function deleteShout (ctx: AddonContext, trx: Transaction, id: number): Promise<RoomShout> {
   const deleted = await shoutsRepository(ctx.db).delete(id, trx)
   if (deleted === undefined) throw new NotFound()
   const { shout, eventId } = deleted
   await announceChange(ctx, trx, 'shout-deleted', [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id, room: shout.room } }])
+  // Its mentions' notifications go with it.
+  await ctx.notifications.remove([mentionKey(shout.id)], trx)
   ctx.events.emit(ShoutDeleted, shout, trx)
   return shout
 }

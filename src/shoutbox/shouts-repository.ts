@@ -62,6 +62,8 @@ export interface ArchiveQuery {
   readonly limit: number
   /** Words to find (web-search syntax: "a phrase", -not, or); never parsed as SQL or tsquery syntax. */
   readonly q?: string | undefined
+  /** Leave out the shouts of these accounts (the reader ignores them). */
+  readonly excludeAuthors?: readonly number[]
 }
 
 /**
@@ -97,10 +99,12 @@ export function shoutsRepository (db: Database) {
      * Newest first, by id: a walk of the primary key backwards from `before`, filtered by
      * the search index when `q` is given (PostgreSQL picks which index leads).
      */
-    archiveQuery ({ room, before, limit, q }: ArchiveQuery) {
+    archiveQuery ({ room, before, limit, q, excludeAuthors = [] }: ArchiveQuery) {
       const query = db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw('?::text as room', [room.slug]), REPLY_TO)
         .where('room_id', room.id).orderBy('id', 'desc').limit(limit)
       if (before !== undefined) query.where('id', '<', before)
+      // Shouts stored before authors were kept (no author_id) are nobody's to ignore.
+      if (excludeAuthors.length > 0) query.where(inner => inner.whereNull('author_id').orWhereNotIn('author_id', [...excludeAuthors]))
       // to_tsvector('simple', message) is the search index's expression (migrations/005), word for word: so PostgreSQL uses it.
       if (q !== undefined) query.whereRaw("to_tsvector('simple', message) @@ websearch_to_tsquery('simple', ?)", [q])
       return query
@@ -125,7 +129,7 @@ export function shoutsRepository (db: Database) {
      * the last one cost) is not begun, and the page ends with what was found: the next
      * page searches on from there.
      */
-    async search ({ room, before, limit, q }: ArchiveQuery & { q: string }, { firstRange = SEARCH_FIRST_RANGE, budgetMs = SEARCH_BUDGET_MS } = {}): Promise<{ shouts: RoomShout[], searchedTo: number | null }> {
+    async search ({ room, before, limit, q, excludeAuthors }: ArchiveQuery & { q: string }, { firstRange = SEARCH_FIRST_RANGE, budgetMs = SEARCH_BUDGET_MS } = {}): Promise<{ shouts: RoomShout[], searchedTo: number | null }> {
       // No word at all (only signs): nothing to look for.
       const { rows: [parsed] } = await db.raw<{ rows: Array<{ words: string }> }>("select websearch_to_tsquery('simple', ?)::text as words", [q])
       if (parsed === undefined || parsed.words === '') return { shouts: [], searchedTo: null }
@@ -136,7 +140,7 @@ export function shoutsRepository (db: Database) {
       while (shouts.length < limit && top > 1) {
         const bottom = Math.max(1, top - range)
         const began = Date.now()
-        shouts.push(...await this.archiveQuery({ room, before: top, limit: limit - shouts.length, q }).where('id', '>=', bottom))
+        shouts.push(...await this.archiveQuery({ room, before: top, limit: limit - shouts.length, q, excludeAuthors }).where('id', '>=', bottom))
         top = bottom
         const cost = Date.now() - began
         const cheap = cost < CHEAP_RANGE_MS

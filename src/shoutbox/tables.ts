@@ -12,6 +12,8 @@ export const ROOMS_TABLE = 'shoutbox_rooms'
 export const READ_MARKERS_TABLE = 'shoutbox_read_markers'
 /** Members' reactions to shouts: one row per member, shout and emoji. */
 export const REACTIONS_TABLE = 'shoutbox_reactions'
+/** Each member's ignore list. */
+export const IGNORES_TABLE = 'shoutbox_ignores'
 export const MUTES_TABLE = 'shoutbox_mutes'
 /** Each member's recent posts and edits, for flood control. */
 export const FLOOD_CONTROL_TABLE = 'shoutbox_flood_control'

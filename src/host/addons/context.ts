@@ -11,6 +11,7 @@ import type { Cluster } from '../services/cluster.js'
 import type { EventBus } from '../services/event-bus.js'
 import type { I18n } from '../services/i18n.js'
 import type { Metrics } from '../services/metrics.js'
+import type { NotificationStore } from '../services/notifications.js'
 import type { AddonRegistry } from './registry.js'
 
 /** The host-wide services an owner's context is made from. */
@@ -18,6 +19,7 @@ export interface ContextServices {
   readonly db: Knex
   readonly log: FastifyBaseLogger
   readonly activity: ActivityLogStore
+  readonly notifications: NotificationStore
   readonly config: AddonConfigStore
   readonly cluster: Cluster
   readonly events: EventBus
@@ -43,6 +45,8 @@ export interface HostContext extends AddonContext {
   readonly activityFeed: ActivityLogStore
   /** Every owner's strings (the permission catalogue shows addons' titles). */
   readonly strings: I18n
+  /** Every owner's notifications, as their users read them. */
+  readonly notificationStore: NotificationStore
 }
 
 /** The SDK's view of the platform for one owner. The only place a context is assembled. */
@@ -67,6 +71,10 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
       insertion: entries => activity.insertion(owner.id, entries)
     },
     events: { emit: (event, payload, trx) => events.emit(event.name, payload, trx) },
+    notifications: {
+      notify: async (userId, notification, trx) => { await services.notifications.notify(owner.id, userId, notification, trx) },
+      remove: (keys, trx) => services.notifications.remove(owner.id, keys, trx)
+    },
     cluster: {
       get linked () {
         return cluster.isLinked
@@ -87,6 +95,8 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
     },
     users: {
       find: (id, trx) => services.users.sessionUser(id, trx),
+      findByNames: names => services.users.activeSessionUsers(names),
+      namesOf: ids => services.users.namesOf(ids),
       onAccessChange (handler) {
         cluster.subscribe(USER_SIGNED_OUT, payload => handler((JSON.parse(payload) as { userId: number }).userId))
         cluster.subscribe(IDENTITY_CHANGED, () => handler(null))
@@ -99,5 +109,5 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
 }
 
 export function createHostContext (owner: Owner, services: ContextServices, identity: Identity, addons: AddonRegistry): HostContext {
-  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n }
+  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n, notificationStore: services.notifications }
 }

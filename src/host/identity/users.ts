@@ -117,6 +117,25 @@ export function usersRepository (db: Knex) {
       return row === undefined ? undefined : { id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions }
     },
 
+    /** The usernames of the accounts `ids`, by id (those that exist). */
+    async namesOf (ids: readonly number[]): Promise<Map<number, string>> {
+      if (ids.length === 0) return new Map()
+      const rows: Array<{ id: number, username: string }> = await db('users').whereIn('id', [...ids]).select('id', 'username')
+      return new Map(rows.map(row => [row.id, row.username]))
+    },
+
+    /** The active accounts named `names` (compared case-insensitively), each as `sessionUser` shapes it. */
+    async activeSessionUsers (names: readonly string[]): Promise<SessionUser[]> {
+      if (names.length === 0) return []
+      const rows = await db('users')
+        .join('roles', 'roles.id', 'users.role_id')
+        .whereRaw('lower(users.username) = any(?)', [names.map(name => name.toLowerCase())])
+        .andWhere('users.disabled', false)
+        .select<Array<{ id: number, username: string, role_id: number, role_name: string, permissions: string[] }>>(
+          'users.id', 'users.username', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions')
+      return rows.map(row => ({ id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions }))
+    },
+
     /** Those of `names` that are the usernames of active accounts (compared case-insensitively), as spelled in the database. */
     async existing (names: readonly string[]): Promise<string[]> {
       if (names.length === 0) return []

@@ -22,7 +22,7 @@ export interface AddonsOptions {
  */
 export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
   const services = {
-    db: app.db, log: app.log, activity: app.activity, config: new AddonConfigStore(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n, metrics: app.metrics, users: app.identity.users
+    db: app.db, log: app.log, activity: app.activity, notifications: app.notifications, config: new AddonConfigStore(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n, metrics: app.metrics, users: app.identity.users
   }
   const registry = new AddonRegistry({ found, host, services, identity: app.identity })
   app.decorate('addons', registry)

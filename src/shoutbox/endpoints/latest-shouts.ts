@@ -1,4 +1,5 @@
 import { Api, NotFound, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
+import { ignoredBy } from '../ignores.js'
 import { pinsRepository } from '../pins-repository.js'
 import { withReactions } from '../reactions.js'
 import { GENERAL_ROOM_SLUG, Rooms } from '../rooms.js'
@@ -37,8 +38,9 @@ export class LatestShouts extends Api<typeof LatestSchema> {
     const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, user)
     const limit = query.limit ?? (await ShoutboxSettings.of(ctx).current()).maxShouts ?? SHOWN_WHEN_UNSET
     // One more than asked: whether it exists decides `next`.
+    const excludeAuthors = query.ignored === 'show' ? [] : await ignoredBy(ctx, user)
     const [found, pinned] = await Promise.all([
-      shoutsRepository(ctx.db).archive({ room, before: undefined, limit: limit + 1, q: undefined }),
+      shoutsRepository(ctx.db).archive({ room, before: undefined, limit: limit + 1, q: undefined, excludeAuthors }),
       pinsRepository(ctx.db).list(room)
     ])
     const shouts = found.slice(0, limit)

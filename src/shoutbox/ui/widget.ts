@@ -2,6 +2,7 @@ import { KnownUsers, richText } from '../../sdk/rich-text.js'
 import { isBlankText } from '../../sdk/text.js'
 import { h, relativeTime } from '../../sdk/ui.js'
 import type { FullShout, Reaction } from '../schemas.js'
+import { NotificationBell } from './shared/notifications.js'
 import { LiveShouts } from './shared/live-shouts.js'
 import { archiveOf, DEFAULT_ROOM, excerptOf, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
@@ -92,9 +93,13 @@ const tabs = h('div', { class: 'shoutbox-tabs', role: 'tablist', 'aria-label': t
 // The room shown: what is said in it, and what one may say there.
 const roomPanel = h('div', { class: 'shoutbox-room', id: 'shoutbox-room' }, you, announcer, pinnedBox, log)
 const archiveLink = h('a', { href: '/shouts' }, t('widget.all'))
+// Whom the reader ignores, each with a way back (shown only when there is someone).
+const ignoredBox = h('details', { class: 'shoutbox-ignored', hidden: true })
+// A signed-in reader's notifications (a mention), beside the title.
+const bell = new NotificationBell(t, slug => rooms.find(room => room.slug === slug)?.name ?? slug)
 const widget = h('section', { class: 'shoutbox-widget', 'aria-labelledby': 'shoutbox-title' },
-  h('h2', { id: 'shoutbox-title' }, t('widget.title')), tabs, roomPanel,
-  h('p', { class: 'shoutbox-more' }, archiveLink))
+  h('div', { class: 'shoutbox-head' }, h('h2', { id: 'shoutbox-title' }, t('widget.title')), bell.element), tabs, roomPanel,
+  ignoredBox, h('p', { class: 'shoutbox-more' }, archiveLink))
 if (tag !== undefined) tag.after(widget)
 else document.body.append(widget)
 
@@ -120,6 +125,9 @@ let muteEnds: ReturnType<typeof setTimeout> | undefined
 let rules: Rules = { maxMessageLength: 500, editWindowSeconds: 300, reactions: [] }
 /** The shout the composer answers, if any. */
 let replyTarget: FullShout | null = null
+/** Whom the reader ignores (GET /api/users/me/ignored): their shouts are hidden as they arrive. */
+let ignored: ReadonlyArray<{ userId: number, username: string }> = []
+const isIgnored = (username: string): boolean => ignored.some(each => each.username.toLowerCase() === username.toLowerCase())
 /** The room shown. */
 const currentRoom = (): Room | undefined => rooms.find(room => room.slug === live.room)
 // The server says, per room, whether one may post there (Manage shoutbox may everywhere).
@@ -290,8 +298,9 @@ function drawYou (): void {
 }
 
 async function refreshSession (): Promise<void> {
-  const [who, signUp, limits, posting, readable] = await Promise.all([
-    call('GET', '/api/auth/me'), call('GET', '/api/auth/signup'), call('GET', '/api/shoutbox/rules'), call('GET', '/api/shoutbox/me'), call('GET', '/api/shoutbox/rooms')])
+  const [who, signUp, limits, posting, readable, ignoring] = await Promise.all([
+    call('GET', '/api/auth/me'), call('GET', '/api/auth/signup'), call('GET', '/api/shoutbox/rules'), call('GET', '/api/shoutbox/me'), call('GET', '/api/shoutbox/rooms'),
+    call('GET', '/api/users/me/ignored')])
   if (who.body?.error === 'INSTALLATION_REQUIRED') {
     // Every call answers 503 until the administrator finishes setup: no "sign in", no "no shouts yet".
     you.replaceChildren(h('p', { class: 'shoutbox-prompt' }, t('widget.notSetUp')))
@@ -305,11 +314,13 @@ async function refreshSession (): Promise<void> {
   // answer tells who that was): signed in or out since, it opens anew.
   const member = me?.username ?? null
   if (streamMember !== undefined && streamMember !== member) live.reopen()
+  if (streamMember !== member) bell.signedIn(member !== null)
   streamMember = member
   myMute = me !== null && posting.ok ? posting.body!.mute as OwnMute | null : null
   signUpOpen = signUp.ok && signUp.body!.signUp === true
   if (limits.ok) rules = limits.body as unknown as Rules
   if (readable.ok) learnRooms(readable.body!.rooms as Room[])
+  learnIgnored(me !== null && ignoring.ok ? ignoring.body!.ignored as typeof ignored : [])
   drawYou()
   render()
   markRead()
@@ -463,8 +474,9 @@ interface Item {
   drawnReactions: string
   /** What the actions show now, so they are redrawn only when that changes. */
   mode: 'none' | 'own' | 'editable' | 'moderated' | 'editing' | 'confirming' | 'muting'
-  /** Whether the actions offer Reply. */
+  /** Whether the actions offer Reply, and Ignore. */
   replyable: boolean
+  ignorable: boolean
 }
 
 const items = new Map<number, Item>()
@@ -481,10 +493,13 @@ function drawText (item: Item): void {
 function drawActions (item: Item): void {
   const mode = !isOwn(item.shout) ? (isModerator() ? 'moderated' : 'none') : editable(item.shout) ? 'editable' : 'own'
   const replyable = mayTalk()
-  if (item.mode === 'editing' || item.mode === 'confirming' || item.mode === 'muting' || (item.mode === mode && item.replyable === replyable)) return
+  // A member may ignore another member (not a moderator: the server refuses, and says so).
+  const ignorable = me !== null && mode === 'none'
+  if (item.mode === 'editing' || item.mode === 'confirming' || item.mode === 'muting' || (item.mode === mode && item.replyable === replyable && item.ignorable === ignorable)) return
   item.mode = mode
   item.replyable = replyable
-  const about = mode === 'moderated'
+  item.ignorable = ignorable
+  const about = !isOwn(item.shout)
     ? t('widget.actionsOn', { username: item.shout.username, message: item.shout.message.slice(0, 60) })
     : t('widget.actionsFor', { message: item.shout.message.slice(0, 60) })
   const buttons: HTMLElement[] = []
@@ -492,13 +507,22 @@ function drawActions (item: Item): void {
   if (mode === 'editable' || mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'edit', 'aria-label': `${t('widget.edit')} — ${about}`, onclick: () => startEdit(item) }, t('widget.edit')))
   if (mode !== 'none') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.delete')} — ${about}`, onclick: () => confirmDelete(item) }, t('widget.delete')))
   if (mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.mute')} — ${about}`, onclick: () => startMute(item) }, t('widget.mute')))
+  if (ignorable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'ignore', 'aria-label': `${t('widget.ignore')} — ${about}`, onclick: () => void ignoreAuthor(item) }, t('widget.ignore')))
   item.actions.replaceChildren(...buttons)
 }
+
+/** What a reply's quoted line is drawn from: what it answers, and whether its author is ignored. */
+const quoteKey = (shout: FullShout): string => JSON.stringify([shout.replyTo, shout.replyTo !== null && 'username' in shout.replyTo && isIgnored(shout.replyTo.username)])
 
 /** The quoted line of a reply; a click on it shows the original, when the list holds it, instead of opening its page. */
 function drawQuote (item: Item): void {
   const { replyTo } = item.shout
-  item.drawnQuote = JSON.stringify(replyTo)
+  item.drawnQuote = quoteKey(item.shout)
+  // A reply to someone the reader ignores: that it is one, and nothing of what they said.
+  if (replyTo !== null && 'username' in replyTo && isIgnored(replyTo.username)) {
+    item.quote.replaceChildren(h('p', { class: 'quote deleted' }, t('shout.replyToIgnored')))
+    return
+  }
   item.quote.replaceChildren(...(replyTo === null ? [] : [quoteLine(replyTo, locale, (id, event) => {
     const original = items.get(id)?.li
     if (original === undefined) return
@@ -605,7 +629,7 @@ function newItem (shout: FullShout): Item {
     h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), ' · ',
       h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') }, time)),
     h('div', { class: 'shoutbox-foot' }, reactions, actions))
-  const item: Item = { shout, li, quote, text, time, reactions, actions, drawnWith: -1, drawnQuote: '', drawnReactions: '', mode: 'none', replyable: false }
+  const item: Item = { shout, li, quote, text, time, reactions, actions, drawnWith: -1, drawnQuote: '', drawnReactions: '', mode: 'none', replyable: false, ignorable: false }
   drawQuote(item)
   drawText(item)
   return item
@@ -619,7 +643,9 @@ function render (): void {
   const ids = new Set<number>()
   // A pinned shout is shown once, among the pinned.
   const pinnedIds = new Set(pinned.map(shout => shout.id))
-  for (const shout of shouts.filter(shout => !pinnedIds.has(shout.id))) {
+  // The shouts of those the reader ignores are hidden (the server leaves them out of its answers; these came live).
+  const shown = shouts.filter(shout => !pinnedIds.has(shout.id) && !isIgnored(shout.username))
+  for (const shout of shown) {
     ids.add(shout.id)
     let item = items.get(shout.id)
     if (item === undefined) {
@@ -630,7 +656,7 @@ function render (): void {
       if (item.mode !== 'editing') drawText(item)
     }
     item.shout = shout
-    if (JSON.stringify(shout.replyTo) !== item.drawnQuote) drawQuote(item)
+    if (quoteKey(shout) !== item.drawnQuote) drawQuote(item)
     item.time.textContent = relativeTime(shout.date, locale)
     drawReactions(item)
     drawActions(item)
@@ -644,8 +670,8 @@ function render (): void {
   }
   // The line below what is new since the last visit: above the newest shout read then,
   // when someone else said something since.
-  const firstOld = readUpTo === null ? -1 : shouts.filter(shout => !pinnedIds.has(shout.id)).findIndex(shout => shout.id <= readUpTo!)
-  const anyNew = readUpTo !== null && shouts.some(shout => shout.id > readUpTo! && !isOwn(shout))
+  const firstOld = readUpTo === null ? -1 : shown.findIndex(shout => shout.id <= readUpTo!)
+  const anyNew = readUpTo !== null && shown.some(shout => shout.id > readUpTo! && !isOwn(shout))
   if (firstOld > 0 && anyNew) wanted.splice(firstOld, 0, newSince)
   else newSince.remove()
   // "No shouts yet" once it is known, not while the first load is on its way.
@@ -797,6 +823,43 @@ function startMute (item: Item): void {
   })
   item.actions.replaceChildren(form)
   form.querySelector<HTMLInputElement>('input[type="radio"]')?.focus()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ignoring: whose shouts the reader would rather not see
+
+/** The reader's ignore list, as the server answered it: the list and the box follow. */
+function learnIgnored (list: typeof ignored): void {
+  ignored = list
+  ignoredBox.hidden = list.length === 0
+  const open = (ignoredBox as HTMLDetailsElement).open
+  ignoredBox.replaceChildren(h('summary', {}, t('widget.ignoring', { count: list.length })),
+    h('ul', {}, ...list.map(({ userId, username }) => h('li', {}, h('span', { class: 'author' }, username), ' ',
+      h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.unignore')} — ${username}`, onclick: () => void unignore(userId, username) }, t('widget.unignore'))))))
+  ;(ignoredBox as HTMLDetailsElement).open = open && list.length > 0
+  render()
+}
+
+/** Ignores the author of `item`'s shout: the server says whose account it is (and whether they moderate). */
+async function ignoreAuthor (item: Item): Promise<void> {
+  const author = await call('GET', `/api/shoutbox/shouts/${item.shout.id}/author`)
+  if (!author.ok) return announce(errorText(author))
+  const who = author.body!.author as { userId: number, username: string, moderator: boolean }
+  if (who.moderator) return announce(t('widget.cannotIgnore', { username: who.username }))
+  const made = await call('PUT', `/api/users/me/ignored/${who.userId}`)
+  if (!made.ok) return announce(errorText(made))
+  learnIgnored(made.body!.ignored as typeof ignored)
+  announce(t('widget.ignoredSomeone', { username: who.username }))
+  composerArea?.focus()
+}
+
+async function unignore (userId: number, username: string): Promise<void> {
+  const made = await call('DELETE', `/api/users/me/ignored/${userId}`)
+  if (!made.ok) return announce(errorText(made))
+  // Their shouts come back: those the server left out of the last load are read again.
+  learnIgnored(made.body!.ignored as typeof ignored)
+  announce(t('widget.unignored', { username }))
+  void live.reload()
 }
 
 /**

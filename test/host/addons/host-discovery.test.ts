@@ -60,10 +60,11 @@ t.test('the host\'s endpoints are found by the same discovery as an addon\'s', a
   const code = await loadHostCode(HOST_DIR)
   t.same(code.endpoints.map(e => e.exportName).sort(), [
     'ActivityFeed', 'ChangePassword', 'CreateRole', 'CreateUser', 'DeleteUser', 'FinishSetup', 'GetSiteSettings', 'Health', 'KnownUsers',
-    'ListAddons', 'ListPermissions', 'ListRoles', 'ListUsers', 'Login', 'Logout', 'Me', 'PanelModules', 'PanelOverview', 'SetAddonEnabled', 'SetupStatus',
+    'ListAddons', 'ListNotifications', 'ListPermissions', 'ListRoles', 'ListUsers', 'Login', 'Logout', 'MarkNotificationsRead', 'Me', 'NotificationStream',
+    'PanelModules', 'PanelOverview', 'SetAddonEnabled', 'SetupStatus',
     'SignUp', 'SignUpStatus', 'UpdateRole', 'UpdateSiteSettings', 'UpdateUser'
   ])
-  t.same(code.migrations.map(m => m.name), ['001-platform', '002-sign-in-attempts', '003-user-disabled', '004-members', '005-retired-usernames'], 'host migrations are discovered too')
+  t.same(code.migrations.map(m => m.name), ['001-platform', '002-sign-in-attempts', '003-user-disabled', '004-members', '005-retired-usernames', '006-notifications'], 'host migrations are discovered too')
   const sources = await Promise.all((await fs.readdir(path.join(HOST_DIR, 'endpoints'))).map(f => fs.readFile(path.join(HOST_DIR, 'endpoints', f), 'utf8')))
   t.notOk(sources.some(s => /constructor\s*\(/.test(s)), 'no endpoint takes anything in its constructor')
 })

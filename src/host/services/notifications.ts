@@ -1,0 +1,118 @@
+import type { Knex } from 'knex'
+import type { Cluster } from './cluster.js'
+
+/** A notification as its user reads it. */
+export interface Notification {
+  readonly id: number
+  readonly kind: string
+  readonly addonId: string
+  readonly data: Record<string, unknown>
+  readonly createdAt: number
+  readonly read: boolean
+}
+
+/** What a user's notification streams hear: a new one, ones gone (what they were about was deleted), or the unread count after a read. */
+export type NotificationEvent =
+  | { readonly event: 'notification', readonly notification: Notification, readonly unread: number }
+  | { readonly event: 'notifications-removed', readonly ids: readonly number[], readonly unread: number }
+  | { readonly event: 'notifications-read', readonly unread: number }
+
+/** The cluster topic every process hears notification events on (each delivers them to its own streams of that user). */
+const TOPIC = 'host:notifications'
+
+/** The most a page of the list holds. */
+export const MAX_PAGE = 50
+
+interface Row {
+  readonly id: number | string
+  readonly user_id: number
+  readonly addon_id: string
+  readonly kind: string
+  readonly data: Record<string, unknown>
+  readonly created_at: number | string
+  readonly read: boolean
+}
+
+const toNotification = (row: Row): Notification => ({
+  id: Number(row.id), kind: row.kind, addonId: row.addon_id, data: row.data, createdAt: Number(row.created_at), read: row.read
+})
+
+/**
+ * Notifications, for every addon: stored per user, read a page at a time, marked read,
+ * removed with what they were about — and each change heard at once on the user's own
+ * notification streams, on every process (the cluster carries `{userId, event}`; a user's
+ * events never reach another user's stream).
+ */
+export class NotificationStore {
+  private readonly listeners = new Map<number, Set<(event: NotificationEvent) => void>>()
+
+  constructor (private readonly db: Knex, private readonly cluster: Cluster) {
+    cluster.subscribe(TOPIC, payload => {
+      const { userId, event } = JSON.parse(payload) as { userId: number, event: NotificationEvent }
+      for (const listener of this.listeners.get(userId) ?? []) listener(event)
+    })
+  }
+
+  /** `addonId`'s notification of `kind` to user `userId`, about `key` (to remove it with what it is about); heard once `trx` commits. */
+  async notify (addonId: string, userId: number, { kind, data, key }: { kind: string, data: Record<string, unknown>, key?: string }, trx?: Knex.Transaction): Promise<Notification> {
+    const db = trx ?? this.db
+    const [row] = await db('notifications').insert({ user_id: userId, addon_id: addonId, kind, data: JSON.stringify(data), key: key ?? null, created_at: Date.now() }).returning<Row[]>('*')
+    const notification = toNotification(row!)
+    await this.announce(userId, { event: 'notification', notification, unread: await this.unread(userId, db) }, trx)
+    return notification
+  }
+
+  /** Removes `addonId`'s notifications about any of `keys`, telling each user whose they were. */
+  async remove (addonId: string, keys: readonly string[], trx?: Knex.Transaction): Promise<void> {
+    if (keys.length === 0) return
+    const db = trx ?? this.db
+    const rows: Array<{ id: number | string, user_id: number }> = await db('notifications').where({ addon_id: addonId }).whereIn('key', [...keys]).delete().returning(['id', 'user_id'])
+    const byUser = new Map<number, number[]>()
+    for (const row of rows) byUser.set(row.user_id, [...(byUser.get(row.user_id) ?? []), Number(row.id)])
+    for (const [userId, ids] of byUser) await this.announce(userId, { event: 'notifications-removed', ids, unread: await this.unread(userId, db) }, trx)
+  }
+
+  /**
+   * `userId`'s notifications, newest first, older than `before` (an id) when given, and how
+   * many of all theirs are unread: one statement, so both are of the same moment.
+   */
+  async page (userId: number, before: number | undefined, limit: number): Promise<{ notifications: Notification[], unread: number }> {
+    const { rows: [row] } = await this.db.raw<{ rows: Array<{ page: Row[], unread: number | string }> }>(`
+      select coalesce((select json_agg(n order by n.id desc) from (
+          select * from notifications where user_id = ? and id < ? order by id desc limit ?) as n), '[]') as page,
+        (select count(*) from notifications where user_id = ? and not read) as unread`,
+    [userId, before ?? Number.MAX_SAFE_INTEGER, Math.min(limit, MAX_PAGE), userId])
+    return { notifications: (row?.page ?? []).map(toNotification), unread: Number(row?.unread ?? 0) }
+  }
+
+  /** How many of `userId`'s notifications are unread. */
+  async unread (userId: number, db: Knex = this.db): Promise<number> {
+    const [row] = await db('notifications').where({ user_id: userId, read: false }).count<Array<{ count: number | string }>>({ count: '*' })
+    return Number(row?.count ?? 0)
+  }
+
+  /** Marks `ids` (of `userId`'s; others' are passed over) or all of them read; the unread count after. */
+  async markRead (userId: number, which: readonly number[] | 'all'): Promise<number> {
+    const query = this.db('notifications').where({ user_id: userId, read: false })
+    if (which !== 'all') query.whereIn('id', [...which])
+    const changed = await query.update({ read: true }).returning('id')
+    const unread = await this.unread(userId)
+    if (changed.length > 0) await this.announce(userId, { event: 'notifications-read', unread })
+    return unread
+  }
+
+  /** Runs `listener` for each of `userId`'s notification events, from any process, until the returned function is called. */
+  listen (userId: number, listener: (event: NotificationEvent) => void): () => void {
+    const set = this.listeners.get(userId) ?? new Set()
+    set.add(listener)
+    this.listeners.set(userId, set)
+    return () => {
+      set.delete(listener)
+      if (set.size === 0) this.listeners.delete(userId)
+    }
+  }
+
+  private async announce (userId: number, event: NotificationEvent, trx?: Knex.Transaction): Promise<void> {
+    await this.cluster.notify(TOPIC, JSON.stringify({ userId, event }), trx)
+  }
+}

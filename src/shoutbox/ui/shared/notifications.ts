@@ -1,0 +1,152 @@
+import { h } from '../../../sdk/ui.js'
+import { permalinkOf } from './shout-view.js'
+import type { shoutboxStrings } from '../strings.js'
+
+/** A notification as `GET /api/notifications` answers it (the host's; a mention's data is the shoutbox's). */
+interface Notification {
+  readonly id: number
+  readonly kind: string
+  readonly data: Record<string, unknown>
+  readonly createdAt: number
+  readonly read: boolean
+}
+
+/** How many the list shows. */
+const SHOWN = 20
+
+/**
+ * The widget's bell, for a signed-in reader: how many notifications are unread (a badge),
+ * and, opened, the newest of them — each a link to what it is about (a mention: the
+ * shout's page) — with "Mark all read". It hears the reader's own notification stream
+ * (`/api/notifications/stream`), so a mention arrives while the page is open.
+ */
+export class NotificationBell {
+  readonly element: HTMLElement
+  private readonly button: HTMLButtonElement
+  private readonly badge: HTMLElement
+  private readonly panel: HTMLElement
+  private readonly list: HTMLElement
+  private stream: EventSource | undefined
+  private unread = 0
+  private notifications: Notification[] = []
+  private loaded = false
+
+  constructor (private readonly t: ReturnType<typeof shoutboxStrings>, private readonly roomName: (slug: string) => string) {
+    this.badge = h('span', { class: 'shoutbox-bell-count', 'aria-hidden': 'true', hidden: true })
+    this.button = h('button', {
+      type: 'button', class: 'shoutbox-bell', 'aria-expanded': 'false', 'aria-controls': 'shoutbox-notifications',
+      onclick: () => { this.toggle() }
+    }, h('span', { 'aria-hidden': 'true' }, '🔔'), this.badge) as HTMLButtonElement
+    this.list = h('ul', { class: 'shoutbox-notification-list' })
+    this.panel = h('div', { class: 'shoutbox-notifications', id: 'shoutbox-notifications', role: 'region', 'aria-label': t('notifications.title'), hidden: true },
+      h('div', { class: 'shoutbox-row' }, h('strong', {}, t('notifications.title')),
+        h('button', { type: 'button', class: 'shoutbox-action', onclick: () => void this.markAll() }, t('notifications.markAll'))),
+      this.list)
+    this.element = h('div', { class: 'shoutbox-bell-box', hidden: true }, this.button, this.panel)
+    // Escape, on the bell or in the list, closes it and goes back to the bell.
+    this.element.addEventListener('keydown', event => {
+      if (event.key !== 'Escape' || this.panel.hidden) return
+      event.preventDefault()
+      this.toggle(false)
+      this.button.focus()
+    })
+    this.drawCount()
+  }
+
+  /** Signed in: the bell shows and hears the reader's stream; signed out: it goes. */
+  signedIn (yes: boolean): void {
+    this.stream?.close()
+    this.stream = undefined
+    this.element.hidden = !yes
+    this.notifications = []
+    this.loaded = false
+    this.toggle(false)
+    if (!yes || !('EventSource' in window)) return
+    const stream = new EventSource('/api/notifications/stream')
+    this.stream = stream
+    const on = (kind: string, handle: (data: Record<string, unknown>) => void): void => {
+      stream.addEventListener(kind, event => handle(JSON.parse((event as MessageEvent<string>).data) as Record<string, unknown>))
+    }
+    on('ready', data => {
+      this.setUnread(data.unread as number)
+      if (!this.panel.hidden) void this.load()
+      else this.loaded = false
+    })
+    on('notification', data => {
+      this.notifications = [data.notification as Notification, ...this.notifications].slice(0, SHOWN)
+      this.setUnread(data.unread as number)
+    })
+    on('notifications-removed', data => {
+      const gone = new Set(data.ids as number[])
+      this.notifications = this.notifications.filter(notification => !gone.has(notification.id))
+      this.setUnread(data.unread as number)
+    })
+    on('notifications-read', data => {
+      if (data.unread === 0) this.notifications = this.notifications.map(notification => ({ ...notification, read: true }))
+      this.setUnread(data.unread as number)
+    })
+  }
+
+  private setUnread (count: number): void {
+    this.unread = count
+    this.drawCount()
+    this.drawList()
+  }
+
+  private drawCount (): void {
+    const { t } = this
+    this.badge.hidden = this.unread === 0
+    this.badge.textContent = this.unread > 99 ? '99+' : String(this.unread)
+    this.button.setAttribute('aria-label', this.unread === 0 ? t('notifications.title') : `${t('notifications.title')}, ${t('notifications.unread', { count: this.unread })}`)
+  }
+
+  private drawList (): void {
+    const { t } = this
+    if (this.panel.hidden) return
+    if (this.notifications.length === 0) {
+      this.list.replaceChildren(h('li', { class: 'empty' }, this.loaded ? t('notifications.empty') : '…'))
+      return
+    }
+    this.list.replaceChildren(...this.notifications.map(notification => {
+      const { shoutId, room, by, excerpt } = notification.data as { shoutId: number, room: string, by: string, excerpt: string }
+      return h('li', { class: notification.read ? 'read' : 'unread' },
+        h('a', { href: permalinkOf(shoutId), onclick: () => { if (!notification.read) void this.markRead([notification.id]) } },
+          h('span', { class: 'what' }, t('notifications.mention', { by, room: this.roomName(room) })), ' ',
+          h('q', {}, excerpt)))
+    }))
+  }
+
+  private toggle (open = this.panel.hidden): void {
+    this.panel.hidden = !open
+    this.button.setAttribute('aria-expanded', String(open))
+    if (open && !this.loaded) void this.load()
+    this.drawList()
+  }
+
+  private async load (): Promise<void> {
+    const response = await fetch(`/api/notifications?limit=${SHOWN}`, { credentials: 'same-origin' }).catch(() => undefined)
+    if (response?.ok !== true) return
+    const body = await response.json() as { notifications: Notification[], unread: number }
+    this.notifications = body.notifications
+    this.loaded = true
+    this.setUnread(body.unread)
+  }
+
+  private async markRead (ids: number[]): Promise<void> {
+    await this.post({ ids })
+  }
+
+  private async markAll (): Promise<void> {
+    await this.post({ all: true })
+    this.notifications = this.notifications.map(notification => ({ ...notification, read: true }))
+    this.drawList()
+  }
+
+  private async post (body: Record<string, unknown>): Promise<void> {
+    const response = await fetch('/api/notifications/read', {
+      // keepalive: a click on a notification's link marks it read as the page goes.
+      method: 'POST', credentials: 'same-origin', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body)
+    }).catch(() => undefined)
+    if (response?.ok === true) this.setUnread((await response.json() as { unread: number }).unread)
+  }
+}

@@ -1,0 +1,102 @@
+import t, { type Test } from 'tap'
+import { build, setUp, type App } from '../helpers/app.js'
+import { eventually } from '../helpers/eventually.js'
+import { account } from '../helpers/identity.js'
+import { MAX_IGNORED } from '../../src/shoutbox/ignores.js'
+
+/** CONTRACT §16: ignore lists, kept by the shoutbox and applied on the server to the ignorer's answers. */
+
+const MOD_NODE = 'addon.shoutbox.manage.shoutbox'
+const error = (code: string, extras: Record<string, unknown> = {}) => ({ result: 'error', error: code, ...extras })
+type Inject = Awaited<ReturnType<App['inject']>>
+const answer = (response: Inject): [number, unknown] => [response.statusCode, response.json()]
+
+function as (app: App, cookie: string | undefined) {
+  const headers = cookie === undefined ? {} : { cookie }
+  return {
+    get: (url: string) => app.inject({ url, headers }),
+    post: (url: string, payload: Record<string, unknown>) => app.inject({ method: 'POST', url, headers, payload }),
+    put: (url: string, payload?: Record<string, unknown>) => app.inject({ method: 'PUT', url, headers, ...(payload === undefined ? {} : { payload }) }),
+    delete: (url: string) => app.inject({ method: 'DELETE', url, headers })
+  }
+}
+
+async function board (t: Test) {
+  const app = await build(t)
+  const admin = await setUp(app)
+  await as(app, admin).put('/api/panel/shoutbox/config', { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 600 })
+  const modRole = (await as(app, admin).post('/api/panel/roles', { name: 'moderators', permissions: ['panel.access', MOD_NODE] })).json().role.id as number
+  const mira = await account(app, admin, 'mira')
+  const spammy = await account(app, admin, 'spammy')
+  const mod = await account(app, admin, 'mod', modRole)
+  const users = (await as(app, admin).get('/api/panel/users')).json().users as Array<{ id: number, username: string }>
+  const idOf = (name: string) => users.find(user => user.username === name)!.id
+  const say = async (cookie: string, message: string, replyTo?: number) => {
+    const posted = await as(app, cookie).post('/api/shoutbox', { message, ...(replyTo === undefined ? {} : { replyTo }) })
+    if (posted.statusCode !== 200) throw new Error(posted.body)
+    return posted.json().shout as { id: number }
+  }
+  return { app, admin, mira, spammy, mod, idOf, say }
+}
+
+const messages = (response: Inject): string[] => (response.json().shouts as Array<{ message: string }>).map(shout => shout.message)
+
+t.test('an ignored member\'s shouts leave the ignorer\'s answers; ?ignored=show keeps them; others see everything', async t => {
+  const { app, mira, spammy, idOf, say } = await board(t)
+  await say(mira, 'Hello from mira')
+  await say(spammy, 'BUY CHEAP followers')
+  await say(spammy, 'cheap cheap cheap')
+  t.same(answer(await as(app, mira).get('/api/users/me/ignored')), [200, { result: 'ok', ignored: [] }])
+  t.same(answer(await as(app, mira).put(`/api/users/me/ignored/${idOf('spammy')}`)), [200, { result: 'ok', ignored: [{ userId: idOf('spammy'), username: 'spammy' }] }])
+  t.same((await as(app, mira).put(`/api/users/me/ignored/${idOf('spammy')}`)).json().ignored.length, 1, 'ignoring twice is once')
+  t.same(messages(await as(app, mira).get('/api/shoutbox/latest')), ['Hello from mira'], 'the latest')
+  t.same(messages(await as(app, mira).get('/api/shoutbox/archive')), ['Hello from mira'], 'the archive')
+  t.same(messages(await as(app, mira).get('/api/shoutbox/rooms/general/shouts?q=cheap')), [], 'a search')
+  t.same(messages(await as(app, mira).get('/api/shoutbox/archive?ignored=show')), ['cheap cheap cheap', 'BUY CHEAP followers', 'Hello from mira'], '?ignored=show keeps them')
+  t.same(messages(await as(app, mira).get('/api/shoutbox/latest?ignored=show')).length, 3)
+  t.same(messages(await as(app, undefined).get('/api/shoutbox/archive')).length, 3, 'a visitor sees every shout')
+  t.same(messages(await as(app, spammy).get('/api/shoutbox/archive')).length, 3, 'and so does the one ignored, who is not told')
+  t.equal((await as(app, undefined).get('/api/shoutbox/list')).json().shouts.length, 3, 'the seed\'s list is everyone\'s')
+  const refused = await as(app, mira).get('/api/shoutbox/archive?ignored=maybe')
+  t.same([refused.statusCode, refused.json().error], [400, 'BAD_REQUEST'])
+  t.same(answer(await as(app, mira).delete(`/api/users/me/ignored/${idOf('spammy')}`)), [200, { result: 'ok', ignored: [] }])
+  t.same(messages(await as(app, mira).get('/api/shoutbox/latest')).length, 3, 'no longer ignored: back')
+})
+
+t.test('ignore cannot hide staff, nor oneself, nor nobody; the list is bounded', async t => {
+  const { app, admin, mira, idOf } = await board(t)
+  t.same(answer(await as(app, mira).put(`/api/users/me/ignored/${idOf('mod')}`)), [403, error('NO_PERMISSION')], 'a moderator')
+  t.same(answer(await as(app, mira).put(`/api/users/me/ignored/${idOf('admin')}`)), [403, error('NO_PERMISSION')], 'an administrator')
+  t.same((await as(app, mira).put(`/api/users/me/ignored/${idOf('mira')}`)).statusCode, 400, 'oneself')
+  t.same(answer(await as(app, mira).put('/api/users/me/ignored/999999')), [404, error('NOT_FOUND')], 'nobody')
+  for (const bad of ['abc', '-1', '1'.repeat(10)]) t.equal((await as(app, mira).put(`/api/users/me/ignored/${bad}`)).statusCode, 400, `not an id: ${bad}`)
+  t.same(answer(await as(app, undefined).get('/api/users/me/ignored')), [401, error('NOT_LOGGED_IN')], 'a visitor has no list')
+  const forged = await app.inject({ method: 'PUT', url: `/api/users/me/ignored/${idOf('spammy')}`, headers: { cookie: mira, origin: 'https://evil.example' } })
+  t.equal(forged.statusCode, 403, 'another site cannot make a member ignore someone')
+  t.same((await as(app, mira).get('/api/users/me/ignored')).json().ignored, [], 'nothing was added')
+  // The list is bounded: rows written straight, to the limit.
+  const miraId = idOf('mira')
+  await app.db('shoutbox_ignores').insert(Array.from({ length: MAX_IGNORED }, (_, i) => ({ user_id: miraId, ignored_id: 100_000 + i, created_at: i })))
+  t.same(answer(await as(app, mira).put(`/api/users/me/ignored/${idOf('spammy')}`)), [409, error('IGNORE_LIST_FULL', { max: MAX_IGNORED })], `past ${MAX_IGNORED}`)
+  t.same((await as(app, mira).get('/api/users/me/ignored')).json().ignored, [], 'accounts that do not exist are not listed')
+  void admin
+})
+
+t.test('a mention from someone ignored notifies nobody; the author lookup is for readers of the room', async t => {
+  const { app, admin, mira, spammy, idOf, say } = await board(t)
+  await as(app, mira).put(`/api/users/me/ignored/${idOf('spammy')}`)
+  await say(spammy, '@mira look at my offer')
+  await say(spammy, '@mod look at my offer')
+  await eventually(async () => (await as(app, undefined).get('/api/shoutbox/archive')).json().shouts.length, n => n === 2)
+  await new Promise(resolve => setTimeout(resolve, 300))
+  t.same((await as(app, mira).get('/api/notifications')).json().unread, 0, 'ignored: no notification')
+  const shout = await say(spammy, 'whose is this?')
+  t.same(answer(await as(app, mira).get(`/api/shoutbox/shouts/${shout.id}/author`)), [200, { result: 'ok', author: { userId: idOf('spammy'), username: 'spammy', moderator: false } }])
+  t.same(answer(await as(app, undefined).get(`/api/shoutbox/shouts/${shout.id}/author`)), [401, error('NOT_LOGGED_IN')])
+  t.same(answer(await as(app, mira).get('/api/shoutbox/shouts/999999/author')), [404, error('NOT_FOUND')])
+  // A shout of a room the member may not read: as none.
+  await as(app, admin).post('/api/panel/shoutbox/rooms', { slug: 'staff', name: 'Staff', read: 'panel.access', post: 'panel.access' })
+  const hidden = (await as(app, admin).post('/api/shoutbox/rooms/staff/shouts', { message: 'staff only' })).json().shout as { id: number }
+  const asked = await as(app, mira).get(`/api/shoutbox/shouts/${hidden.id}/author`)
+  t.same(answer(asked), [404, error('NOT_FOUND')], 'a staff room\'s shout: 404, as for none')
+})
