@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, rooms, sources, cost, publish, stream, stream10k, listmemory, widgets
+ *   npm run bench -- --only publish,stream   # parts: list, million, archive, busy, rooms, sources, cost, publish, stream, stream10k, reactions, listmemory, widgets
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -59,6 +59,13 @@
  * order alternating), with the same subscribers and publishes; the figures are medians,
  * the ratios the medians of the rounds' ratios.
  *
+ * reactions: as stream10k's 10,000 readers, with 20 publishes 250 ms apart, while 100
+ * members send 100 reaction requests a second (bench/reactions.ts) to 10 shouts; each
+ * round also runs the host without reactions and the bare fan-out (no reactions), in an
+ * order that rotates: delivery p99 reacting / quiet and reacting / bare, and the
+ * `shout-reactions` events a stream reader heard, in all and at most in one second
+ * (coalesced: at most one a second per shout, so 10).
+ *
  * listmemory: a million shouts with `maxShouts` unset (every shout in the list), one list
  * request; the host's resident memory before, at most while answering, 5 s and 30 s after.
  *
@@ -81,6 +88,7 @@ import { START_FLAGS } from '../test/helpers/start-flags.js'
 import { querySql } from '../test/helpers/storage-sql.js'
 import { archiveSeedSql, measureArchive, measureSearches, SEARCHES, wholeBoardSearchSql } from './archive.js'
 import type { PublisherResult } from './publisher.js'
+import { prepareReactors, startReacting, type ReactingResult } from './reactions.js'
 import type { SubscribersResult } from './subscribers.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -92,10 +100,10 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'list,million,archive,busy,rooms,sources,cost,publish,stream,stream10k,listmemory,widgets' }
+    only: { type: 'string', default: 'list,million,archive,busy,rooms,sources,cost,publish,stream,stream10k,reactions,listmemory,widgets' }
   }
 })
-/** `--only list,publish`: the parts to run (list, million, archive, busy, rooms, sources, cost, publish, stream, stream10k, listmemory, widgets); all by default. */
+/** `--only list,publish`: the parts to run (list, million, archive, busy, rooms, sources, cost, publish, stream, stream10k, reactions, listmemory, widgets); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -246,8 +254,10 @@ class Site {
     this.child = node([...START_FLAGS, 'dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], {
       ...this.env,
       LOG_LEVEL: 'warn',
-      // Harmless where nothing reads it: the stream parts connect 10,000 from loopback (20 an address).
-      STREAMS_PER_CLIENT: '100000'
+      // Harmless where nothing reads it: the stream parts connect 10,000 from loopback (20 an address),
+      // and the reactions part one more reader besides.
+      STREAMS_PER_CLIENT: '100000',
+      MAX_STREAMS: '20000'
     }, 0)
     this.child.stdout!.resume()
     const deadline = Date.now() + 60_000
@@ -586,6 +596,11 @@ async function busyBoard (site: Site): Promise<BusyRate[]> {
   return results
 }
 
+/** The reactions part: reaction requests a second, the shouts they go to, the members sending them (each well under 30 a minute). */
+const REACTIONS_PER_SECOND = 100
+const REACTION_SHOUTS = 10
+const REACTING_MEMBERS = 100
+
 /** The rooms part: how many rooms, readers and shouts in each. */
 const ROOMS = 50
 const READERS_PER_ROOM = 10
@@ -825,6 +840,12 @@ interface FanOut {
   readonly cpuPerPublishMs: number
 }
 
+/** Load that runs while a fan-out's publishes are sent and delivered (the reactions part's). */
+interface Background {
+  start (): void
+  stop (): Promise<void>
+}
+
 /** What the stream parts measure: the host, or the bare fan-out (bench/bare-stream.ts). */
 interface StreamTarget {
   readonly pid: number
@@ -879,7 +900,7 @@ async function withBareStream<T> (measure: (target: StreamTarget) => Promise<T>)
  * `widgets`, each subscriber also sends what the real widget sends for each event
  * (bench/widget-requests.ts).
  */
-async function fanOut (target: StreamTarget, subscribers: number, gapMs: number, publishes = FAN_OUT_PUBLISHES, widgets = false): Promise<FanOut> {
+async function fanOut (target: StreamTarget, subscribers: number, gapMs: number, publishes = FAN_OUT_PUBLISHES, widgets = false, background?: Background): Promise<FanOut> {
   const limit = await openFilesLimit(target.pid)
   if (limit < subscribers + 256) {
     throw new Error(`the server may open ${limit} files, too few for ${subscribers} streams: raise the hard limit (ulimit -Hn) or pass a smaller --subscribers`)
@@ -907,6 +928,7 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number,
     const sentAt: number[] = []
     const answeredAt: number[] = []
     const answerMs: number[] = []
+    background?.start()
     const cpuBefore = await cpuMs(target.pid)
     const publishing = Date.now()
     for (let i = 0; i < publishes; i++) {
@@ -930,6 +952,7 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number,
       if (received >= expected || Date.now() > deadline) break
     }
     await sleep(500)
+    await background?.stop()
     const cpuAfter = await cpuMs(target.pid)
     const rssMiB = await target.rssMiB()
     const results = await Promise.all(groups.map(async group => {
@@ -1177,6 +1200,40 @@ try {
 
   if (PARTS.has('stream')) await streamPart('stream, 20 publishes 250 ms apart', SUBSCRIBERS ?? 2000, 250)
   if (PARTS.has('stream10k')) await streamPart('stream10k, a burst of 20 publishes', SUBSCRIBERS ?? 10_000, 0)
+
+  if (PARTS.has('reactions')) {
+    // Each round: the host quiet, the host while members react, the bare fan-out — in an
+    // order that rotates — with the same readers and publishes.
+    const readers = SUBSCRIBERS ?? 10_000
+    const label = `reactions, ${fmt(readers)} readers, 20 publishes 250 ms apart while ${REACTIONS_PER_SECOND} reactions/s arrive on ${REACTION_SHOUTS} shouts`
+    const reactors = await prepareReactors(await site.url(), site.cookie, REACTING_MEMBERS, REACTION_SHOUTS)
+    const reacting: ReactingResult[] = []
+    const quiet: FanOut[] = []
+    const busy: FanOut[] = []
+    const bare: FanOut[] = []
+    for (let round = 1; round <= ROUNDS; round++) {
+      const runs = [
+        async () => { quiet.push(await fanOut(hostTarget(await restarted(), await site.url()), readers, 250)) },
+        async () => {
+          const target = hostTarget(await restarted(), await site.url())
+          let load: ReturnType<typeof startReacting> | undefined
+          busy.push(await fanOut(target, readers, 250, FAN_OUT_PUBLISHES, false, {
+            start: () => { load = startReacting(target.baseUrl, reactors, REACTIONS_PER_SECOND) },
+            stop: async () => { reacting.push(await load!.stop()) }
+          }))
+        },
+        async () => { bare.push(await withBareStream(target => fanOut(target, readers, 250))) }
+      ]
+      for (let i = 0; i < runs.length; i++) await runs[(i + round - 1) % runs.length]!()
+      log(`${label}, round ${round}: p50/p99 host quiet ${quiet.at(-1)!.p50}/${quiet.at(-1)!.p99} ms, reacting ${busy.at(-1)!.p50}/${busy.at(-1)!.p99} ms, bare ${bare.at(-1)!.p50}/${bare.at(-1)!.p99} ms; ` +
+        `${reacting.at(-1)!.events} reaction events in ${fmt(reacting.at(-1)!.seconds, 1)} s`)
+    }
+    fanOutRows(label, busy, bare)
+    const byRound = (key: 'p50' | 'p99'): number => median(busy.map((run, i) => run[key] / quiet[i]![key]))
+    rows.push([`  the host without reactions, same readers and publishes: p50 / p99 ${fmt(median(quiet.map(run => run.p50)))} / ${fmt(median(quiet.map(run => run.p99)))} ms; reacting / quiet, paired by round: p50 ${fmt(byRound('p50'), 2)}, p99 ${fmt(byRound('p99'), 2)}`, '', '', '', '', ''])
+    const statuses = reacting.map(run => Object.entries(run.statuses).map(([status, n]) => `${n} × ${status}`).join(', ')).join('; ')
+    rows.push([`  reaction events on the stream (a reader answered ${[...new Set(reacting.map(run => run.readerStatus))].join(', ')}): ${reacting.map(run => `${run.events} in ${fmt(run.seconds, 1)} s (${fmt(run.events / run.seconds, 1)}/s), at most ${run.mostInASecond} in a second`).join('; ')} — for ${reacting.map(run => run.sent).join(', ')} requests (${statuses})`, '', '', '', '', ''])
+  }
 
   if (PARTS.has('listmemory')) {
     // The seed's default, maxShouts unset, on a million shouts: one anonymous list request
