@@ -354,6 +354,7 @@ export default function register (panel: PanelHost): void {
     }
     const maxPinned = h('input', { type: 'number', id: 'max-pinned', min: 0, max: 20, step: 1, required: true }) as HTMLInputElement
     const keepDays = h('input', { type: 'number', id: 'keep-days', min: 1, max: 3650, step: 1 }) as HTMLInputElement
+    const reactions = h('input', { type: 'text', id: 'reactions', required: true, autocomplete: 'off' }) as HTMLInputElement
     // Shown while maxShouts is empty on a board of over 1,000 shouts: the list would send them all.
     const unbounded = h('p', { class: 'message warning', id: 'max-shouts-warning', role: 'status', hidden: true }, t('ui.settings.maxShoutsWarning'))
     let manyShouts = false
@@ -368,13 +369,16 @@ export default function register (panel: PanelHost): void {
       h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.history')),
         field(t('ui.settings.maxPinned'), maxPinned, t('ui.settings.maxPinnedHint')),
         field(t('ui.settings.keepDays'), keepDays, t('ui.settings.keepDaysHint'))),
+      h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.conversation')),
+        field(t('ui.settings.reactions'), reactions, t('ui.settings.reactionsHint'))),
       result,
       h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
     onSubmit(form, result, say, () => panel.api('PUT', '/panel/api/shoutbox/config', {
       maxShouts: maxShouts.value === '' ? null : Number(maxShouts.value), maxMessageLength: Number(maxMessageLength.value),
       ...Object.fromEntries(Object.entries(members).map(([key, input]) => [key, Number(input.value)])),
       maxPinned: Number(maxPinned.value),
-      keepDays: keepDays.value === '' ? null : Number(keepDays.value)
+      keepDays: keepDays.value === '' ? null : Number(keepDays.value),
+      reactions: reactions.value.split(/\s+/u).filter(emoji => emoji !== '')
     }), () => result.ok(t('ui.settings.saved')))
     root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
     void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
@@ -389,6 +393,7 @@ export default function register (panel: PanelHost): void {
       for (const [key, input] of Object.entries(members)) input.value = String(answer.body![key])
       maxPinned.value = String(answer.body!.maxPinned)
       keepDays.value = answer.body!.keepDays === null ? '' : String(answer.body!.keepDays)
+      reactions.value = (answer.body!.reactions as string[]).join(' ')
     })
     void panel.api('GET', '/panel/api/shoutbox/overview').then(answer => {
       manyShouts = answer.ok && answer.body!.manyShouts === true

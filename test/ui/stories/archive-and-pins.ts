@@ -154,10 +154,13 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.equal(await panel.getByLabel('Most shouts pinned at once').inputValue(), '3')
     t.equal(await panel.getByLabel('Keep shouts for (days)').inputValue(), '')
     await panel.getByLabel('Keep shouts for (days)').fill('365')
+    // The reactions members may use: the site's own set, emoji separated by spaces.
+    t.equal(await panel.getByLabel('Reactions', { exact: true }).inputValue(), '👍 ❤️ 😂 😮 😢 🎉')
+    await panel.getByLabel('Reactions', { exact: true }).fill('👍  🔥 🇹🇷 ')
     await panel.getByRole('button', { name: 'Save settings' }).click()
     await panel.getByText('Settings saved.').waitFor()
     await shoot(panel, 'panel-settings-desktop')
-    t.match((await http(server, 'GET', '/api/panel/shoutbox/config', { cookie })).body, { maxPinned: 3, keepDays: 365 })
+    t.match((await http(server, 'GET', '/api/panel/shoutbox/config', { cookie })).body, { maxPinned: 3, keepDays: 365, reactions: ['👍', '🔥', '🇹🇷'] })
   })
 
   await t.test('on a phone: no sideways scrolling', async t => {
