@@ -9,6 +9,8 @@ export interface Reactors {
   readonly cookies: readonly string[]
   /** The shouts they react to. */
   readonly shoutIds: readonly number[]
+  /** Which reactions are on now (member/shout/emoji), across runs: each request changes something. */
+  readonly on: Set<string>
 }
 
 export interface ReactingResult {
@@ -47,7 +49,7 @@ export async function prepareReactors (url: string, cookie: string, members: num
   }
   for (let i = 0; i < shouts; i++) await json('POST', '/api/panel/shoutbox', { message: `React to shout ${i}` })
   const latest = (await json('GET', `/api/shoutbox/latest?limit=${shouts}`)).body.shouts as Array<{ id: number }>
-  return { cookies, shoutIds: latest.map(shout => shout.id) }
+  return { cookies, shoutIds: latest.map(shout => shout.id), on: new Set() }
 }
 
 /**
@@ -66,7 +68,7 @@ export function startReacting (url: string, reactors: Reactors, perSecond: numbe
   }, 5)
   const statuses: Record<string, number> = {}
   const pending: Array<Promise<void>> = []
-  const on = new Set<string>()
+  const { on } = reactors
   let sent = 0
   const sending = setInterval(() => {
     // As many as are due by now: timers run late on a busy machine.

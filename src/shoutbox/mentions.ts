@@ -16,9 +16,10 @@ export const mentionKey = (shoutId: number): string => `shout:${shoutId}`
  * shout's room gives that user a notification of kind `mention` —
  * `{shoutId, room, by, excerpt}` — through the host's notifications (any addon's, read at
  * `/api/notifications`). The first MENTIONS_PER_SHOUT different names count; none for
- * oneself; none for a user who ignores the author; none for a user who may not read the room (a mention in a staff room tells
- * nobody else it exists). Written once the shout is committed; a shout deleted later
- * takes its notifications with it (`shout-changes.ts`, retention).
+ * oneself; none for a user who ignores the author; none for a user who may not read the
+ * room (a mention in a staff room tells nobody else it exists). Written once the shout is
+ * committed; a shout deleted later takes its notifications with it (`shout-changes.ts`,
+ * retention).
  */
 export class Mentions {
   static readonly of = perContext(ctx => new Mentions(ctx))

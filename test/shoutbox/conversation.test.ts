@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { answer, as, error } from '../helpers/requests.js'
 import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
@@ -9,20 +10,7 @@ import { REACTIONS_PER_MINUTE } from '../../src/shoutbox/reactions.js'
 /** CONTRACT §16: conversation — replies that quote, reactions that stay calm on the stream. */
 
 const MOD_NODE = 'addon.shoutbox.manage.shoutbox'
-const error = (code: string, extras: Record<string, unknown> = {}) => ({ result: 'error', error: code, ...extras })
-type Inject = Awaited<ReturnType<App['inject']>>
-const answer = (response: Inject): [number, unknown] => [response.statusCode, response.json()]
 
-/** Requests as `cookie` (undefined: a visitor). */
-function as (app: App, cookie: string | undefined) {
-  const headers = cookie === undefined ? {} : { cookie }
-  return {
-    get: (url: string) => app.inject({ url, headers }),
-    post: (url: string, payload: Record<string, unknown>) => app.inject({ method: 'POST', url, headers, payload }),
-    put: (url: string, payload?: Record<string, unknown>) => app.inject({ method: 'PUT', url, headers, ...(payload === undefined ? {} : { payload }) }),
-    delete: (url: string) => app.inject({ method: 'DELETE', url, headers })
-  }
-}
 
 const reactionUrl = (id: number, emoji: string) => `/api/shoutbox/shouts/${id}/reactions/${encodeURIComponent(emoji)}`
 

@@ -1,5 +1,6 @@
 import t, { type Test } from 'tap'
-import { build, setUp, type App } from '../helpers/app.js'
+import { answer, as, error, type Inject } from '../helpers/requests.js'
+import { build, setUp } from '../helpers/app.js'
 import { eventually } from '../helpers/eventually.js'
 import { account } from '../helpers/identity.js'
 import { MAX_IGNORED } from '../../src/shoutbox/ignores.js'
@@ -7,19 +8,7 @@ import { MAX_IGNORED } from '../../src/shoutbox/ignores.js'
 /** CONTRACT §16: ignore lists, kept by the shoutbox and applied on the server to the ignorer's answers. */
 
 const MOD_NODE = 'addon.shoutbox.manage.shoutbox'
-const error = (code: string, extras: Record<string, unknown> = {}) => ({ result: 'error', error: code, ...extras })
-type Inject = Awaited<ReturnType<App['inject']>>
-const answer = (response: Inject): [number, unknown] => [response.statusCode, response.json()]
 
-function as (app: App, cookie: string | undefined) {
-  const headers = cookie === undefined ? {} : { cookie }
-  return {
-    get: (url: string) => app.inject({ url, headers }),
-    post: (url: string, payload: Record<string, unknown>) => app.inject({ method: 'POST', url, headers, payload }),
-    put: (url: string, payload?: Record<string, unknown>) => app.inject({ method: 'PUT', url, headers, ...(payload === undefined ? {} : { payload }) }),
-    delete: (url: string) => app.inject({ method: 'DELETE', url, headers })
-  }
-}
 
 async function board (t: Test) {
   const app = await build(t)

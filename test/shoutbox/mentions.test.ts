@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { answer, as, error } from '../helpers/requests.js'
 import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
@@ -9,19 +10,7 @@ import { MENTIONS_PER_SHOUT } from '../../src/shoutbox/mentions.js'
 /** CONTRACT §16: mentions that notify, through the host's notifications (any addon may notify): a list, an unread count, a stream per user. */
 
 const MOD_NODE = 'addon.shoutbox.manage.shoutbox'
-const error = (code: string, extras: Record<string, unknown> = {}) => ({ result: 'error', error: code, ...extras })
-type Inject = Awaited<ReturnType<App['inject']>>
-const answer = (response: Inject): [number, unknown] => [response.statusCode, response.json()]
 
-function as (app: App, cookie: string | undefined) {
-  const headers = cookie === undefined ? {} : { cookie }
-  return {
-    get: (url: string) => app.inject({ url, headers }),
-    post: (url: string, payload: Record<string, unknown>) => app.inject({ method: 'POST', url, headers, payload }),
-    put: (url: string, payload?: Record<string, unknown>) => app.inject({ method: 'PUT', url, headers, ...(payload === undefined ? {} : { payload }) }),
-    delete: (url: string) => app.inject({ method: 'DELETE', url, headers })
-  }
-}
 
 interface Notification { id: number, kind: string, addonId: string, data: Record<string, unknown>, createdAt: number, read: boolean }
 const notificationsOf = async (app: App, cookie: string): Promise<{ notifications: Notification[], unread: number }> => (await as(app, cookie).get('/api/notifications')).json()

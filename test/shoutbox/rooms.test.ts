@@ -1,4 +1,5 @@
 import t, { type Test } from 'tap'
+import { answer, as, error } from '../helpers/requests.js'
 import { build, login, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
@@ -12,11 +13,9 @@ import { connectSse, type SseClient } from '../helpers/sse.js'
 /** CONTRACT §15: rooms — several conversations on one board, each read and written by whom it says. */
 
 const PASSWORD = ACCOUNT_PASSWORD
-const error = (code: string, extras: Record<string, unknown> = {}) => ({ result: 'error', error: code, ...extras })
 const NOT_FOUND = JSON.stringify(error('NOT_FOUND'))
 const MOD_NODE = 'addon.shoutbox.manage.shoutbox'
 
-type Inject = Awaited<ReturnType<App['inject']>>
 
 async function roleWith (app: App, admin: string, name: string, permissions: string[]): Promise<number> {
   const made = await app.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name, permissions } })
@@ -25,18 +24,7 @@ async function roleWith (app: App, admin: string, name: string, permissions: str
 }
 
 
-/** Requests as `cookie` (undefined: a visitor). */
-function as (app: App, cookie: string | undefined) {
-  const headers = cookie === undefined ? {} : { cookie }
-  return {
-    get: (url: string) => app.inject({ url, headers }),
-    post: (url: string, payload: Record<string, unknown>) => app.inject({ method: 'POST', url, headers, payload }),
-    put: (url: string, payload: Record<string, unknown>) => app.inject({ method: 'PUT', url, headers, payload }),
-    delete: (url: string) => app.inject({ method: 'DELETE', url, headers })
-  }
-}
 
-const answer = (response: Inject): [number, unknown] => [response.statusCode, response.json()]
 
 /**
  * A board with the rooms a community site keeps: `general` (everyone), `members` (signed

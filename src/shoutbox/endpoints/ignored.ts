@@ -1,9 +1,8 @@
 import { BadRequest, LoggedInApi, NoPermission, NotFound, Successful, Type, okAnswer, type AddonContext, type SignedInCall } from '../../sdk/index.js'
 import { IgnoreListFull } from '../errors.js'
 import { ignore, ignoresRepository, MAX_IGNORED } from '../ignores.js'
-import { Rooms } from '../rooms.js'
+import { AUTHOR_ANSWER, authorAccount } from '../authors.js'
 import { ShoutIdParamsSchema } from '../schemas.js'
-import { shoutsRepository } from '../shouts-repository.js'
 
 const IgnoredSchema = Type.Array(Type.Object({ userId: Type.Integer(), username: Type.String() }, { additionalProperties: false }), { description: `oldest first; at most ${MAX_IGNORED}` })
 const ANSWER = okAnswer({ ignored: IgnoredSchema }, { ignored: [{ userId: 7, username: 'spammy' }] }, 'The ignore list now')
@@ -74,19 +73,9 @@ export class ShoutAuthorAccount extends LoggedInApi<typeof ShoutIdParamsSchema> 
   readonly method = 'GET'
   readonly path = '/api/shoutbox/shouts/:id/author'
   readonly schema = ShoutIdParamsSchema
-  override readonly answers = {
-    ok: okAnswer({
-      author: Type.Object({ userId: Type.Integer(), username: Type.String(), moderator: Type.Boolean({ description: 'holds MANAGE_SHOUTBOX: cannot be ignored' }) }, { additionalProperties: false })
-    }, { author: { userId: 7, username: 'spammy', moderator: false } }, "The shout's author's account"),
-    errors: [NotFound]
-  }
+  override readonly answers = { ok: AUTHOR_ANSWER, errors: [NotFound] }
 
   async handle ({ ctx, params, user }: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
-    const found = await shoutsRepository(ctx.db).findWithAuthor(Number(params.id))
-    if (found === undefined || found.authorId === null) throw new NotFound()
-    await Rooms.of(ctx).readableBySlug(found.room, user)
-    const author = await ctx.users.find(found.authorId)
-    if (author === undefined) throw new NotFound()
-    return new Successful({ author: { userId: author.id, username: author.username, moderator: ctx.permissions.has(author, 'MANAGE_SHOUTBOX') } })
+    return new Successful({ author: await authorAccount(ctx, Number(params.id), user) })
   }
 }

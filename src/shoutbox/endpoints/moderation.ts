@@ -8,6 +8,7 @@ import {
   MUTE_EXAMPLE, ModeratorEditSchema, MuteAnswerSchema, MutedUserParamsSchema, MuteSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema
 } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
+import { AUTHOR_ANSWER, authorAccount } from '../authors.js'
 import { withReactions } from '../reactions.js'
 import { editShout } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
@@ -57,25 +58,11 @@ export class ShoutAuthor extends PanelApi<typeof ShoutIdParamsSchema> {
   readonly method = 'GET'
   readonly path = '/api/panel/shoutbox/:id/author'
   readonly schema = ShoutIdParamsSchema
-  override readonly answers = {
-    ok: okAnswer({
-      author: Type.Object({
-        userId: Type.Integer(), username: Type.String(), moderator: Type.Boolean({ description: 'holds MANAGE_SHOUTBOX: cannot be muted' })
-      }, { additionalProperties: false })
-    }, { author: { userId: 2, username: 'ayse', moderator: false } }, "The shout's author's account"),
-    errors: [NoPermission, NotFound]
-  }
+  override readonly answers = { ok: AUTHOR_ANSWER, errors: [NoPermission, NotFound] }
 
   async handle (call: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
-    const { ctx } = call
-    const found = await shoutsRepository(ctx.db).findWithAuthor(Number(call.params.id))
-    if (found === undefined || found.authorId === null) throw new NotFound()
-    const author = await ctx.users.find(found.authorId)
-    if (author === undefined) throw new NotFound()
-    return new Successful({
-      author: { userId: author.id, username: author.username, moderator: ctx.permissions.has(author, 'MANAGE_SHOUTBOX') }
-    })
+    return new Successful({ author: await authorAccount(call.ctx, Number(call.params.id)) })
   }
 }
 
