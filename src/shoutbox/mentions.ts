@@ -24,12 +24,23 @@ export const mentionKey = (shoutId: number): string => `shout:${shoutId}`
 export class Mentions {
   static readonly of = perContext(ctx => new Mentions(ctx))
 
+  /** The notifying under way: `settled` waits for it. */
+  private readonly running = new Set<Promise<void>>()
+
   private constructor (private readonly ctx: AddonContext) {}
 
   /** Notifies those `shout` (just stored, by `author`) mentions; failures are logged, never the poster's. */
   afterPublish (shout: RoomShout, author: Actor): void {
     if (!shout.message.includes('@')) return
-    this.notify(shout, author).catch(error => this.ctx.log.warn({ err: error, shoutId: shout.id }, 'could not notify the mentioned'))
+    const work = this.notify(shout, author)
+      .catch(error => this.ctx.log.warn({ err: error, shoutId: shout.id }, 'could not notify the mentioned'))
+      .finally(() => this.running.delete(work))
+    this.running.add(work)
+  }
+
+  /** Resolves once every shout published so far has notified whom it mentions (a test asks, rather than wait a while). */
+  async settled (): Promise<void> {
+    while (this.running.size > 0) await Promise.all(this.running)
   }
 
   private async notify (shout: RoomShout, author: Actor): Promise<void> {

@@ -255,6 +255,8 @@ t.test('the stream: reactions are coalesced, at most one event a second per shou
   t.ok(times.every((at, i) => i === 0 || at - times[i - 1]! >= 1000), `a second or more between them (${times.map((at, i) => i === 0 ? 0 : at - times[i - 1]!).join(', ')} ms)`)
   t.equal(reader.events.filter(e => e.event === 'shout-reactions' && e.id === undefined).length, 0, 'each in the history, with an id to resume from')
   // One reaction taken back, alone, a while later: on the stream too.
+  // The rule under test is a second between a shout's events: this waits out that second
+  // (bounded, once), so the next change is heard at once rather than coalesced.
   await new Promise(resolve => setTimeout(resolve, 1000))
   const seen = reader.events.length
   await as(app, members[0]!).delete(reactionUrl(shout.id, '😂'))
