@@ -21,6 +21,7 @@ import type { HashingLimits, PasswordHasher } from './identity/passwords.js'
 import { sessionCookieFor } from './identity/sessions.js'
 import { safeLogging } from './logging.js'
 import { activityPlugin } from './plugins/activity.js'
+import { notificationsPlugin } from './plugins/notifications.js'
 import { addonsPlugin } from './plugins/addons.js'
 import { answerCachePlugin } from './plugins/answer-cache.js'
 import { clusterPlugin } from './plugins/cluster.js'
@@ -145,6 +146,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(i18nPlugin)
     await app.register(metricsPlugin, { port: config.metricsPort })
     await app.register(activityPlugin)
+    await app.register(notificationsPlugin)
     await app.register(identityPlugin, {
       setupToken: config.setupToken,
       ...(options.hasher === undefined ? {} : { passwords: options.hasher }),

@@ -34,11 +34,28 @@ export type FloodRules = Pick<Settings, 'minSecondsBetweenShouts' | 'maxShoutsPe
  * so posts sent at the same moment to any number of host processes are admitted one
  * after the other; deleting one's shouts does not give the allowance back.
  */
+/** The member's flood-control row (its `columns`), made if missing and locked until `trx` ends: posts or reactions sent at once to any number of processes are counted one after the other. */
+export async function lockFloodRow<T> (trx: Transaction, authorId: number, columns: readonly string[]): Promise<T> {
+  await trx(TABLE).insert({ author_id: authorId }).onConflict('author_id').ignore()
+  return await trx(TABLE).where({ author_id: authorId }).forUpdate().first(...columns) as T
+}
+
+/**
+ * Of `recent` (when each of the member's last actions was, ms), those of the last minute,
+ * when one more is allowed; TOO_MANY_REQUESTS, with the seconds until it is, when
+ * `perMinute` of them are there already.
+ */
+export function withinMinute (recent: readonly number[], perMinute: number, now: number): number[] {
+  const kept = recent.filter(at => at > now - MINUTE_MS)
+  // Waits until enough of them are more than a minute old.
+  if (kept.length >= perMinute) throw new TooManyRequests((kept[kept.length - perMinute]! + MINUTE_MS - now) / 1000)
+  return kept
+}
+
 export async function admitPost (ctx: AddonContext, authorId: number, message: string, rules: FloodRules, trx?: Transaction): Promise<void> {
   const digest = createHash('sha256').update(message).digest('base64url')
   const admit = async (trx: Transaction): Promise<void> => {
-    await trx(TABLE).insert({ author_id: authorId }).onConflict('author_id').ignore()
-    const row = await trx(TABLE).where({ author_id: authorId }).forUpdate().first<Row>('recent', 'last_posted_at', 'last_digest', 'room_posted_at')
+    const row = await lockFloodRow<Row>(trx, authorId, ['recent', 'last_posted_at', 'last_digest', 'room_posted_at'])
     const now = Date.now()
     const last = row.last_posted_at === null ? null : Number(row.last_posted_at)
     if (last !== null && row.last_digest === digest && now - last < DUPLICATE_WITHIN_MS) throw new DuplicateShout()
@@ -48,11 +65,7 @@ export async function admitPost (ctx: AddonContext, authorId: number, message: s
     const lastHere = row.room_posted_at[room]
     const slowMs = rules.room.slowModeSeconds * 1000
     if (lastHere !== undefined && now - lastHere < slowMs) throw new TooManyRequests((lastHere + slowMs - now) / 1000)
-    const recent = row.recent.filter(at => at > now - MINUTE_MS)
-    if (recent.length >= rules.maxShoutsPerMinute) {
-      // Waits until enough of them are more than a minute old.
-      throw new TooManyRequests((recent[recent.length - rules.maxShoutsPerMinute]! + MINUTE_MS - now) / 1000)
-    }
+    const recent = withinMinute(row.recent, rules.maxShoutsPerMinute, now)
     await trx(TABLE).where({ author_id: authorId }).update({
       recent: JSON.stringify([...recent, now]),
       last_posted_at: now,

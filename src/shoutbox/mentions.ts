@@ -3,7 +3,8 @@ import { mentionedNames } from '../sdk/rich-text.js'
 import { ignoresRepository } from './ignores.js'
 import { perContext } from './per-context.js'
 import { canRead, Rooms } from './rooms.js'
-import { EXCERPT_LENGTH, type RoomShout } from './schemas.js'
+import { excerptOf } from './excerpt.js'
+import type { RoomShout } from './schemas.js'
 
 /** How many of a shout's `@names` notify: the first this many different ones. */
 export const MENTIONS_PER_SHOUT = 5
@@ -51,7 +52,7 @@ export class Mentions {
     if (names.length === 0) return
     const room = (await Rooms.of(ctx).all()).find(each => each.slug === shout.room)
     if (room === undefined) return
-    const excerpt = [...shout.message].slice(0, EXCERPT_LENGTH).join('')
+    const excerpt = excerptOf(shout.message)
     const named = await ctx.users.findByNames(names)
     const ignoring = await ignoresRepository(ctx.db).ignoring(named.map(user => user.id), author.id)
     for (const user of named) {

@@ -7,7 +7,7 @@ import { Publisher } from './publisher.js'
 import { canPost, type Room } from './rooms.js'
 import type { FullShout, Settings } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
-import { SHOUTS_TABLE } from './tables.js'
+import { shoutsRepository } from './shouts-repository.js'
 
 /* A member's post in a room, whichever path it comes by (`POST /api/shoutbox` in the default room, `POST /api/shoutbox/rooms/:slug/shouts`). */
 
@@ -51,6 +51,6 @@ export async function postInRoom (ctx: AddonContext, user: SessionUser, room: Ro
  * answer tells nothing of other rooms.
  */
 async function assertAnswerable (ctx: AddonContext, id: number, room: Room): Promise<void> {
-  const original = await ctx.db(SHOUTS_TABLE).where({ id, room_id: room.id }).first('id')
-  if (original === undefined) throw new BadRequest({ reason: 'replyTo is not a shout of this room' })
+  const original = await shoutsRepository(ctx.db).find(id)
+  if (original?.room !== room.slug) throw new BadRequest({ reason: 'replyTo is not a shout of this room' })
 }

@@ -1,6 +1,7 @@
-import { BadRequest, NotFound, TooManyRequests, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
+import { BadRequest, NotFound, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
 import type { ReactionCounts } from './changes/kinds.js'
 import { announceChange } from './changes/notice.js'
+import { lockFloodRow, withinMinute } from './flood-control.js'
 import { assertNotMuted } from './mutes.js'
 import { perContext } from './per-context.js'
 import { assertMayPost } from './posting.js'
@@ -13,7 +14,6 @@ import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, REACTIONS_TABLE, SHOUTS_TABLE } from
 export const REACTIONS_PER_MINUTE = 30
 /** A shout's reaction counts go on the stream at most once in this long (later changes wait, and go together). */
 export const REACTIONS_EVENT_EVERY_MS = 1000
-const MINUTE_MS = 60_000
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' })
 /** A grapheme that is an emoji: it starts with a pictograph, a flag's letters or a keycap's digit and ends as one. */
@@ -73,11 +73,9 @@ export function reactionsRepository (db: Database) {
      * TOO_MANY_REQUESTS with the seconds to wait past it.
      */
     async admit (trx: Transaction, userId: number): Promise<void> {
-      await trx(FLOOD_CONTROL_TABLE).insert({ author_id: userId }).onConflict('author_id').ignore()
-      const row = await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).forUpdate().first<{ reactions_recent: number[] }>('reactions_recent')
+      const row = await lockFloodRow<{ reactions_recent: number[] }>(trx, userId, ['reactions_recent'])
       const now = Date.now()
-      const recent = (row?.reactions_recent ?? []).filter(at => at > now - MINUTE_MS)
-      if (recent.length >= REACTIONS_PER_MINUTE) throw new TooManyRequests((recent[recent.length - REACTIONS_PER_MINUTE]! + MINUTE_MS - now) / 1000)
+      const recent = withinMinute(row.reactions_recent, REACTIONS_PER_MINUTE, now)
       await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).update({ reactions_recent: JSON.stringify([...recent, now]) })
     },
 
@@ -143,8 +141,7 @@ export class Reactions {
       if (!await repository.set(trx, shoutId, user.id, emoji, on)) return
       const wait = shout.announcedAt + REACTIONS_EVENT_EVERY_MS - Date.now()
       if (wait <= 0) {
-        const event = await repository.record(trx, shoutId, room.slug, settings.reactions)
-        await announceChange(ctx, trx, 'shout-reactions', [{ ...event, kind: 'shout-reactions' }])
+        await this.announce(trx, shoutId, room.slug, settings.reactions)
       } else {
         await repository.markPending(trx, shoutId)
         this.announceLater(shoutId, wait)
@@ -177,10 +174,14 @@ export class Reactions {
         return
       }
       const room = rooms.find(each => each.id === shout.roomId)
-      if (room === undefined) return
-      const event = await repository.record(trx, shoutId, room.slug, settings.reactions)
-      await announceChange(ctx, trx, 'shout-reactions', [{ ...event, kind: 'shout-reactions' }])
+      if (room !== undefined) await this.announce(trx, shoutId, room.slug, settings.reactions)
     })
+  }
+
+  /** Writes the shout's counts now (of `set`'s emoji) as its `shout-reactions` event, heard by every process once `trx` commits. */
+  private async announce (trx: Transaction, shoutId: number, room: string, set: readonly string[]): Promise<void> {
+    const event = await reactionsRepository(this.ctx.db).record(trx, shoutId, room, set)
+    await announceChange(this.ctx, trx, 'shout-reactions', [{ ...event, kind: 'shout-reactions' }])
   }
 
   /** Forgets the announcements not yet made (the addon stops; the next change of those shouts announces them). */

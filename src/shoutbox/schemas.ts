@@ -1,4 +1,5 @@
 import { IdParamsSchema, Type, type Static } from '../sdk/index.js'
+import { EXCERPT_LENGTH } from './excerpt.js'
 
 /** A shout as the seed's list shows it: exactly these four fields (every other answer adds its room, what it answers and its reactions: FullShoutSchema). */
 export const ShoutSchema = Type.Object({
@@ -13,8 +14,6 @@ export const SHOUT_EXAMPLE: Shout = { id: 42, message: 'Hello, board! https://ex
 /** A room's slug: lower-case letters, digits and dashes, 1–32, not starting with a dash. */
 export const SLUG_PATTERN = '^[a-z0-9][a-z0-9-]{0,31}$'
 
-/** How many code points of the original a reply quotes. */
-export const EXCERPT_LENGTH = 80
 
 /** What a reply quotes: the original's author and first words, or, once it is deleted, its id alone. */
 export const ReplyToSchema = Type.Union([

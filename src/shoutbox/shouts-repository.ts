@@ -1,6 +1,7 @@
 import type { Database, SqlPart, Transaction } from '../sdk/index.js'
 import { GENERAL_ROOM_ID, type Room } from './rooms.js'
-import { EXCERPT_LENGTH, type RoomShout, type Shout } from './schemas.js'
+import { EXCERPT_LENGTH } from './excerpt.js'
+import type { RoomShout, Shout } from './schemas.js'
 import { EVENTS_TABLE, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const COLUMNS = ['id', 'message', 'username', 'date'] as const

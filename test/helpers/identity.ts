@@ -50,3 +50,10 @@ export async function account (app: FastifyInstance, admin: string, username: st
   if (created.statusCode !== 200) throw new Error(created.body)
   return login(app, username, ACCOUNT_PASSWORD)
 }
+
+/** A role made by the administrator with `permissions`: its id. */
+export async function roleWith (app: FastifyInstance, admin: string, name: string, permissions: string[]): Promise<number> {
+  const made = await app.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name, permissions } })
+  if (made.statusCode !== 200) throw new Error(made.body)
+  return made.json().role.id as number
+}

@@ -39,6 +39,18 @@ t.test('every documented success answer: produced by the real app, valid against
   // The streams' answers need a real socket: the app listens once, for both.
   let address: Promise<string> | undefined
   const listening = (): Promise<string> => (address ??= app.listen({ port: 0, host: '127.0.0.1' }))
+  /** A stream's answer: opened (as `cookie`'s holder), `act` done once it is ready, the first `kind` frame it then carries. */
+  const frameOf = async (path: string, cookie: string | undefined, act: () => Promise<unknown>, kind: string) => {
+    const stream = connectSse(`${await listening()}${path}`, cookie === undefined ? {} : { cookie })
+    try {
+      await stream.next(e => e.event === 'ready')
+      await act()
+      const event = await stream.next(e => e.event === kind)
+      return { status: await stream.status, type: 'text/event-stream', body: event.data }
+    } finally {
+      stream.close()
+    }
+  }
   const posted = await asAda('POST', '/api/shoutbox', { message: 'Hello, board! @admin https://example.org' })
   const shoutId = JSON.parse(posted.body).shout.id as number
   const second = JSON.parse((await asAda('POST', '/api/shoutbox', { message: 'a second one' })).body).shout.id as number
@@ -140,30 +152,8 @@ t.test('every documented success answer: produced by the real app, valid against
     // Notifications (CONTRACT §16): Ada's post mentioned the admin.
     'host.ListNotifications': () => asAdmin('GET', '/api/notifications'),
     'host.MarkNotificationsRead': () => asAdmin('POST', '/api/notifications/read', { all: true }),
-    'host.NotificationStream': async () => {
-      const address = await listening()
-      const stream = connectSse(`${address}/api/notifications/stream`, { cookie: admin })
-      try {
-        await stream.next(e => e.event === 'ready')
-        await asAda('POST', '/api/shoutbox', { message: '@admin once more' })
-        const event = await stream.next(e => e.event === 'notification')
-        return { status: await stream.status, type: 'text/event-stream', body: event.data }
-      } finally {
-        stream.close()
-      }
-    },
-    'shoutbox.StreamShouts': async () => {
-      const address = await listening()
-      const stream = connectSse(`${address}/api/shoutbox/stream`)
-      try {
-        await stream.next(e => e.event === 'ready')
-        await asAda('POST', '/api/shoutbox', { message: 'live' })
-        const event = await stream.next(e => e.event === 'shout-created')
-        return { status: await stream.status, type: 'text/event-stream', body: event.data }
-      } finally {
-        stream.close()
-      }
-    }
+    'host.NotificationStream': () => frameOf('/api/notifications/stream', admin, () => asAda('POST', '/api/shoutbox', { message: '@admin once more' }), 'notification'),
+    'shoutbox.StreamShouts': () => frameOf('/api/shoutbox/stream', undefined, () => asAda('POST', '/api/shoutbox', { message: 'live' }), 'shout-created')
   }
 
   const document = await openApiDocument(app)

@@ -3,7 +3,7 @@ import { answer, as, error } from '../helpers/requests.js'
 import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
-import { account } from '../helpers/identity.js'
+import { account, roleWith } from '../helpers/identity.js'
 import { connectSse, type SseClient } from '../helpers/sse.js'
 import { REACTIONS_PER_MINUTE } from '../../src/shoutbox/reactions.js'
 
@@ -13,12 +13,6 @@ const MOD_NODE = 'addon.shoutbox.manage.shoutbox'
 
 
 const reactionUrl = (id: number, emoji: string) => `/api/shoutbox/shouts/${id}/reactions/${encodeURIComponent(emoji)}`
-
-async function roleWith (app: App, admin: string, name: string, permissions: string[]): Promise<number> {
-  const made = await app.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name, permissions } })
-  if (made.statusCode !== 200) throw new Error(made.body)
-  return made.json().role.id as number
-}
 
 /** A board with `general`, `staff` (panel access) and `news` (moderators write); a member, a second member, a moderator. */
 async function board (t: Test, app?: App) {

@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap'
 import { answer, as, error, type Inject } from '../helpers/requests.js'
 import { build, setUp } from '../helpers/app.js'
-import { account } from '../helpers/identity.js'
+import { account, roleWith } from '../helpers/identity.js'
 import { MAX_IGNORED } from '../../src/shoutbox/ignores.js'
 import { Mentions } from '../../src/shoutbox/mentions.js'
 
@@ -14,7 +14,7 @@ async function board (t: Test) {
   const app = await build(t)
   const admin = await setUp(app)
   await as(app, admin).put('/api/panel/shoutbox/config', { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 600 })
-  const modRole = (await as(app, admin).post('/api/panel/roles', { name: 'moderators', permissions: ['panel.access', MOD_NODE] })).json().role.id as number
+  const modRole = await roleWith(app, admin, 'moderators', ['panel.access', MOD_NODE])
   const mira = await account(app, admin, 'mira')
   const spammy = await account(app, admin, 'spammy')
   const mod = await account(app, admin, 'mod', modRole)

@@ -3,7 +3,7 @@ import { answer, as, error } from '../helpers/requests.js'
 import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
-import { account } from '../helpers/identity.js'
+import { account, roleWith } from '../helpers/identity.js'
 import { connectSse, type SseClient } from '../helpers/sse.js'
 import { Mentions, MENTIONS_PER_SHOUT } from '../../src/shoutbox/mentions.js'
 
@@ -25,11 +25,10 @@ async function board (t: Test, app?: App) {
   await as(app, admin).put('/api/panel/shoutbox/config', { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 600 })
   const made = await as(app, admin).post('/api/panel/shoutbox/rooms', { slug: 'staff', name: 'Staff', read: 'panel.access', post: 'panel.access' })
   if (made.statusCode !== 200) throw new Error(made.body)
-  const role = async (name: string, permissions: string[]) => (await as(app, admin).post('/api/panel/roles', { name, permissions })).json().role.id as number
   const mira = await account(app, admin, 'mira')
   const omar = await account(app, admin, 'omar')
-  const clerk = await account(app, admin, 'clerk', await role('clerks', ['panel.access']))
-  const mod = await account(app, admin, 'mod', await role('moderators', ['panel.access', MOD_NODE]))
+  const clerk = await account(app, admin, 'clerk', await roleWith(app, admin, 'clerks', ['panel.access']))
+  const mod = await account(app, admin, 'mod', await roleWith(app, admin, 'moderators', ['panel.access', MOD_NODE]))
   const say = async (cookie: string, message: string, room = 'general') => {
     const posted = await as(app, cookie).post(`/api/shoutbox/rooms/${room}/shouts`, { message })
     if (posted.statusCode !== 200) throw new Error(posted.body)

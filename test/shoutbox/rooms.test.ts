@@ -3,7 +3,7 @@ import { answer, as, error } from '../helpers/requests.js'
 import { build, login, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
-import { ACCOUNT_PASSWORD, account } from '../helpers/identity.js'
+import { ACCOUNT_PASSWORD, account, roleWith } from '../helpers/identity.js'
 import type { AddonContext } from '../../src/sdk/index.js'
 import { MarkLimits } from '../../src/shoutbox/read-markers.js'
 import { Retention } from '../../src/shoutbox/retention.js'
@@ -16,12 +16,6 @@ const PASSWORD = ACCOUNT_PASSWORD
 const NOT_FOUND = JSON.stringify(error('NOT_FOUND'))
 const MOD_NODE = 'addon.shoutbox.manage.shoutbox'
 
-
-async function roleWith (app: App, admin: string, name: string, permissions: string[]): Promise<number> {
-  const made = await app.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name, permissions } })
-  if (made.statusCode !== 200) throw new Error(made.body)
-  return made.json().role.id as number
-}
 
 
 

@@ -39,5 +39,5 @@ export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
   })
 }, {
   name: 'shoutbox-addons',
-  dependencies: ['shoutbox-database', 'shoutbox-cluster', 'shoutbox-events', 'shoutbox-i18n', 'shoutbox-activity', 'shoutbox-identity', 'shoutbox-metrics']
+  dependencies: ['shoutbox-database', 'shoutbox-cluster', 'shoutbox-events', 'shoutbox-i18n', 'shoutbox-activity', 'shoutbox-notifications', 'shoutbox-identity', 'shoutbox-metrics']
 })

@@ -46,7 +46,8 @@ export class LatestShouts extends Api<typeof LatestSchema> {
     const shouts = found.slice(0, limit)
     // With maxShouts 0 it shows none: the older shouts are all of them.
     const next = found.length <= limit ? null : limit === 0 ? found[0]!.id + 1 : shouts.at(-1)!.id
-    const [answered, pins] = await Promise.all([withReactions(ctx, shouts, user), withReactions(ctx, pinned, user)])
-    return new Successful({ shouts: answered, pinned: pins, next, limit })
+    // One read of the reactions for both lists.
+    const answered = await withReactions(ctx, [...shouts, ...pinned], user)
+    return new Successful({ shouts: answered.slice(0, shouts.length), pinned: answered.slice(shouts.length), next, limit })
   }
 }

@@ -3,8 +3,9 @@ import { isBlankText } from '../../sdk/text.js'
 import { h, relativeTime } from '../../sdk/ui.js'
 import type { FullShout, Reaction } from '../schemas.js'
 import { NotificationBell } from './shared/notifications.js'
+import { excerptOf } from '../excerpt.js'
 import { LiveShouts } from './shared/live-shouts.js'
-import { archiveOf, DEFAULT_ROOM, excerptOf, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
+import { archiveOf, DEFAULT_ROOM, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**

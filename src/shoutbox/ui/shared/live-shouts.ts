@@ -1,6 +1,7 @@
 import { CHANGE_KIND_NAMES, CHANGE_KINDS, unhandled, type EventKind, type MemberEventKind } from '../../changes/kinds.js'
 import type { FullShout, Reaction, ReplyTo, RoomShout } from '../../schemas.js'
-import { DEFAULT_ROOM, excerptOf } from './shout-view.js'
+import { excerptOf } from '../../excerpt.js'
+import { DEFAULT_ROOM } from './shout-view.js'
 
 /**
  * The newest shouts and the pinned ones of one room, kept current by the event stream: a

@@ -8,9 +8,6 @@ export function pageLocale (): string {
   return (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
 }
 
-/** What a reply quotes of `message`: its first 80 code points (as the server cuts it, EXCERPT_LENGTH). */
-export const excerptOf = (message: string): string => [...message].slice(0, 80).join('')
-
 /** Where a shout's own page is. */
 export const permalinkOf = (id: number): string => `/shouts/${id}`
 
