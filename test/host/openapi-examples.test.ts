@@ -152,6 +152,8 @@ t.test('every documented success answer: produced by the real app, valid against
     // Notifications (CONTRACT §16): Ada's post mentioned the admin.
     'host.ListNotifications': () => asAdmin('GET', '/api/notifications'),
     'host.MarkNotificationsRead': () => asAdmin('POST', '/api/notifications/read', { all: true }),
+    'host.ReadPreferences': () => asAdmin('GET', '/api/users/me/preferences'),
+    'host.ChangePreferences': () => asAdmin('PUT', '/api/users/me/preferences', { sound: true }),
     'host.NotificationStream': () => frameOf('/api/notifications/stream', admin, () => asAda('POST', '/api/shoutbox', { message: '@admin once more' }), 'notification'),
     'shoutbox.StreamShouts': () => frameOf('/api/shoutbox/stream', undefined, () => asAda('POST', '/api/shoutbox', { message: 'live' }), 'shout-created')
   }

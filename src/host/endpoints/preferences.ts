@@ -1,0 +1,40 @@
+import { LoggedInApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
+import type { HostContext } from '../addons/context.js'
+import { DEFAULT_PREFERENCES, preferencesRepository, THEMES, type Theme } from '../identity/preferences.js'
+
+const fields = {
+  sound: Type.Boolean({ description: 'a short sound when a notification arrives on an open page' }),
+  desktopNotifications: Type.Boolean({ description: "the browser's desktop notification when one arrives (the browser asks the member once)" }),
+  theme: Type.Unsafe<Theme>({ type: 'string', enum: [...THEMES], description: '"system" follows the device (prefers-color-scheme)' })
+}
+
+const PreferencesSchema = Type.Object(fields, { additionalProperties: false })
+const ANSWER = okAnswer({ preferences: PreferencesSchema }, { preferences: { ...DEFAULT_PREFERENCES, sound: true } }, "The caller's preferences now")
+
+/** GET /api/users/me/preferences — the caller's preferences (all off and the system's theme until they change one). */
+export class ReadPreferences extends LoggedInApi<Record<string, never>, HostContext> {
+  readonly method = 'GET'
+  readonly path = '/api/users/me/preferences'
+  readonly schema = {}
+  override readonly answers = { ok: ANSWER }
+
+  async handle ({ ctx, user }: SignedInCall<Record<string, never>, HostContext>): Promise<Successful> {
+    return new Successful({ preferences: await preferencesRepository(ctx.db).of(user.id) })
+  }
+}
+
+const ChangeSchema = {
+  body: Type.Partial(Type.Object(fields), { additionalProperties: false, minProperties: 1, description: 'the fields to change; the others stay as they are' })
+}
+
+/** PUT /api/users/me/preferences — changes the fields sent (any of sound, desktopNotifications, theme) and answers them all. */
+export class ChangePreferences extends LoggedInApi<typeof ChangeSchema, HostContext> {
+  readonly method = 'PUT'
+  readonly path = '/api/users/me/preferences'
+  readonly schema = ChangeSchema
+  override readonly answers = { ok: ANSWER }
+
+  async handle ({ ctx, user, body }: SignedInCall<typeof ChangeSchema, HostContext>): Promise<Successful> {
+    return new Successful({ preferences: await preferencesRepository(ctx.db).change(user.id, body) })
+  }
+}

@@ -1,0 +1,46 @@
+import type { Knex } from 'knex'
+
+export const THEMES = ['system', 'light', 'dark'] as const
+export type Theme = typeof THEMES[number]
+
+/** What a member chose for themselves; every field has a default, so an account without a row has them all. */
+export interface Preferences {
+  /** A short sound when a notification arrives on an open page. */
+  readonly sound: boolean
+  /** A desktop notification (the browser's, once the member allows it) when one arrives. */
+  readonly desktopNotifications: boolean
+  /** The site's look: the system's (`prefers-color-scheme`), or light or dark whatever it says. */
+  readonly theme: Theme
+}
+
+export const DEFAULT_PREFERENCES: Preferences = { sound: false, desktopNotifications: false, theme: 'system' }
+
+interface PreferencesRow { sound: boolean, desktop_notifications: boolean, theme: Theme }
+
+/** `user_preferences`: one row per member who changed something. */
+export function preferencesRepository (db: Knex) {
+  return {
+    async of (userId: number): Promise<Preferences> {
+      const row: PreferencesRow | undefined = await db('user_preferences').where({ user_id: userId }).first('sound', 'desktop_notifications', 'theme')
+      return row === undefined ? DEFAULT_PREFERENCES : { sound: row.sound, desktopNotifications: row.desktop_notifications, theme: row.theme }
+    },
+
+    /** Changes the fields given and answers the whole set as it is now. */
+    async change (userId: number, changes: Partial<Preferences>): Promise<Preferences> {
+      const columns: Partial<PreferencesRow> = {
+        ...(changes.sound === undefined ? {} : { sound: changes.sound }),
+        ...(changes.desktopNotifications === undefined ? {} : { desktop_notifications: changes.desktopNotifications }),
+        ...(changes.theme === undefined ? {} : { theme: changes.theme })
+      }
+      const [row]: PreferencesRow[] = await db('user_preferences')
+        .insert({ user_id: userId, ...toRow(DEFAULT_PREFERENCES), ...columns })
+        .onConflict('user_id').merge(Object.keys(columns).length === 0 ? ['user_id'] : Object.keys(columns))
+        .returning(['sound', 'desktop_notifications', 'theme'])
+      return { sound: row!.sound, desktopNotifications: row!.desktop_notifications, theme: row!.theme }
+    }
+  }
+}
+
+function toRow (preferences: Preferences): PreferencesRow {
+  return { sound: preferences.sound, desktop_notifications: preferences.desktopNotifications, theme: preferences.theme }
+}
