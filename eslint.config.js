@@ -22,5 +22,15 @@ export default tseslint.config(
           { regex: '/host/', message: 'An addon imports only from src/sdk/, never from the host.' }]
       }]
     }
+  },
+  {
+    // Its browser modules may bundle a package of their own: it ships inside the addon's ui/.
+    files: ['src/shoutbox/ui/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ regex: '^(?!\\.\\.?/|node:|gemoji$)', message: 'An addon imports only from src/sdk/ (its ui/ may bundle gemoji).' },
+          { regex: '/host/', message: 'An addon imports only from src/sdk/, never from the host.' }]
+      }]
+    }
   }
 )

@@ -21,6 +21,7 @@ const MAX_TRAIL = 50
 const here = import.meta.url
 const locale = pageLocale()
 const t = shoutboxStrings(locale)
+useStylesheet('palette.css', here)
 useStylesheet('history.css', here)
 
 const params = new URLSearchParams(location.search)

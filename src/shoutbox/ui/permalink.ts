@@ -13,6 +13,7 @@ import { shoutboxStrings } from './strings.js'
 const here = import.meta.url
 const locale = pageLocale()
 const t = shoutboxStrings(locale)
+useStylesheet('palette.css', here)
 useStylesheet('history.css', here)
 
 const id = /^\/shouts\/([0-9]{1,15})\/?$/.exec(location.pathname)?.[1]

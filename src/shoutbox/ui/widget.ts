@@ -3,6 +3,7 @@ import { isBlankText } from '../../sdk/text.js'
 import { h, relativeTime } from '../../sdk/ui.js'
 import type { FullShout, Reaction } from '../schemas.js'
 import { NotificationBell } from './shared/notifications.js'
+import { EmojiPicker, expandShortcodes } from './shared/emoji-picker.js'
 import { excerptOf } from '../excerpt.js'
 import { LiveShouts } from './shared/live-shouts.js'
 import { archiveOf, DEFAULT_ROOM, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
@@ -79,6 +80,7 @@ function errorText (answer: Answer): string {
 
 const codePoints = (text: string): number => [...text].length
 
+useStylesheet('palette.css', here)
 useStylesheet('widget.css', here)
 const you = h('div', { class: 'shoutbox-you' })
 // What became of one's own post, edit or deletion, read out by screen readers.
@@ -170,6 +172,9 @@ function counter (area: HTMLTextAreaElement, id: string): { element: HTMLElement
   return { element, update }
 }
 
+/** A text refused before it is sent: `message` says why, in words. */
+class Refusal extends Error {}
+
 /** What is wrong with `message` before it is sent, in words; undefined when nothing is. */
 function problemWith (message: string): string | undefined {
   if (isBlankText(message)) return t('errors.BLANK_MESSAGE')
@@ -201,11 +206,12 @@ function composer (): HTMLElement {
   const left = counter(area, 'shoutbox-left')
   const problem = h('p', { class: 'shoutbox-error', id: 'shoutbox-error', role: 'alert' })
   const send = h('button', { type: 'submit' }, t('widget.send')) as HTMLButtonElement
+  const emoji = new EmojiPicker(t, area)
   const form = h('form', { class: 'shoutbox-composer' },
     h('label', { for: 'shoutbox-message' }, t('widget.composer')),
     replying,
     area,
-    h('div', { class: 'shoutbox-row' }, h('span', { class: 'shoutbox-hint', id: 'shoutbox-hint' }, t('widget.hint')), left.element, send),
+    h('div', { class: 'shoutbox-row' }, emoji.element, h('span', { class: 'shoutbox-hint', id: 'shoutbox-hint' }, t('widget.hint')), left.element, send),
     problem) as HTMLFormElement
   const fail = (text: string): void => {
     problem.textContent = text
@@ -218,17 +224,17 @@ function composer (): HTMLElement {
     if (sending) return
     problem.textContent = ''
     area.removeAttribute('aria-invalid')
-    const message = area.value
-    const wrong = problemWith(message)
-    if (wrong !== undefined) {
-      fail(wrong)
-      return
-    }
+    emoji.close()
     sending = true
     send.disabled = true
     form.setAttribute('aria-busy', 'true')
     const answering = replyTarget
-    void call('POST', `/api/shoutbox/rooms/${encodeURIComponent(live.room)}/shouts`, { message, ...(answering === null ? {} : { replyTo: answering.id }) }).then(answer => {
+    const written = area.value
+    void expandShortcodes(written).then(message => {
+      const wrong = problemWith(message)
+      if (wrong !== undefined) throw new Refusal(wrong)
+      return call('POST', `/api/shoutbox/rooms/${encodeURIComponent(live.room)}/shouts`, { message, ...(answering === null ? {} : { replyTo: answering.id }) })
+    }).then(answer => {
       if (answer.ok) {
         area.value = ''
         left.update()
@@ -245,6 +251,9 @@ function composer (): HTMLElement {
         fail(errorText(answer))
         if (answer.status === 401 || answer.status === 403) void refreshSession()
       }
+    }).catch((refused: unknown) => {
+      if (!(refused instanceof Refusal)) throw refused
+      fail(refused.message)
     }).finally(() => {
       sending = false
       send.disabled = false
@@ -712,27 +721,29 @@ function startEdit (item: Item): void {
   }
   form.addEventListener('submit', event => {
     event.preventDefault()
-    const message = area.value
-    const wrong = problemWith(message)
-    if (wrong !== undefined) {
-      problem.textContent = wrong
-      return
-    }
-    save.disabled = true
-    void call('PUT', moderated ? `/api/panel/shoutbox/${item.shout.id}` : `/api/shoutbox/${item.shout.id}`, { message }).then(answer => {
-      save.disabled = false
-      if (answer.ok) {
-        const shout = answer.body!.shout as FullShout
-        live.put(shout)
-        item.shout = shout
-        announce(t('widget.edited'))
-        finish()
-      } else {
-        problem.textContent = errorText(answer)
-        area.focus()
-        if (answer.body?.error === 'MUTED') learnMute(answer)
+    void expandShortcodes(area.value).then(message => {
+      const wrong = problemWith(message)
+      if (wrong !== undefined) {
+        problem.textContent = wrong
+        return
       }
+      save.disabled = true
+      void saveEdit(message)
     })
+  })
+  const saveEdit = (message: string): Promise<void> => call('PUT', moderated ? `/api/panel/shoutbox/${item.shout.id}` : `/api/shoutbox/${item.shout.id}`, { message }).then(answer => {
+    save.disabled = false
+    if (answer.ok) {
+      const shout = answer.body!.shout as FullShout
+      live.put(shout)
+      item.shout = shout
+      announce(t('widget.edited'))
+      finish()
+    } else {
+      problem.textContent = errorText(answer)
+      area.focus()
+      if (answer.body?.error === 'MUTED') learnMute(answer)
+    }
   })
   sendOnEnter(area, form, finish)
   item.text.hidden = true

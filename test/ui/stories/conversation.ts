@@ -180,6 +180,99 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await widgetOf(member).getByText('admin moderates the shoutbox and cannot be ignored.').waitFor()
   })
 
+  await t.test('emoji: the picker by keyboard, a search, and :shortcodes: turned into emoji as the shout goes', async t => {
+    const composer = widgetOf(member).getByRole('textbox', { name: 'Your shout' })
+    await composer.fill('Count me in ')
+    const open = widgetOf(member).getByRole('button', { name: 'Insert an emoji' })
+    await open.focus()
+    await member.keyboard.press('Enter')
+    const picker = widgetOf(member).getByRole('dialog', { name: 'Emoji' })
+    await picker.getByRole('heading', { name: 'Smileys & Emotion' }).waitFor()
+    t.equal(await member.evaluate(() => document.activeElement?.id), 'shoutbox-emoji-search', 'the search box takes the focus')
+    t.equal(await open.getAttribute('aria-expanded'), 'true')
+    t.ok(await picker.getByRole('button', { name: 'grinning face', exact: true }).isVisible(), 'the whole set, grouped, from the page itself')
+    await member.screenshot({ path: path.join(shots, 'conversation-emoji-picker.png') })
+    await member.keyboard.type('sun')
+    await picker.getByRole('group', { name: 'Emoji found' }).waitFor()
+    // ArrowDown into the emoji, ArrowRight to the second, Enter inserts it at the caret.
+    await member.keyboard.press('ArrowDown')
+    const first = await member.evaluate(() => document.activeElement?.textContent)
+    await member.keyboard.press('ArrowRight')
+    const second = await member.evaluate(() => document.activeElement?.getAttribute('aria-label'))
+    t.not(second, null, 'a choice is named for a screen reader')
+    const inserted = await member.evaluate(() => document.activeElement?.textContent)
+    t.not(inserted, first)
+    await member.keyboard.press('Enter')
+    await picker.waitFor({ state: 'hidden' })
+    t.equal(await member.evaluate(() => document.activeElement?.id), 'shoutbox-message', 'back in the composer')
+    t.equal(await composer.inputValue(), `Count me in ${inserted!}`)
+    // Escape closes it without inserting anything.
+    await open.click()
+    await picker.waitFor()
+    await member.keyboard.press('Escape')
+    await picker.waitFor({ state: 'hidden' })
+    t.equal(await member.evaluate(() => document.activeElement?.id), 'shoutbox-message', 'Escape: back in the composer')
+    await member.keyboard.type(' :+1: see you at 12:30:00 :tada: :nothing:')
+    await member.keyboard.press('Enter')
+    const sent = `Count me in ${inserted!} 👍 see you at 12:30:00 🎉 :nothing:`
+    await itemOf(watcher, sent).waitFor()
+    t.pass('the shortcodes the set knows became emoji; a time and an unknown name stayed as written')
+  })
+
+  await t.test('preferences: a chime and a desktop notification on a mention; the dark theme, chosen or the device\'s', async t => {
+    // Stand-ins for the browser's notifications and sound, which a headless browser does not show.
+    // (A string: tsx's compiled functions name helpers the page does not have.)
+    await member.addInitScript({
+      content: `
+        const seen = { shown: [], tones: 0 }
+        window.seen = seen
+        window.Notification = class { constructor (title) { seen.shown.push(title) } static permission = 'granted'; static async requestPermission () { return 'granted' } }
+        const create = AudioContext.prototype.createOscillator
+        AudioContext.prototype.createOscillator = function () { seen.tones++; return create.call(this) }`
+    })
+    await member.reload()
+    await widgetOf(member).getByRole('button', { name: 'Notifications' }).waitFor()
+    const seen = () => member.evaluate(() => (window as unknown as { seen: { shown: string[], tones: number } }).seen)
+    await member.getByRole('button', { name: 'Preferences' }).click()
+    const form = member.getByRole('region', { name: 'Your preferences' })
+    await form.getByLabel('Play a sound').check()
+    await form.getByLabel('Show a desktop notification').check()
+    await form.getByLabel('Dark', { exact: true }).check()
+    await form.getByRole('button', { name: 'Save preferences' }).click()
+    await form.getByText('Preferences saved.').waitFor()
+    t.equal(await member.evaluate(() => document.documentElement.dataset.theme), 'dark', 'the page turns dark at once')
+    t.same((await http(server, 'GET', '/api/users/me/preferences', { cookie: ayse })).body, { result: 'ok', preferences: { sound: true, desktopNotifications: true, theme: 'dark' } })
+    const background = () => member.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    t.equal(await background(), 'rgb(20, 23, 27)')
+    t.equal(await widgetOf(member).evaluate(element => getComputedStyle(element).backgroundColor), 'rgb(29, 34, 40)', 'the widget follows')
+    await member.screenshot({ path: path.join(shots, 'conversation-preferences-dark.png') })
+    await member.keyboard.press('Escape')
+
+    await http(server, 'POST', '/api/shoutbox', { body: { message: '@ayse the dark theme suits the board' }, cookie: bora })
+    await widgetOf(member).getByRole('button', { name: 'Notifications, 1 unread' }).waitFor()
+    await member.waitForFunction(() => (window as unknown as { seen: { shown: string[] } }).seen.shown.length === 1)
+    t.same((await seen()).shown, ['bora mentioned you in General'], 'a desktop notification')
+    t.equal((await seen()).tones, 2, 'and a chime of two notes')
+
+    await member.reload()
+    t.equal(await member.evaluate(() => document.documentElement.dataset.theme), 'dark', 'still dark on the next page')
+    // Sound off: the next mention is silent, and shows on the desktop still.
+    await http(server, 'PUT', '/api/users/me/preferences', { body: { sound: false }, cookie: ayse })
+    await member.reload()
+    await widgetOf(member).getByRole('button', { name: /^Notifications/ }).waitFor()
+    await http(server, 'POST', '/api/shoutbox', { body: { message: '@ayse quietly now' }, cookie: bora })
+    await member.waitForFunction(() => (window as unknown as { seen: { shown: string[] } }).seen.shown.length === 1)
+    t.equal((await seen()).tones, 0, 'no chime')
+
+    // A visitor whose device is dark gets the dark theme with no preference at all; light is light.
+    const dark = await (await browser.newContext({ colorScheme: 'dark' })).newPage()
+    await dark.goto(`${server.url}/`)
+    await itemOf(dark, 'Who is coming to the picnic').waitFor()
+    t.equal(await dark.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(20, 23, 27)', 'prefers-color-scheme: dark')
+    t.equal(await visitor.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(251, 250, 247)', 'light')
+    await http(server, 'PUT', '/api/users/me/preferences', { body: { theme: 'system' }, cookie: ayse })
+  })
+
   await t.test('the archive and the permalink show the quote and the counts', async t => {
     const page = await (await context()).newPage()
     await page.goto(`${server.url}/shouts`)

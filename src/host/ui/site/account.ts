@@ -1,26 +1,31 @@
 import { field, h, outcome, type ApiAnswer } from '../../../sdk/ui.js'
 import { api } from '../panel/api.js'
 import { errorText, hostStrings } from '../panel/strings.js'
+import { announce, applyKeptTheme, applyTheme, preferencesForm, type Preferences } from './preferences.js'
 
 /**
- * The home page's account area: sign in, sign up (when the site allows it) and sign out,
- * without leaving the page. The theme marks where it goes with `data-account`; the forms
+ * The home page's account area: sign in, sign up (when the site allows it), a member's
+ * preferences and sign out, without leaving the page. The theme marks where it goes with `data-account`; the forms
  * open below the site's header, from its buttons or from the links `#sign-in` and
  * `#sign-up` (the shoutbox widget's prompt uses them). Whoever else on the page cares
- * (the widget) hears a `site:session` event on `document` after each change.
+ * (the widget) hears a `site:session` event on `document` after each change, and
+ * `site:preferences` when the member's preferences are read or saved. The member's theme is
+ * applied to every page that loads this script.
  */
 
 interface User { readonly username: string }
-type Form = 'sign-in' | 'sign-up'
+type Form = 'sign-in' | 'sign-up' | 'preferences'
 
 const locale = (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
 const t = hostStrings(locale)
+applyKeptTheme()
 const area = document.querySelector<HTMLElement>('[data-account]')
 if (area !== null) void start(area)
 
 async function start (area: HTMLElement): Promise<void> {
   let user: User | null = null
   let signUpOpen = false
+  let preferences: Preferences | undefined
   let opened: { form: Form, toggle: HTMLElement | undefined } | undefined
 
   // Said aloud when the state changes; the header shows it too.
@@ -45,6 +50,7 @@ async function start (area: HTMLElement): Promise<void> {
     } else {
       area.replaceChildren(
         h('span', { class: 'account-who', tabindex: -1 }, t('site.signedInAs', { username: user.username })),
+        toggle('preferences', t('site.preferences')),
         h('button', { type: 'button', class: 'account-button', onclick: () => void signOut() }, t('site.signOut')))
     }
   }
@@ -56,11 +62,25 @@ async function start (area: HTMLElement): Promise<void> {
     live.textContent = t('site.welcome', { username: user.username })
     area.querySelector<HTMLElement>('.account-who')?.focus()
     changed()
+    void readPreferences()
   }
+
+  /** The member's preferences: their theme applied, and told to the page. */
+  const readPreferences = async (): Promise<void> => {
+    const answer = await api('GET', '/api/users/me/preferences')
+    if (!answer.ok || user === null) return
+    preferences = answer.body!.preferences as Preferences
+    applyTheme(preferences.theme)
+    announce(preferences)
+  }
+  document.addEventListener('site:preferences', event => { preferences = (event as CustomEvent<Preferences>).detail })
 
   const signOut = async (): Promise<void> => {
     await api('POST', '/api/auth/logout')
     user = null
+    preferences = undefined
+    hide(false)
+    applyTheme('system')
     drawHeader()
     live.textContent = t('site.signedOut')
     area.querySelector<HTMLElement>('button')?.focus()
@@ -69,7 +89,7 @@ async function start (area: HTMLElement): Promise<void> {
 
   /** Opens `form` under the header; `from` gets the focus back when it closes. */
   const show = (form: Form, from?: HTMLElement): void => {
-    if (user !== null) return
+    if ((user === null) === (form === 'preferences')) return
     if (form === 'sign-up' && !signUpOpen) form = 'sign-in'
     opened = { form, toggle: from ?? area.querySelector<HTMLElement>(`[data-form="${form}"]`) ?? undefined }
     const result = outcome()
@@ -82,6 +102,8 @@ async function start (area: HTMLElement): Promise<void> {
         field(t('site.login'), login), field(t('site.password'), password), result,
         h('div', { class: 'account-row' }, h('button', { type: 'submit' }, t('site.signIn')), close)) as HTMLFormElement
       submit(element, result, () => api('POST', '/api/auth/login', { username: login.value, password: password.value }))
+    } else if (form === 'preferences') {
+      element = preferencesForm(t, preferences ?? { sound: false, desktopNotifications: false, theme: 'system' }, close)
     } else {
       const username = h('input', { type: 'text', name: 'username', required: true, minlength: 3, maxlength: 32, pattern: '[A-Za-z0-9_\\-]+', autocomplete: 'username' }) as HTMLInputElement
       const email = h('input', { type: 'email', name: 'email', required: true, maxlength: 254, autocomplete: 'email' }) as HTMLInputElement
@@ -92,7 +114,8 @@ async function start (area: HTMLElement): Promise<void> {
         h('div', { class: 'account-row' }, h('button', { type: 'submit' }, t('site.signUpSubmit')), close)) as HTMLFormElement
       submit(element, result, () => api('POST', '/api/auth/signup', { username: username.value, email: email.value, password: password.value }))
     }
-    panel.replaceChildren(h('h2', { id: 'account-panel-title' }, form === 'sign-in' ? t('site.signInTitle') : t('site.signUpTitle')), element)
+    const title = { 'sign-in': t('site.signInTitle'), 'sign-up': t('site.signUpTitle'), preferences: t('site.preferencesTitle') }[form]
+    panel.replaceChildren(h('h2', { id: 'account-panel-title' }, title), element)
     panel.hidden = false
     for (const button of area.querySelectorAll<HTMLElement>('[data-form]')) button.setAttribute('aria-expanded', String(button.dataset.form === form))
     element.querySelector<HTMLInputElement>('input')?.focus()
@@ -146,7 +169,10 @@ async function start (area: HTMLElement): Promise<void> {
     return
   }
   user = me.ok ? me.body!.user as User : null
+  // A theme kept from a session that has ended is not this visitor's.
+  if (user === null) applyTheme('system')
   signUpOpen = signUp.ok && signUp.body!.signUp === true
   drawHeader()
   route()
+  if (user !== null) await readPreferences()
 }

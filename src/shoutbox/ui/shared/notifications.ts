@@ -11,6 +11,9 @@ interface Notification {
   readonly read: boolean
 }
 
+/** The member's choices for what else a notification does (the host's `/api/users/me/preferences`). */
+interface Alerts { readonly sound: boolean, readonly desktopNotifications: boolean }
+
 /** How many the list shows. */
 const SHOWN = 20
 
@@ -18,7 +21,10 @@ const SHOWN = 20
  * The widget's bell, for a signed-in reader: how many notifications are unread (a badge),
  * and, opened, the newest of them — each a link to what it is about (a mention: the
  * shout's page) — with "Mark all read". It hears the reader's own notification stream
- * (`/api/notifications/stream`), so a mention arrives while the page is open.
+ * (`/api/notifications/stream`), so a mention arrives while the page is open; with the
+ * reader's preferences on, it also chimes and shows a desktop notification. The preferences
+ * are read when the first notification comes, and followed as the site's account menu saves
+ * them (its `site:preferences` event).
  */
 export class NotificationBell {
   readonly element: HTMLElement
@@ -30,6 +36,7 @@ export class NotificationBell {
   private unread = 0
   private notifications: Notification[] = []
   private loaded = false
+  private alerts: Alerts | undefined
 
   constructor (private readonly t: ReturnType<typeof shoutboxStrings>, private readonly roomName: (slug: string) => string) {
     this.badge = h('span', { class: 'shoutbox-bell-count', 'aria-hidden': 'true', hidden: true })
@@ -51,6 +58,7 @@ export class NotificationBell {
       this.button.focus()
     })
     this.drawCount()
+    document.addEventListener('site:preferences', event => { this.alerts = (event as CustomEvent<Alerts>).detail })
   }
 
   /** Signed in: the bell shows and hears the reader's stream; signed out: it goes. */
@@ -60,6 +68,7 @@ export class NotificationBell {
     this.element.hidden = !yes
     this.notifications = []
     this.loaded = false
+    this.alerts = undefined
     this.toggle(false)
     if (!yes || !('EventSource' in window)) return
     const stream = new EventSource('/api/notifications/stream')
@@ -75,6 +84,7 @@ export class NotificationBell {
     on('notification', data => {
       this.notifications = [data.notification as Notification, ...this.notifications].slice(0, SHOWN)
       this.setUnread(data.unread as number)
+      void this.alert(data.notification as Notification)
     })
     on('notifications-removed', data => {
       const gone = new Set(data.ids as number[])
@@ -85,6 +95,25 @@ export class NotificationBell {
       if (data.unread === 0) this.notifications = this.notifications.map(notification => ({ ...notification, read: true }))
       this.setUnread(data.unread as number)
     })
+  }
+
+  /** A sound and a desktop notification, as the reader chose. */
+  private async alert (notification: Notification): Promise<void> {
+    if (this.alerts === undefined) {
+      const response = await fetch('/api/users/me/preferences', { credentials: 'same-origin' }).catch(() => undefined)
+      if (response?.ok !== true) return
+      this.alerts = (await response.json() as { preferences: Alerts }).preferences
+    }
+    if (this.alerts.sound) chime()
+    if (this.alerts.desktopNotifications && 'Notification' in window && Notification.permission === 'granted') {
+      const { shoutId, room, by, excerpt } = notification.data as { shoutId: number, room: string, by: string, excerpt: string }
+      const shown = new window.Notification(this.t('notifications.mention', { by, room: this.roomName(room) }), { body: excerpt, tag: `notification-${notification.id}` })
+      shown.onclick = () => {
+        window.focus()
+        void this.markRead([notification.id])
+        location.assign(permalinkOf(shoutId))
+      }
+    }
   }
 
   private setUnread (count: number): void {
@@ -148,5 +177,28 @@ export class NotificationBell {
       method: 'POST', credentials: 'same-origin', keepalive: true, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body)
     }).catch(() => undefined)
     if (response?.ok === true) this.setUnread((await response.json() as { unread: number }).unread)
+  }
+}
+
+let audio: AudioContext | undefined
+
+/** Two soft notes, made on the spot (no sound file to fetch). A browser that has not let the page play sound yet stays quiet. */
+function chime (): void {
+  try {
+    audio ??= new AudioContext()
+    const start = audio.currentTime
+    for (const [offset, frequency] of [[0, 880], [0.12, 1320]] as const) {
+      const tone = audio.createOscillator()
+      const volume = audio.createGain()
+      tone.frequency.value = frequency
+      volume.gain.setValueAtTime(0.0001, start + offset)
+      volume.gain.exponentialRampToValueAtTime(0.15, start + offset + 0.02)
+      volume.gain.exponentialRampToValueAtTime(0.0001, start + offset + 0.35)
+      tone.connect(volume).connect(audio.destination)
+      tone.start(start + offset)
+      tone.stop(start + offset + 0.4)
+    }
+  } catch {
+    // No Web Audio here: the badge still counts.
   }
 }

@@ -1,0 +1,92 @@
+import { h, outcome } from '../../../sdk/ui.js'
+import { api } from '../panel/api.js'
+import { errorText, type hostStrings } from '../panel/strings.js'
+
+/** As `GET /api/users/me/preferences` answers them. */
+export interface Preferences {
+  readonly sound: boolean
+  readonly desktopNotifications: boolean
+  readonly theme: 'system' | 'light' | 'dark'
+}
+
+/** The last theme chosen on this browser, applied before the answer comes so the page does not flash. */
+const KEPT = 'site.theme'
+
+/**
+ * Puts the page in `theme`: light and dark set `data-theme` on the root, which the style
+ * sheets' custom properties follow; "system" leaves it to `prefers-color-scheme`.
+ */
+export function applyTheme (theme: Preferences['theme']): void {
+  if (theme === 'system') delete document.documentElement.dataset.theme
+  else document.documentElement.dataset.theme = theme
+  try {
+    if (theme === 'system') localStorage.removeItem(KEPT)
+    else localStorage.setItem(KEPT, theme)
+  } catch {
+    // Storage refused (a private window): the theme is applied, just not kept for the next page.
+  }
+}
+
+/** The theme this browser last had, as the page starts. */
+export function applyKeptTheme (): void {
+  let kept: string | null = null
+  try {
+    kept = localStorage.getItem(KEPT)
+  } catch {
+    // Storage refused: the page starts in the system's theme until the preferences come.
+  }
+  if (kept === 'light' || kept === 'dark') document.documentElement.dataset.theme = kept
+}
+
+/** Tells whoever on the page cares (the shoutbox widget's bell) what the member chose now. */
+export function announce (preferences: Preferences): void {
+  document.dispatchEvent(new CustomEvent('site:preferences', { detail: preferences }))
+}
+
+/**
+ * The preferences form: a sound and a desktop notification when something arrives, and the
+ * theme. Turning desktop notifications on asks the browser's permission (a click is the
+ * gesture it wants); refused, the form says how to allow them.
+ */
+export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Preferences, close: HTMLElement): HTMLFormElement {
+  const result = outcome()
+  const box = (name: string, checked: boolean, label: string, hint: string): HTMLElement => {
+    const input = h('input', { type: 'checkbox', name, id: `preference-${name}`, checked, 'aria-describedby': `preference-${name}-hint` })
+    return h('div', { class: 'choice' }, input, h('label', { for: `preference-${name}` }, label), h('span', { class: 'hint', id: `preference-${name}-hint` }, hint))
+  }
+  const themes = (['system', 'light', 'dark'] as const).map(theme => h('label', { class: 'choice' },
+    h('input', { type: 'radio', name: 'theme', value: theme, checked: now.theme === theme }), t(`site.theme.${theme}`)))
+  const form = h('form', { class: 'account-form' },
+    h('fieldset', {}, h('legend', {}, t('site.preferences.notifications')),
+      box('sound', now.sound, t('site.preferences.sound'), t('site.preferences.soundHint')),
+      box('desktopNotifications', now.desktopNotifications, t('site.preferences.desktop'), t('site.preferences.desktopHint'))),
+    h('fieldset', {}, h('legend', {}, t('site.preferences.theme')), ...themes),
+    result,
+    h('div', { class: 'account-row' }, h('button', { type: 'submit' }, t('site.preferences.save')), close)) as HTMLFormElement
+  form.addEventListener('submit', event => {
+    event.preventDefault()
+    const chosen: Preferences = {
+      sound: (form.elements.namedItem('sound') as HTMLInputElement).checked,
+      desktopNotifications: (form.elements.namedItem('desktopNotifications') as HTMLInputElement).checked,
+      theme: (form.querySelector<HTMLInputElement>('input[name=theme]:checked')?.value ?? 'system') as Preferences['theme']
+    }
+    void save(chosen)
+  })
+  const save = async (chosen: Preferences): Promise<void> => {
+    const button = form.querySelector<HTMLButtonElement>('button[type=submit]')!
+    button.disabled = true
+    let permission = 'Notification' in window ? Notification.permission : 'denied'
+    if (chosen.desktopNotifications && permission === 'default') permission = await Notification.requestPermission()
+    const answer = await api('PUT', '/api/users/me/preferences', { ...chosen })
+    button.disabled = false
+    if (!answer.ok) {
+      result.error(errorText(t, answer))
+      return
+    }
+    const saved = answer.body!.preferences as Preferences
+    applyTheme(saved.theme)
+    announce(saved)
+    result.ok(saved.desktopNotifications && permission !== 'granted' ? t('site.preferences.savedBlocked') : t('site.preferences.saved'))
+  }
+  return form
+}
