@@ -36,8 +36,12 @@ export type FloodRules = Pick<Settings, 'minSecondsBetweenShouts' | 'maxShoutsPe
  */
 /** The member's flood-control row (its `columns`), made if missing and locked until `trx` ends: posts or reactions sent at once to any number of processes are counted one after the other. */
 export async function lockFloodRow<T> (trx: Transaction, authorId: number, columns: readonly string[]): Promise<T> {
+  const locked = async (): Promise<T | undefined> => await trx(TABLE).where({ author_id: authorId }).forUpdate().first(...columns) as T | undefined
+  // A member who ever acted has a row: one round trip. The first action writes it.
+  const row = await locked()
+  if (row !== undefined) return row
   await trx(TABLE).insert({ author_id: authorId }).onConflict('author_id').ignore()
-  return await trx(TABLE).where({ author_id: authorId }).forUpdate().first(...columns) as T
+  return (await locked())!
 }
 
 /**

@@ -143,7 +143,8 @@ export class Reactions {
       if (wait <= 0) {
         await this.announce(trx, shoutId, room.slug, settings.reactions)
       } else {
-        await repository.markPending(trx, shoutId)
+        // Already pending: whichever process marked it announces this change too.
+        if (!shout.pending) await repository.markPending(trx, shoutId)
         this.announceLater(shoutId, wait)
       }
     })
