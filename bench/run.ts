@@ -77,6 +77,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
+import { createWriteStream } from 'node:fs'
 import http from 'node:http'
 import net from 'node:net'
 import os from 'node:os'
@@ -259,7 +260,9 @@ class Site {
       STREAMS_PER_CLIENT: '100000',
       MAX_STREAMS: '20000'
     }, 0)
-    this.child.stdout!.resume()
+    // BENCH_HOST_LOG=<file>: the host's log is kept there (appended), to see why a run failed.
+    if (process.env.BENCH_HOST_LOG !== undefined) this.child.stdout!.pipe(createWriteStream(process.env.BENCH_HOST_LOG, { flags: 'a' }))
+    else this.child.stdout!.resume()
     const deadline = Date.now() + 60_000
     while (Date.now() < deadline) {
       try {

@@ -10,6 +10,9 @@ import type { Reaction } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
 import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, REACTIONS_TABLE, SHOUTS_TABLE } from './tables.js'
 
+/** The shout was deleted while a reaction to it was being stored. */
+const PG_FOREIGN_KEY_VIOLATION = '23503'
+
 /** Reaction changes one member may make a minute, in every process together. */
 export const REACTIONS_PER_MINUTE = 30
 /** A shout's reaction counts go on the stream at most once in this long (later changes wait, and go together). */
@@ -79,24 +82,45 @@ export function reactionsRepository (db: Database) {
       await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).update({ reactions_recent: JSON.stringify([...recent, now]) })
     },
 
-    /** The shout's room and when its counts last went on the stream; its row locked until `trx` ends. Undefined when there is none. */
-    async lockShout (trx: Transaction, shoutId: number): Promise<{ roomId: number, announcedAt: number, pending: boolean } | undefined> {
-      const row = await trx(SHOUTS_TABLE).where({ id: shoutId }).forUpdate()
-        .first<{ room_id: number, reactions_announced_at: number | string, reactions_pending: boolean } | undefined>('room_id', 'reactions_announced_at', 'reactions_pending')
-      return row === undefined ? undefined : { roomId: row.room_id, announcedAt: Number(row.reactions_announced_at), pending: row.reactions_pending }
+    /** The room of shout `shoutId`; undefined when there is none. */
+    async roomOf (shoutId: number): Promise<number | undefined> {
+      const row = await db(SHOUTS_TABLE).where({ id: shoutId }).first<{ room_id: number } | undefined>('room_id')
+      return row?.room_id
     },
 
-    /** Marks the shout's counts as changed since they last went on the stream. */
-    async markPending (trx: Transaction, shoutId: number): Promise<void> {
-      await trx(SHOUTS_TABLE).where({ id: shoutId }).update({ reactions_pending: true })
+    /**
+     * After a change: whether the shout's counts may go on the stream now (last announced a
+     * second ago or more: then it is noted as announced now), or else when they last went
+     * (they are marked pending). `onlyPending`: claims only counts marked pending (the
+     * announcement that waited). One statement: the shout's row is locked for it alone,
+     * so members reacting to one shout at once do not wait for each other's transactions.
+     */
+    async claim (shoutId: number, onlyPending: boolean): Promise<{ due: boolean, pending: boolean, announcedAt: number, roomId: number } | undefined> {
+      const now = Date.now()
+      const { rows } = await db.raw<{ rows: Array<{ due: boolean, pending: boolean, announced_at: number | string, room_id: number }> }>(`
+        with s as (
+          select id, reactions_announced_at <= ? and (reactions_pending or not ?) as due from ?? where id = ? for update
+        )
+        update ?? as shout set
+          reactions_announced_at = case when s.due then ? else shout.reactions_announced_at end,
+          reactions_pending = case when s.due then false when ? then shout.reactions_pending else true end
+        from s where shout.id = s.id
+        returning s.due, shout.reactions_pending as pending, shout.reactions_announced_at as announced_at, shout.room_id`,
+      [now - REACTIONS_EVENT_EVERY_MS, onlyPending, SHOUTS_TABLE, shoutId, SHOUTS_TABLE, now, onlyPending])
+      const row = rows[0]
+      return row === undefined ? undefined : { due: row.due, pending: row.pending, announcedAt: Number(row.announced_at), roomId: row.room_id }
     },
 
-    /** Writes the shout's counts as a `shout-reactions` event of the stream's history, and notes when: the event. */
+    /**
+     * Writes the shout's counts as a `shout-reactions` event of the stream's history: the
+     * event. Its time is the shout's announcement time too, so the next one is a whole
+     * second after this one is sent, not after it was claimed.
+     */
     async record (trx: Transaction, shoutId: number, room: string, set: readonly string[]): Promise<{ id: number, shout: ReactionCounts }> {
       const counts = (await this.of([shoutId], set, null, trx)).get(shoutId) ?? []
       const shout: ReactionCounts = { id: shoutId, room, reactions: counts }
       const now = Date.now()
-      await trx(SHOUTS_TABLE).where({ id: shoutId }).update({ reactions_announced_at: now, reactions_pending: false })
+      await trx(SHOUTS_TABLE).where({ id: shoutId }).update({ reactions_announced_at: now })
       const [event] = await trx(EVENTS_TABLE).insert({ kind: 'shout-reactions', shout: JSON.stringify(shout), created_at: now }).returning<Array<{ id: number | string }>>('id')
       return { id: Number(event!.id), shout }
     }
@@ -104,12 +128,13 @@ export function reactionsRepository (db: Database) {
 }
 
 /**
- * Members' reactions, and their stream events: a change that finds the shout's counts
- * announced more than a second ago announces them at once; one sooner marks them pending,
- * and this process announces them when the second is up — together with every change made
- * meanwhile, in any process (whichever process comes first writes the event; the others
- * find nothing pending). So a shout's counts go on the stream at most once a second, however
- * many members react at once.
+ * Members' reactions, and their stream events. A change is its own short transaction (the
+ * member's reaction and their count against the limit); then, if the shout's counts last
+ * went on the stream a second ago or more, they go now; else they are marked pending and
+ * this process sends them when the second is up — with every change made meanwhile, in
+ * any process (whichever process comes first writes the event; the others find nothing
+ * pending). So a shout's counts go on the stream at most once a second, however many
+ * members react at once, and members reacting together never queue behind one lock.
  */
 export class Reactions {
   static readonly of = perContext(ctx => new Reactions(ctx))
@@ -130,24 +155,22 @@ export class Reactions {
     if (!settings.reactions.includes(emoji)) throw new BadRequest({ reason: 'not one of the site\'s reactions', reactions: settings.reactions })
     await assertNotMuted(ctx, user)
     const repository = reactionsRepository(ctx.db)
-    // Read before the transaction: the embedded database has one connection, which the transaction holds.
-    const rooms = await Rooms.of(ctx).all()
-    await ctx.transaction(async trx => {
-      const shout = await repository.lockShout(trx, shoutId)
-      const room = shout === undefined ? undefined : rooms.find(each => each.id === shout.roomId)
-      if (shout === undefined || room === undefined || !canRead(room, user)) throw new NotFound()
-      assertMayPost(room, user)
-      await repository.admit(trx, user.id)
-      if (!await repository.set(trx, shoutId, user.id, emoji, on)) return
-      const wait = shout.announcedAt + REACTIONS_EVENT_EVERY_MS - Date.now()
-      if (wait <= 0) {
-        await this.announce(trx, shoutId, room.slug, settings.reactions)
-      } else {
-        // Already pending: whichever process marked it announces this change too.
-        if (!shout.pending) await repository.markPending(trx, shoutId)
-        this.announceLater(shoutId, wait)
-      }
-    })
+    const [rooms, roomId] = await Promise.all([Rooms.of(ctx).all(), repository.roomOf(shoutId)])
+    const room = roomId === undefined ? undefined : rooms.find(each => each.id === roomId)
+    if (room === undefined || !canRead(room, user)) throw new NotFound()
+    assertMayPost(room, user)
+    let changed: boolean
+    try {
+      changed = await ctx.transaction(async trx => {
+        await repository.admit(trx, user.id)
+        return await repository.set(trx, shoutId, user.id, emoji, on)
+      })
+    } catch (error) {
+      // Deleted since it was found: as if it never was.
+      if ((error as { code?: unknown }).code === PG_FOREIGN_KEY_VIOLATION) throw new NotFound()
+      throw error
+    }
+    if (changed) await this.announce(shoutId, false)
     return (await repository.of([shoutId], settings.reactions, user.id)).get(shoutId) ?? []
   }
 
@@ -156,33 +179,29 @@ export class Reactions {
     if (this.timers.has(shoutId)) return
     this.timers.set(shoutId, setTimeout(() => {
       this.timers.delete(shoutId)
-      this.announcePending(shoutId).catch(error => this.ctx.log.warn({ err: error, shoutId }, 'could not announce reactions'))
+      this.announce(shoutId, true).catch(error => this.ctx.log.warn({ err: error, shoutId }, 'could not announce reactions'))
     }, wait).unref())
   }
 
-  /** Writes the shout's counts as an event, if they are still pending (no other process did). */
-  async announcePending (shoutId: number): Promise<void> {
+  /**
+   * Puts the shout's counts on the stream if they may go now, else makes sure they go when
+   * they may. `waited`: the announcement of counts marked pending (nothing pending: nothing to say).
+   */
+  async announce (shoutId: number, waited: boolean): Promise<void> {
     const { ctx } = this
-    const settings = await ShoutboxSettings.of(ctx).current()
-    const repository = reactionsRepository(ctx.db)
-    const rooms = await Rooms.of(ctx).all()
+    const claim = await reactionsRepository(ctx.db).claim(shoutId, waited)
+    if (claim === undefined) return
+    if (!claim.due) {
+      if (claim.pending) this.announceLater(shoutId, Math.max(claim.announcedAt + REACTIONS_EVENT_EVERY_MS - Date.now(), 0))
+      return
+    }
+    const [settings, rooms] = await Promise.all([ShoutboxSettings.of(ctx).current(), Rooms.of(ctx).all()])
+    const room = rooms.find(each => each.id === claim.roomId)
+    if (room === undefined) return
     await ctx.transaction(async trx => {
-      const shout = await repository.lockShout(trx, shoutId)
-      if (shout === undefined || !shout.pending) return
-      const wait = shout.announcedAt + REACTIONS_EVENT_EVERY_MS - Date.now()
-      if (wait > 0) {
-        this.announceLater(shoutId, wait)
-        return
-      }
-      const room = rooms.find(each => each.id === shout.roomId)
-      if (room !== undefined) await this.announce(trx, shoutId, room.slug, settings.reactions)
+      const event = await reactionsRepository(ctx.db).record(trx, shoutId, room.slug, settings.reactions)
+      await announceChange(ctx, trx, 'shout-reactions', [{ ...event, kind: 'shout-reactions' }])
     })
-  }
-
-  /** Writes the shout's counts now (of `set`'s emoji) as its `shout-reactions` event, heard by every process once `trx` commits. */
-  private async announce (trx: Transaction, shoutId: number, room: string, set: readonly string[]): Promise<void> {
-    const event = await reactionsRepository(this.ctx.db).record(trx, shoutId, room, set)
-    await announceChange(this.ctx, trx, 'shout-reactions', [{ ...event, kind: 'shout-reactions' }])
   }
 
   /** Forgets the announcements not yet made (the addon stops; the next change of those shouts announces them). */
