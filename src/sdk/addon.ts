@@ -23,6 +23,12 @@ export interface AddonDefinition {
    * of the sentence that says less). Without it every entry is shown whole.
    */
   readonly activityReader?: (ctx: AddonContext, user: SessionUser) => Promise<ActivityRedactor>
+  /**
+   * Whether a visitor signing up may take `username`: false from any started addon refuses
+   * the sign-up with 400 USERNAME_NOT_ALLOWED (no reason given). Shoutbox: not when it holds
+   * a watched word that blocks.
+   */
+  readonly allowsUsername?: (ctx: AddonContext, username: string) => Promise<boolean>
 }
 
 /** An entry's details as one reader may see them. */

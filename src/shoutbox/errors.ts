@@ -37,6 +37,19 @@ export class IgnoreListFull extends Conflict {
   }
 }
 
+/** A member's shout holding a watched word whose action is `block` → WATCHED_WORD, 400 (which word is not said). */
+export class WatchedWord extends BadRequest {}
+
+/** A watched word whose skeleton is already watched (`FREE` when `free` is) → WATCHED_WORD_EXISTS, 409, with its `id`. */
+export class WatchedWordExists extends Conflict {
+  constructor (id: number) {
+    super({ id })
+  }
+}
+
+/** A second open report of one shout by one member → ALREADY_REPORTED, 409. */
+export class AlreadyReported extends Conflict {}
+
 /** A room's slug already in use → ROOM_SLUG_TAKEN, 409. */
 export class RoomSlugTaken extends Conflict {}
 

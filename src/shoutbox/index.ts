@@ -2,6 +2,7 @@ import { defineAddon } from '../sdk/index.js'
 import { RecentChanges } from './changes/list.js'
 import { Reactions } from './reactions.js'
 import { Retention } from './retention.js'
+import { WatchedWords } from './word-list.js'
 import { canRead, GENERAL_ROOM_ID, Rooms, roomNodes } from './rooms.js'
 import { StreamHub } from './stream-hub.js'
 
@@ -35,6 +36,8 @@ export default defineAddon({
   }),
   // The feed tells a panel user of a shout or a room they may not read only that
   // something happened there (the `hidden` sentences), never what was said or its name.
+  // A sign-up's username may not hold a watched word that blocks.
+  allowsUsername: async (ctx, username) => (await WatchedWords.of(ctx).filter()).check(username).action !== 'block',
   activityReader: async (ctx, user) => {
     const readable = await Rooms.of(ctx).readableSlugs(user)
     return ({ details }) => typeof details.room === 'string' && !readable.has(details.room) ? { variant: 'hidden' } : { ...details }

@@ -1,17 +1,17 @@
 import type { Database, Transaction } from '../sdk/index.js'
 import { MUTES_TABLE } from './tables.js'
 
-/** A mute as answered: who, until when (ms, or null until lifted), why, by whom (the moderator's username). */
+/** A mute as answered: who, until when (ms, or null until lifted), why, by whom (the moderator's username; null: the board itself). */
 export interface Mute {
   readonly userId: number
   readonly username: string
   readonly until: number | null
   readonly reason: string | null
-  readonly by: string
+  readonly by: string | null
 }
 
 export interface NewMute extends Mute {
-  readonly byId: number
+  readonly byId: number | null
   readonly createdAt: number
 }
 
@@ -20,7 +20,7 @@ interface Row {
   username: string
   until: string | number | null
   reason: string | null
-  by_username: string
+  by_username: string | null
 }
 
 const toMute = (row: Row): Mute => ({

@@ -1,6 +1,28 @@
-import type { AddonContext, SessionUser } from '../sdk/index.js'
+import { NoPermission, NotFound, type Actor, type AddonContext, type SessionUser, type Transaction } from '../sdk/index.js'
+import { announceToMember } from './changes/notice.js'
 import { Muted } from './errors.js'
 import { mutesRepository, type Mute } from './mutes-repository.js'
+
+const MINUTE_MS = 60_000
+
+/**
+ * Mutes member `userId` for `minutes` (null: until lifted), in place of any mute they
+ * have: by a moderator, or (`by` null) by the board itself (an automatic silence). 404
+ * for no such account; holders of MANAGE_SHOUTBOX cannot be muted (403). Logged
+ * MUTED_USER; the member's open pages hide their composer at once.
+ */
+export async function muteMember (ctx: AddonContext, trx: Transaction, { userId, minutes, reason, by }: { userId: number, minutes: number | null, reason: string | null, by: Actor | null }): Promise<Mute> {
+  const member = await ctx.users.find(userId, trx)
+  if (member === undefined) throw new NotFound()
+  if (ctx.permissions.has(member, 'MANAGE_SHOUTBOX')) throw new NoPermission()
+  const now = Date.now()
+  const until = minutes === null ? null : now + minutes * MINUTE_MS
+  const made = await mutesRepository(ctx.db).put({ userId, username: member.username, until, reason, by: by?.username ?? null, byId: by?.id ?? null, createdAt: now }, trx)
+  const { variant, amount } = muteSentence(minutes, reason)
+  await ctx.activityLog.write({ type: 'MUTED_USER', user: by, details: { userId, user: member.username, minutes, until, reason, amount, variant } }, trx)
+  await announceToMember(ctx, trx, 'posting-changed', userId)
+  return made
+}
 
 /**
  * The mute that stops `user` posting now, if any. Read from the database on every call:

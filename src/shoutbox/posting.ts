@@ -1,13 +1,16 @@
-import { BadRequest, NoPermission, type AddonContext, type SessionUser } from '../sdk/index.js'
+import { BadRequest, NoPermission, TooManyRequests, type AddonContext, type SessionUser } from '../sdk/index.js'
+import { countFloodRefusal } from './auto-silence.js'
 import { RoomArchived } from './errors.js'
 import { admitPost, type FloodRules } from './flood-control.js'
 import { assertPublishable } from './message.js'
 import { assertNotMuted } from './mutes.js'
 import { Publisher } from './publisher.js'
+import { holdShout } from './review.js'
 import { canPost, type Room } from './rooms.js'
 import type { FullShout, Settings } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
 import { shoutsRepository } from './shouts-repository.js'
+import { WatchedWords } from './word-list.js'
 
 /* A member's post in a room, whichever path it comes by (`POST /api/shoutbox` in the default room, `POST /api/shoutbox/rooms/:slug/shouts`). */
 
@@ -29,20 +32,38 @@ export function floodRules (settings: Settings, room: Room): FloodRules {
 /**
  * A member's post in `room` (which the caller has found they may read): posting rights,
  * then mutes, the message rules, what it answers (a shout of the same room: 400
- * BAD_REQUEST for any other id), and the flood rules — with the room's slow mode — from
- * which staff are exempt. Answers the shout as stored (no reactions yet).
+ * BAD_REQUEST for any other id), the watched words (a blocked one refuses it, censored
+ * ones are starred) and the flood rules — with the room's slow mode (a member refused
+ * too often is silenced by the board). A held word, or a member with fewer than
+ * `holdFirstShouts` shouts on the board, holds the shout for review: it is answered with
+ * `held: true` and shown to its author alone until a moderator approves it. Staff are
+ * exempt from all of these. Answers the shout as stored (no reactions yet).
  */
-export async function postInRoom (ctx: AddonContext, user: SessionUser, room: Room, message: string, replyTo: number | null = null): Promise<FullShout> {
+export async function postInRoom (ctx: AddonContext, user: SessionUser, room: Room, message: string, replyTo: number | null = null): Promise<FullShout & { held?: true }> {
   assertMayPost(room, user)
   await assertNotMuted(ctx, user)
   const settings = await ShoutboxSettings.of(ctx).current()
   assertPublishable(message, settings.maxMessageLength)
   if (replyTo !== null) await assertAnswerable(ctx, replyTo, room)
+  const checked = await WatchedWords.of(ctx).check(user, message)
   if (!ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
-    await admitPost(ctx, user.id, message, floodRules(settings, room))
+    try {
+      await admitPost(ctx, user.id, checked.message, floodRules(settings, room))
+    } catch (error) {
+      if (error instanceof TooManyRequests) await countFloodRefusal(ctx, user, settings)
+      throw error
+    }
+    if (checked.held) return await holdShout(ctx, user, room, checked.message, replyTo, 'word')
+    if (await isNewMember(ctx, user, settings.holdFirstShouts)) return await holdShout(ctx, user, room, checked.message, replyTo, 'new-member')
   }
-  const shout = await Publisher.of(ctx).publish(user, message, { logged: false, room, replyTo })
+  const shout = await Publisher.of(ctx).publish(user, checked.message, { logged: false, room, replyTo })
   return { ...shout, reactions: [] }
+}
+
+/** A member with fewer than `holdFirstShouts` shouts on the board: their next one waits for review. */
+async function isNewMember (ctx: AddonContext, user: SessionUser, holdFirstShouts: number): Promise<boolean> {
+  if (holdFirstShouts === 0) return false
+  return await shoutsRepository(ctx.db).countByAuthor(user.id, holdFirstShouts) < holdFirstShouts
 }
 
 /**

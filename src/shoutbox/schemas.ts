@@ -55,7 +55,8 @@ export type Reaction = Static<typeof ReactionSchema>
  */
 export const FullShoutSchema = Type.Object({
   ...RoomShoutSchema.properties,
-  reactions: Type.Array(ReactionSchema, { description: "nonzero only, in the order of the `reactions` setting; `mine` only for a signed-in caller" })
+  reactions: Type.Array(ReactionSchema, { description: "nonzero only, in the order of the `reactions` setting; `mine` only for a signed-in caller" }),
+  held: Type.Optional(Type.Literal(true, { description: 'waiting for review (a watched word, or a new member\'s first shouts): shown to its author alone until a moderator approves it' }))
 }, { additionalProperties: false })
 
 export type FullShout = Static<typeof FullShoutSchema>
@@ -94,6 +95,12 @@ const KeepDaysSchema = Type.Union([Type.Integer({ minimum: 1, maximum: 3650 }), 
 // Conversation: the emoji members react with (each one grapheme, checked as the settings are changed).
 const ReactionSetSchema = Type.Array(Type.String({ minLength: 1, maxLength: 32 }), { minItems: 1, maxItems: 12, uniqueItems: true, description: '1–12 distinct single emoji, in the order shown' })
 
+// Moderation in depth: reports that hide, new members held, automatic silence.
+const HideAfterReportsSchema = Type.Integer({ minimum: 0, maximum: 100, description: 'distinct members whose open reports hide a shout pending review; 0: never' })
+const HoldFirstShoutsSchema = Type.Integer({ minimum: 0, maximum: 10, description: "a member's first shouts held for review; 0: none" })
+const AutoMuteAfterSchema = Type.Integer({ minimum: 0, maximum: 1000, description: 'flood refusals within 10 minutes that silence a member; 0: never' })
+const AutoMuteMinutesSchema = Type.Integer({ minimum: 1, maximum: 10_080, description: 'how long an automatic silence lasts' })
+
 /** The reactions a site starts with. */
 export const DEFAULT_REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🎉'] as const
 
@@ -105,13 +112,18 @@ export const SettingsSchema = Type.Object({
   editWindowSeconds: EditWindowSecondsSchema,
   maxPinned: MaxPinnedSchema,
   keepDays: KeepDaysSchema,
-  reactions: ReactionSetSchema
+  reactions: ReactionSetSchema,
+  hideAfterReports: HideAfterReportsSchema,
+  holdFirstShouts: HoldFirstShoutsSchema,
+  autoMuteAfter: AutoMuteAfterSchema,
+  autoMuteMinutes: AutoMuteMinutesSchema
 })
 
 export type Settings = Static<typeof SettingsSchema>
 
 export const SETTINGS_EXAMPLE: Settings = {
-  maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: [...DEFAULT_REACTIONS]
+  maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: [...DEFAULT_REACTIONS],
+  hideAfterReports: 3, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30
 }
 
 export const UpdateSettingsSchema = {
@@ -123,7 +135,11 @@ export const UpdateSettingsSchema = {
     editWindowSeconds: Type.Optional(EditWindowSecondsSchema),
     maxPinned: Type.Optional(MaxPinnedSchema),
     keepDays: Type.Optional(KeepDaysSchema),
-    reactions: Type.Optional(ReactionSetSchema)
+    reactions: Type.Optional(ReactionSetSchema),
+    hideAfterReports: Type.Optional(HideAfterReportsSchema),
+    holdFirstShouts: Type.Optional(HoldFirstShoutsSchema),
+    autoMuteAfter: Type.Optional(AutoMuteAfterSchema),
+    autoMuteMinutes: Type.Optional(AutoMuteMinutesSchema)
   }, { minProperties: 1, additionalProperties: false })
 }
 
@@ -159,7 +175,7 @@ export const MuteAnswerSchema = Type.Object({
   username: Type.String(),
   until: Type.Union([Type.Integer(), Type.Null()], { description: 'ms since the Unix epoch; null: until lifted' }),
   reason: Type.Union([Type.String(), Type.Null()]),
-  by: Type.String({ description: "the moderator's username" })
+  by: Type.Union([Type.String(), Type.Null()], { description: "the moderator's username; null: the board itself (an automatic silence)" })
 }, { additionalProperties: false })
 
 export const MUTE_EXAMPLE: Static<typeof MuteAnswerSchema> = { userId: 2, username: 'ayse', until: 1795308600000, reason: 'spam', by: 'mod' }

@@ -47,7 +47,11 @@ export class ShoutboxSettings {
       editWindowSeconds: values.editWindowSeconds as number,
       maxPinned: values.maxPinned as number,
       keepDays: values.keepDays as number | null,
-      reactions: values.reactions as string[]
+      reactions: values.reactions as string[],
+      hideAfterReports: values.hideAfterReports as number,
+      holdFirstShouts: values.holdFirstShouts as number,
+      autoMuteAfter: values.autoMuteAfter as number,
+      autoMuteMinutes: values.autoMuteMinutes as number
     }
   }
 

@@ -180,6 +180,12 @@ export function shoutsRepository (db: Database) {
     },
 
     /** True when the default room keeps more than `count` shouts (the seed's list): a walk of an index, `count` + 1 rows at most. */
+    /** How many shouts `authorId` has on the board, counted up to `upTo`. */
+    async countByAuthor (authorId: number, upTo: number): Promise<number> {
+      const rows = await db(SHOUTS_TABLE).select('id').where('author_id', authorId).limit(upTo)
+      return rows.length
+    },
+
     async moreThan (count: number): Promise<boolean> {
       const rows = await db(SHOUTS_TABLE).select('id').where('room_id', GENERAL_ROOM_ID).orderBy('id').offset(count).limit(1)
       return rows.length > 0

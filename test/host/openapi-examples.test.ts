@@ -149,6 +149,30 @@ t.test('every documented success answer: produced by the real app, valid against
     },
     'shoutbox.Unignore': () => asAda('DELETE', `/api/users/me/ignored/${userId}`),
     'shoutbox.ShoutAuthorAccount': () => asAda('GET', `/api/shoutbox/shouts/${shoutId}/author`),
+    // Moderation in depth (CONTRACT §17): a watched word, a report, the queue and a decision.
+    'shoutbox.AddWord': () => asAdmin('POST', '/panel/api/shoutbox/words', { pattern: 'free money', action: 'block' }),
+    'shoutbox.PanelWords': async () => {
+      await asAdmin('POST', '/panel/api/shoutbox/words', { pattern: 'casino', action: 'censor' })
+      return asAdmin('GET', '/panel/api/shoutbox/words')
+    },
+    'shoutbox.RemoveWord': async () => {
+      const added = await asAdmin('POST', '/panel/api/shoutbox/words', { pattern: 'lottery', action: 'hold' })
+      return asAdmin('DELETE', `/panel/api/shoutbox/words/${JSON.parse(added.body).word.id as number}`)
+    },
+    'shoutbox.ReportShout': async () => {
+      const reported = JSON.parse((await asAdmin('POST', '/api/shoutbox', { message: 'report me' })).body).shout.id as number
+      return asAda('POST', `/api/shoutbox/shouts/${reported}/report`, { reason: 'spam', note: 'the same link all day' })
+    },
+    'shoutbox.ReviewQueue': async () => {
+      const reported = JSON.parse((await asAdmin('POST', '/api/shoutbox', { message: 'in the queue' })).body).shout.id as number
+      await asAda('POST', `/api/shoutbox/shouts/${reported}/report`, { reason: 'off-topic' })
+      return asAdmin('GET', '/panel/api/shoutbox/review')
+    },
+    'shoutbox.ReviewShout': async () => {
+      const reported = JSON.parse((await asAdmin('POST', '/api/shoutbox', { message: 'to be reviewed' })).body).shout.id as number
+      await asAda('POST', `/api/shoutbox/shouts/${reported}/report`, { reason: 'abuse' })
+      return asAdmin('POST', `/panel/api/shoutbox/review/${reported}`, { action: 'dismiss' })
+    },
     // Notifications (CONTRACT §16): Ada's post mentioned the admin.
     'host.ListNotifications': () => asAdmin('GET', '/api/notifications'),
     'host.MarkNotificationsRead': () => asAdmin('POST', '/api/notifications/read', { all: true }),

@@ -115,7 +115,7 @@ t.test('each endpoint documents the error codes it can answer: its access class,
     503: ['INSTALLATION_REQUIRED', 'SERVICE_UNAVAILABLE']
   }, 'a public GET: only setup and the service')
   t.same(codes('/api/shoutbox', 'post'), {
-    400: ['BAD_REQUEST', 'MESSAGE_TOO_LONG'],
+    400: ['BAD_REQUEST', 'MESSAGE_TOO_LONG', 'WATCHED_WORD'],
     401: ['NOT_LOGGED_IN'],
     403: ['INVALID_ORIGIN', 'MUTED', 'NO_PERMISSION'],
     409: ['DUPLICATE_SHOUT'],

@@ -54,6 +54,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'host', name: '004-members' },
     { owner: 'host', name: '005-retired-usernames' },
     { owner: 'host', name: '006-notifications' },
+    { owner: 'host', name: '007-preferences' },
     { owner: 'shoutbox', name: '001-create-shouts' },
     { owner: 'shoutbox', name: '002-create-events' },
     { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' },
@@ -66,7 +67,9 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'shoutbox', name: '010-rooms' },
     { owner: 'shoutbox', name: '011-read-markers' },
     { owner: 'shoutbox', name: '012-conversation' },
-    { owner: 'shoutbox', name: '013-ignores' }
+    { owner: 'shoutbox', name: '013-ignores' },
+    { owner: 'shoutbox', name: '014-watched-words' },
+    { owner: 'shoutbox', name: '015-review' }
   ])
   await first.close()
   const second = await build(t, { db })

@@ -3,7 +3,7 @@ import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
 import { account, memberRoleId } from '../helpers/identity.js'
-import { ANSWERED_KEYS, DEFAULT_REACTIONS, withoutReactions } from '../helpers/shouts.js'
+import { ANSWERED_KEYS, DEFAULT_REACTIONS, MODERATION_DEFAULTS, withoutReactions } from '../helpers/shouts.js'
 import { connectSse } from '../helpers/sse.js'
 import type { FullShout as Shout, RoomShout, Shout as ListedShout } from '../helpers/types.js'
 
@@ -143,8 +143,10 @@ t.test('flood control', async t => {
   const admin = await setUp(app)
   const api = client(app)
   t.same((await app.inject({ url: '/api/panel/shoutbox/config', headers: { cookie: admin } })).json(), {
-    result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS
+    result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS, ...MODERATION_DEFAULTS
   }, 'the defaults')
+  // The flood rules alone: the board's own silence after repeated refusals is review.test.ts's.
+  await api.settings(admin, { autoMuteAfter: 0 })
 
   t.test('minSecondsBetweenShouts: the next post too soon → TOO_MANY_REQUESTS with Retry-After', async t => {
     const can = await account(app, admin, 'can')
@@ -241,7 +243,7 @@ t.test('flood control', async t => {
     }
     const changed = await api.settings(admin, { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60 })
     t.same([changed.statusCode, changed.json()], [200, {
-      result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS
+      result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS, ...MODERATION_DEFAULTS, autoMuteAfter: 0
     }])
     const entry = await app.db('activity_logs').where({ type: 'UPDATED_SHOUTBOX_SETTINGS' }).orderBy('id', 'desc').first<{ details: unknown }>('details')
     t.same(entry.details, { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 2, editWindowSeconds: 60 })

@@ -36,7 +36,7 @@ t.test('GET /api/panel/shoutbox/overview: 30 UTC days, oldest first, with the sh
     const day = today - (29 - i) * DAY_MS
     return { day: utcDay(day), shouts: i === 0 ? 2 : i === 29 ? 3 : 0 }
   })
-  t.same(response.json(), { result: 'ok', days: expected, readers: 0, mutes: 0, manyShouts: false })
+  t.same(response.json(), { result: 'ok', days: expected, readers: 0, mutes: 0, manyShouts: false, review: 0, words: 0 })
 })
 
 t.test('manyShouts: over 1,000 shouts kept (the settings page warns when maxShouts is unset then)', async t => {

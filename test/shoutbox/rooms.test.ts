@@ -7,7 +7,7 @@ import { ACCOUNT_PASSWORD, account, roleWith } from '../helpers/identity.js'
 import type { AddonContext } from '../../src/sdk/index.js'
 import { MarkLimits } from '../../src/shoutbox/read-markers.js'
 import { Retention } from '../../src/shoutbox/retention.js'
-import { ANSWERED_KEYS, DEFAULT_REACTIONS, answered } from '../helpers/shouts.js'
+import { ANSWERED_KEYS, DEFAULT_REACTIONS, MODERATION_DEFAULTS, answered } from '../helpers/shouts.js'
 import { connectSse, type SseClient } from '../helpers/sse.js'
 
 /** CONTRACT §15: rooms — several conversations on one board, each read and written by whom it says. */
@@ -139,7 +139,10 @@ t.test('attack: bursts — one slug asked for twenty times at once, a member pos
   await as(app, admin).put('/api/panel/shoutbox/config', { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 10 })
   const posts = await Promise.all(Array.from({ length: 50 }, (_, i) => as(app, member).post('/api/shoutbox/rooms/members/shouts', { message: `burst ${i}` })))
   t.equal(posts.filter(r => r.statusCode === 200).length, 10, 'the flood rules hold in a room: maxShoutsPerMinute stored')
-  t.ok(posts.filter(r => r.statusCode !== 200).every(r => r.statusCode === 429 && r.headers['retry-after'] !== undefined), 'the rest: 429 with Retry-After')
+  const refused = posts.filter(r => r.statusCode !== 200)
+  t.ok(refused.filter(r => r.statusCode === 429).length >= 10 && refused.every(r => (r.statusCode === 429 && r.headers['retry-after'] !== undefined) || r.json().error === 'MUTED'),
+    'the rest: 429 with Retry-After, until the tenth refusal has the board mute the member (403 MUTED)')
+  t.equal((await app.db('shoutbox_mutes').whereNull('by_id')).length, 1, 'muted once, by the board')
   const hidden = await Promise.all(Array.from({ length: 50 }, () => as(app, member).post('/api/shoutbox/rooms/staff/shouts', { message: 'in?' })))
   t.ok(hidden.every(r => r.statusCode === 404 && r.body === JSON.stringify(error('NOT_FOUND'))), 'fifty posts into a room one may not read: all 404, nothing stored')
   t.equal(Number((await app.db('shoutbox_shouts').where({ room_id: 3 }).count<Array<{ count: string }>>({ count: '*' }))[0]!.count), 0)
@@ -607,7 +610,7 @@ t.test('migration: a board from before rooms moves into the default room with no
   t.same((await after.db('shoutbox_shouts').distinct('room_id')).map(r => r.room_id), [1], 'all in the default room')
   t.same(await after.db('shoutbox_pins').select('shout_id'), kept.pins, 'pins kept')
   t.same((await as(after, admin).get('/api/panel/shoutbox/config')).json(), {
-    result: 'ok', maxShouts: 2, maxMessageLength: 500, minSecondsBetweenShouts: 0, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 2, keepDays: 30, reactions: DEFAULT_REACTIONS
+    result: 'ok', maxShouts: 2, maxMessageLength: 500, minSecondsBetweenShouts: 0, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 2, keepDays: 30, reactions: DEFAULT_REACTIONS, ...MODERATION_DEFAULTS
   }, 'settings kept (and the settings added since at their defaults)')
   t.same((await as(after, undefined).get('/api/shoutbox/list')).json().shouts.map((s: { message: string }) => s.message), ['three', 'two'], 'the list as before')
   t.same((await as(after, undefined).get('/api/shoutbox/pinned')).json().shouts.map((s: { message: string, room: string }) => [s.message, s.room]), [['two', 'general']])

@@ -1,11 +1,11 @@
 import t from 'tap'
 import { build, setUp } from '../helpers/app.js'
-import { DEFAULT_REACTIONS } from '../helpers/shouts.js'
+import { DEFAULT_REACTIONS, MODERATION_DEFAULTS } from '../helpers/shouts.js'
 
 /** The members' posting settings, at their defaults (settings.test.ts and members.test.ts change them). */
 const MEMBERS = { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300 }
 /** The conversation settings, at their defaults (conversation.test.ts changes them). */
-const CONVERSATION = { reactions: DEFAULT_REACTIONS }
+const CONVERSATION = { reactions: DEFAULT_REACTIONS, ...MODERATION_DEFAULTS }
 
 /** CONTRACT §14: the settings maxPinned (0–20, default 3) and keepDays (null or 1–3650, default null). */
 t.test('maxPinned and keepDays in GET/PUT /api/panel/shoutbox/config', async t => {

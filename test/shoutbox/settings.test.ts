@@ -1,13 +1,13 @@
 import t from 'tap'
 import { build, setUp, userWith } from '../helpers/app.js'
-import { DEFAULT_REACTIONS } from '../helpers/shouts.js'
+import { DEFAULT_REACTIONS, MODERATION_DEFAULTS } from '../helpers/shouts.js'
 import type { Tap } from '../helpers/types.js'
 
 /**
  * The members' posting, the history and the conversation settings, at their defaults;
  * members.test.ts, settings-history.test.ts and conversation.test.ts change them.
  */
-const OTHER_DEFAULTS = { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS }
+const OTHER_DEFAULTS = { minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS, ...MODERATION_DEFAULTS }
 
 /** A board with the manifest's default settings, and its admin. */
 async function board (t: Tap) {

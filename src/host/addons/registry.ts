@@ -184,6 +184,22 @@ export class AddonRegistry {
     return readers
   }
 
+  /**
+   * Whether every started addon that has a say lets a sign-up take `username`. An addon
+   * whose check fails is logged and not heard: its failure does not close sign-up.
+   */
+  async allowsUsername (username: string): Promise<boolean> {
+    const answers = await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.allowsUsername !== undefined).map(async r => {
+      try {
+        return await r.addon.definition.allowsUsername!(r.ctx, username)
+      } catch (error) {
+        this.options.services.log.error({ err: error, addon: r.id }, 'could not check a username')
+        return true
+      }
+    }))
+    return answers.every(Boolean)
+  }
+
   /** Before the server closes: listeners hear that the addons stop, then each addon stops. */
   async stop (): Promise<void> {
     this.stopping = true

@@ -1,6 +1,6 @@
 import { Api, Successful, TooManyRequests, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
-import { EmailTaken, SignUpClosed, UsernameTaken } from '../errors.js'
+import { EmailTaken, SignUpClosed, UsernameNotAllowed, UsernameTaken } from '../errors.js'
 import { signIn } from '../identity/sign-in.js'
 import { NewAccountSchema, SIGNED_IN_EXAMPLE, SignedInUserSchema } from '../schemas.js'
 
@@ -30,7 +30,7 @@ export class SignUp extends Api<typeof SignUpSchema, HostContext> {
   readonly schema = SignUpSchema
   override readonly answers = {
     ok: okAnswer({ user: SignedInUserSchema }, { user: SIGNED_IN_EXAMPLE }, 'The new account, signed in'),
-    errors: [SignUpClosed, TooManyRequests, UsernameTaken, EmailTaken]
+    errors: [SignUpClosed, TooManyRequests, UsernameNotAllowed, UsernameTaken, EmailTaken]
   }
 
   async handle (call: PublicCall<typeof SignUpSchema, HostContext>): Promise<Successful> {
@@ -38,6 +38,7 @@ export class SignUp extends Api<typeof SignUpSchema, HostContext> {
     const { identity } = ctx
     if (!(await identity.siteSettings.read()).signUp) throw new SignUpClosed()
     await identity.signUpQuota.take(call.ip)
+    if (!await ctx.addons.allowsUsername(call.body.username)) throw new UsernameNotAllowed()
     const { password, ...account } = call.body
     const roleId = await identity.siteSettings.signUpRoleId()
     const passwordHash = await identity.passwords.hash(password, call.ip)

@@ -78,8 +78,13 @@ export class ActivityLogStore {
     const template = this.i18n.lookup(owner, locale, key)
     const text = template === undefined
       ? entry.type
-      : this.i18n.t(owner, locale, key, { ...entry.details, username: entry.username, userId: entry.userId })
+      : this.i18n.t(owner, locale, key, { ...entry.details, username: entry.username ?? this.nobody(owner, locale), userId: entry.userId })
     return { ...entry, text }
+  }
+
+  /** Who did what nobody did (the owner acting by itself: an automatic silence): its `activity-logs.nobody`, else the host's. */
+  private nobody (owner: string, locale: string): string {
+    return this.i18n.lookup(owner, locale, 'activity-logs.nobody') ?? this.i18n.t(HOST, locale, 'activity-logs.nobody')
   }
 }
 

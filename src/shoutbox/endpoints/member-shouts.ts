@@ -1,14 +1,16 @@
 import {
   LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, okAnswer, type AddonContext, type SessionUser, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
-import { DuplicateShout, EditWindowClosed, MessageTooLong, Muted, RoomArchived } from '../errors.js'
+import { DuplicateShout, EditWindowClosed, MessageTooLong, Muted, RoomArchived, WatchedWord } from '../errors.js'
+import { WatchedWords } from '../word-list.js'
 import { admitPost } from '../flood-control.js'
 import { assertPublishable } from '../message.js'
 import { assertNotMuted } from '../mutes.js'
 import { assertMayPost, floodRules, postInRoom } from '../posting.js'
 import { withReactions } from '../reactions.js'
+import { heldShout, reviewRepository } from '../review.js'
 import { canRead, Rooms, type Room } from '../rooms.js'
-import { EditShoutSchema, PublishShoutSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema } from '../schemas.js'
+import { EditShoutSchema, PublishShoutSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema, type FullShout } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { deleteShout, editShout } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
@@ -31,7 +33,7 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
   readonly schema = PublishShoutSchema
   override readonly answers = {
     ok: okAnswer({ shout: FullShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }, 'The shout as stored'),
-    errors: [NoPermission, Muted, MessageTooLong, DuplicateShout, TooManyRequests]
+    errors: [NoPermission, Muted, MessageTooLong, WatchedWord, DuplicateShout, TooManyRequests]
   }
 
   async handle ({ ctx, user, body }: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
@@ -55,7 +57,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   readonly schema = EditShoutSchema
   override readonly answers = {
     ok: okAnswer({ shout: FullShoutSchema }, { shout: { ...ROOM_SHOUT_EXAMPLE, message: 'Hello, board (edited)' } }, 'The shout as edited; its date stays'),
-    errors: [NoPermission, Muted, NotFound, EditWindowClosed, RoomArchived, MessageTooLong, DuplicateShout, TooManyRequests]
+    errors: [NoPermission, Muted, NotFound, EditWindowClosed, RoomArchived, MessageTooLong, WatchedWord, DuplicateShout, TooManyRequests]
   }
 
   async handle (call: SignedInCall<typeof EditShoutSchema>): Promise<Successful> {
@@ -67,6 +69,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
     await assertNotMuted(ctx, user)
     const settings = await ShoutboxSettings.of(ctx).current()
     const staff = ctx.permissions.has(user, 'MANAGE_SHOUTBOX')
+    const checked = await WatchedWords.of(ctx).check(user, message)
     const shout = await ctx.transaction(async trx => {
       const { date, moderated, pinned, message: previousMessage, roomId } = await ownShout(ctx, trx, id, user, rooms)
       const room = rooms.find(each => each.id === roomId)
@@ -76,14 +79,29 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
       // out; nor change what the board pinned.
       if (moderated || pinned || Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
       assertPublishable(message, settings.maxMessageLength)
-      if (!staff) await admitPost(ctx, user.id, message, floodRules(settings, room), trx)
-      const edited = await editShout(ctx, trx, id, message, false)
+      if (!staff) await admitPost(ctx, user.id, checked.message, floodRules(settings, room), trx)
+      // A held word takes the shout off the board, with its new text, until a moderator approves it.
+      if (checked.held) return await holdEdit(ctx, trx, id, checked.message, room)
+      const edited = await editShout(ctx, trx, id, checked.message, false)
       if (staff) await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage, room: room.slug } }, trx)
       return edited
     })
+    if ('held' in shout) return new Successful({ shout })
     const [answered] = await withReactions(ctx, [shout], user)
     return new Successful({ shout: answered })
   }
+}
+
+/** Shout `id`, edited to `message` holding a held word: off the board, waiting for review with its new text. */
+async function holdEdit (ctx: AddonContext, trx: Transaction, id: number, message: string, room: Room): Promise<FullShout & { held: true }> {
+  const shout = await shoutsRepository(ctx.db).findWithAuthor(id, trx)
+  if (shout === undefined) throw new NotFound()
+  const held = await reviewRepository(ctx.db).put({
+    id, roomId: room.id, authorId: shout.authorId, username: shout.username, message, date: shout.date,
+    replyToId: shout.replyTo === null ? null : shout.replyTo.id, state: 'held', why: 'word'
+  }, trx)
+  await deleteShout(ctx, trx, id)
+  return heldShout(held, room.slug)
 }
 
 /**

@@ -2,7 +2,7 @@ import { LoggedInApi, NoPermission, NotFound, PanelApi, Successful, Type, okAnsw
 import { assertPublishable, assertStorable } from '../message.js'
 import { announceToMember } from '../changes/notice.js'
 import { mutesRepository } from '../mutes-repository.js'
-import { muteOf, muteSentence } from '../mutes.js'
+import { muteMember, muteOf } from '../mutes.js'
 import { MessageTooLong } from '../errors.js'
 import {
   MUTE_EXAMPLE, ModeratorEditSchema, MuteAnswerSchema, MutedUserParamsSchema, MuteSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema
@@ -13,7 +13,6 @@ import { withReactions } from '../reactions.js'
 import { editShout } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
-const MINUTE_MS = 60_000
 const LARGEST_USER_ID = 2_147_483_647
 
 /**
@@ -84,21 +83,7 @@ export class MuteMember extends PanelApi<typeof MuteSchema> {
     const given = call.body.reason ?? ''
     assertStorable(given, 'body/reason')
     const reason = given.trim() === '' ? null : given.trim()
-    const mute = await ctx.transaction(async trx => {
-      const member = await ctx.users.find(userId, trx)
-      if (member === undefined) throw new NotFound()
-      if (ctx.permissions.has(member, 'MANAGE_SHOUTBOX')) throw new NoPermission()
-      const now = Date.now()
-      const until = minutes === null ? null : now + minutes * MINUTE_MS
-      const made = await mutesRepository(ctx.db).put({ userId, username: member.username, until, reason, by: user.username, byId: user.id, createdAt: now }, trx)
-      const { variant, amount } = muteSentence(minutes, reason)
-      await ctx.activityLog.write({
-        type: 'MUTED_USER', user, details: { userId, user: member.username, minutes, until, reason, amount, variant }
-      }, trx)
-      // The member's open pages hide their composer at once.
-      await announceToMember(ctx, trx, 'posting-changed', userId)
-      return made
-    })
+    const mute = await ctx.transaction(trx => muteMember(ctx, trx, { userId, minutes, reason, by: user }))
     return new Successful({ mute })
   }
 }

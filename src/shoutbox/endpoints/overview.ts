@@ -2,6 +2,8 @@ import { NoPermission, PanelApi, Successful, Type, okAnswer, type SignedInCall }
 import { mutesRepository } from '../mutes-repository.js'
 import { shoutsRepository } from '../shouts-repository.js'
 import { StreamHub } from '../stream-hub.js'
+import { watchedWordsRepository } from '../word-list.js'
+import { queueSize } from './panel-review.js'
 
 const DAY_MS = 86_400_000
 /** The panel's overview shows this many days, today included. */
@@ -13,7 +15,8 @@ export const MANY_SHOUTS = 1000
  * GET /api/panel/shoutbox/overview — the board's figures for the panel's overview page:
  * the shouts posted on each of the last 30 days (UTC, oldest first, today last, days
  * without shouts as 0), the live readers (streams open on this process now) and the
- * mutes in force. Shouts deleted since are not counted. `manyShouts`: the board holds
+ * mutes in force, the shouts waiting for review and the watched words. Shouts deleted
+ * since are not counted. `manyShouts`: the board holds
  * over 1,000 shouts (the settings page warns when `maxShouts` is unset then: the list
  * would send every one).
  */
@@ -29,8 +32,12 @@ export class ShoutboxOverview extends PanelApi {
       }, { additionalProperties: false }), { minItems: OVERVIEW_DAYS, maxItems: OVERVIEW_DAYS, description: 'oldest first, today last' }),
       readers: Type.Integer({ minimum: 0, description: 'event streams open on the process that answered' }),
       mutes: Type.Integer({ minimum: 0, description: 'members muted now' }),
-      manyShouts: Type.Boolean({ description: 'the board holds over 1,000 shouts' })
+      manyShouts: Type.Boolean({ description: 'the board holds over 1,000 shouts' }),
+      review: Type.Integer({ minimum: 0, description: 'shouts waiting for review (held, or reported)' }),
+      words: Type.Integer({ minimum: 0, description: 'watched words' })
     }, {
+      review: 2,
+      words: 14,
       readers: 4,
       mutes: 1,
       manyShouts: false,
@@ -52,6 +59,7 @@ export class ShoutboxOverview extends PanelApi {
       return { day: new Date(day).toISOString().slice(0, 10), shouts: counts.get(day) ?? 0 }
     })
     const [mutes, manyShouts] = await Promise.all([mutesRepository(call.ctx.db).count(Date.now()), shoutsRepository(call.ctx.db).moreThan(MANY_SHOUTS)])
-    return new Successful({ days, readers: StreamHub.of(call.ctx).readers, mutes, manyShouts })
+    const [review, words] = await Promise.all([queueSize(call.ctx), watchedWordsRepository(call.ctx.db).count()])
+    return new Successful({ days, readers: StreamHub.of(call.ctx).readers, mutes, manyShouts, review, words })
   }
 }

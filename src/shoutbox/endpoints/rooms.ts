@@ -1,6 +1,6 @@
 import { Api, LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, Type, okAnswer, type PublicCall, type SignedInCall } from '../../sdk/index.js'
 import { ARCHIVE_ANSWER, archivePage } from '../archive-page.js'
-import { DuplicateShout, MessageTooLong, Muted, RoomArchived } from '../errors.js'
+import { DuplicateShout, MessageTooLong, Muted, RoomArchived, WatchedWord } from '../errors.js'
 import { pinsRepository } from '../pins-repository.js'
 import { postInRoom } from '../posting.js'
 import { MarkLimits, readMarkersRepository, UNREAD_COUNTED } from '../read-markers.js'
@@ -109,7 +109,7 @@ export class PostInRoom extends LoggedInApi<typeof PostInRoomSchema> {
   readonly schema = PostInRoomSchema
   override readonly answers = {
     ok: okAnswer({ shout: FullShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }, 'The shout as stored'),
-    errors: [NotFound, NoPermission, RoomArchived, Muted, MessageTooLong, DuplicateShout, TooManyRequests]
+    errors: [NotFound, NoPermission, RoomArchived, Muted, MessageTooLong, WatchedWord, DuplicateShout, TooManyRequests]
   }
 
   async handle ({ ctx, params, body, user }: SignedInCall<typeof PostInRoomSchema>): Promise<Successful> {

@@ -9,6 +9,13 @@ const MANAGE = 'addon.shoutbox.manage.shoutbox'
 /** Shouts the Shouts page shows at first, and adds with each "Older shouts". */
 const PANEL_PAGE = 50
 
+interface ReviewItem {
+  shout: { id: number, message: string, username: string, date: number, room: string }
+  state: 'held' | 'hidden' | 'reported'
+  why: 'word' | 'new-member' | 'reports'
+  reports: Array<{ id: number, reporter: string, reason: string, note: string | null, createdAt: number }>
+}
+interface Word { id: number, pattern: string, action: 'block' | 'censor' | 'hold', createdAt: number }
 interface Mute { userId: number, username: string, until: number | null, reason: string | null, by: string }
 interface PanelRoom { id: number, slug: string, name: string, description: string, read: string, post: string, position: number, archived: boolean, slowModeSeconds: number }
 
@@ -21,7 +28,7 @@ const POST_CHOICES = (slug: string): Array<[string, string]> => [
   ['addon.shoutbox.post', 'ui.rooms.postMembers'], [`addon.shoutbox.room.${slug}.post`, 'ui.rooms.postOwn'], ['panel.access', 'ui.rooms.postStaff'], [MANAGE, 'ui.rooms.postModerators']
 ]
 
-/** The addon's panel pages: Shouts, Rooms, Mutes and Shoutbox settings. The host decides who sees them. */
+/** The addon's panel pages: Shouts, Rooms, Mutes, Review, Words and Shoutbox settings. The host decides who sees them. */
 export default function register (panel: PanelHost): void {
   const t = shoutboxStrings(panel.locale)
   const addonError = (key: string, values?: Record<string, unknown>): string | undefined => t.has(key) ? t(key, values) : undefined
@@ -30,6 +37,8 @@ export default function register (panel: PanelHost): void {
   panel.addPage({ id: 'shouts', title: t('ui.shouts.title'), permission: MANAGE, render: root => shoutsPage(root) })
   panel.addPage({ id: 'rooms', title: t('ui.rooms.title'), permission: MANAGE, render: root => roomsPage(root) })
   panel.addPage({ id: 'mutes', title: t('ui.mutes.title'), permission: MANAGE, render: root => mutesPage(root) })
+  panel.addPage({ id: 'review', title: t('ui.review.title'), permission: MANAGE, render: root => reviewPage(root) })
+  panel.addPage({ id: 'words', title: t('ui.words.title'), permission: MANAGE, render: root => wordsPage(root) })
   panel.addPage({ id: 'settings', title: t('ui.settings.title'), permission: MANAGE, render: root => settingsPage(root) })
   panel.addOverview({ title: t('ui.overview.title'), permission: MANAGE, render: root => overview(root) })
   panel.addSetupStep({ title: t('ui.setupStep.title'), permission: MANAGE, render: (root, done) => setupStep(root, done) })
@@ -51,22 +60,27 @@ export default function register (panel: PanelHost): void {
   function overview (root: HTMLElement): void {
     const readers = h('dd', { id: 'overview-readers' }, '…')
     const mutes = h('dd', { id: 'overview-mutes' }, '…')
+    const review = h('dd', { id: 'overview-review' }, '…')
+    const words = h('dd', { id: 'overview-words' }, '…')
     const chart = h('figure', { class: 'chart' }, h('figcaption', {}, t('ui.overview.perDay')))
     root.replaceChildren(
       h('dl', { class: 'figures' },
         h('div', { title: t('ui.overview.readersHint') }, h('dt', {}, t('ui.overview.readers')), readers),
-        h('div', {}, h('dt', {}, t('ui.overview.mutes')), mutes)),
+        h('div', {}, h('dt', {}, t('ui.overview.mutes')), mutes),
+        h('div', {}, h('dt', {}, h('a', { href: '#/shoutbox/review' }, t('ui.overview.review'))), review),
+        h('div', {}, h('dt', {}, h('a', { href: '#/shoutbox/words' }, t('ui.overview.words'))), words)),
       chart)
     void panel.api('GET', '/panel/api/shoutbox/overview').then(answer => {
       if (!answer.ok) {
-        readers.textContent = '–'
-        mutes.textContent = '–'
+        for (const figure of [readers, mutes, review, words]) figure.textContent = '–'
         chart.append(h('p', { class: 'message error' }, say(answer)))
         return
       }
       const days = answer.body!.days as Array<{ day: string, shouts: number }>
       readers.textContent = (answer.body!.readers as number).toLocaleString(panel.locale)
       mutes.textContent = (answer.body!.mutes as number).toLocaleString(panel.locale)
+      review.textContent = (answer.body!.review as number).toLocaleString(panel.locale)
+      words.textContent = (answer.body!.words as number).toLocaleString(panel.locale)
       const label = (day: string): string => new Date(`${day}T00:00:00Z`).toLocaleDateString(panel.locale, { month: 'short', day: 'numeric', timeZone: 'UTC' })
       const total = days.reduce((sum, day) => sum + day.shouts, 0)
       chart.append(
@@ -343,6 +357,133 @@ export default function register (panel: PanelHost): void {
     return () => clearInterval(timer)
   }
 
+  /**
+   * The review queue: each shout waiting (held, hidden by reports, or reported), what it
+   * says, who wrote it and where, why it waits and its reports; Approve, Delete, Dismiss
+   * the reports, with a mute of its author if chosen. The focus moves to the next shout
+   * as one is decided.
+   */
+  function reviewPage (root: HTMLElement): void {
+    const result = outcome()
+    const list = h('ol', { class: 'review-list' })
+    const empty = h('p', {}, t('ui.review.empty'))
+    const heading = h('h1', { tabindex: -1 }, t('ui.review.title'))
+    const when = (ms: number): string => new Date(ms).toLocaleString(panel.locale, { dateStyle: 'medium', timeStyle: 'short' })
+    const load = async (focusAt?: number): Promise<void> => {
+      const answer = await panel.api('GET', '/panel/api/shoutbox/review')
+      if (!answer.ok) {
+        result.error(say(answer))
+        return
+      }
+      const items = answer.body!.items as ReviewItem[]
+      list.replaceChildren(...items.map(item))
+      list.hidden = items.length === 0
+      empty.hidden = items.length !== 0
+      if (focusAt !== undefined) ([...list.querySelectorAll<HTMLElement>('h2')][Math.min(focusAt, items.length - 1)] ?? heading).focus()
+    }
+    const item = (entry: ReviewItem, index: number): HTMLElement => {
+      const id = `review-${entry.shout.id}`
+      const mute = h('select', { id: `${id}-mute` },
+        h('option', { value: '' }, t('ui.review.noMute')),
+        ...[[60, 'hour'], [1440, 'day'], [10080, 'week']].map(([minutes, unit]) => h('option', { value: String(minutes) }, t(`ui.review.mute.${unit}`)))) as HTMLSelectElement
+      const decide = async (action: 'approve' | 'delete' | 'dismiss'): Promise<void> => {
+        const muteMinutes = mute.value === '' ? undefined : Number(mute.value)
+        const answer = await panel.api('POST', `/panel/api/shoutbox/review/${entry.shout.id}`, { action, ...(muteMinutes === undefined ? {} : { muteMinutes }) })
+        if (answer.ok || answer.status === 404) result.ok(t(`ui.review.done.${action}`, { username: entry.shout.username }))
+        else result.error(say(answer))
+        await load(index)
+      }
+      const button = (action: 'approve' | 'delete' | 'dismiss', kind: string): HTMLElement => h('button', {
+        type: 'button', class: kind, 'aria-describedby': `${id}-title`, onclick: () => void decide(action)
+      }, t(`ui.review.${action}`))
+      const why = entry.state === 'reported' || entry.state === 'hidden'
+        ? t(`ui.review.state.${entry.state}`, { count: entry.reports.length })
+        : t(`ui.review.why.${entry.why}`)
+      return h('li', { class: `card review-item ${entry.state}` },
+        h('h2', { id: `${id}-title`, tabindex: -1 }, t('ui.review.itemTitle', { username: entry.shout.username, room: entry.shout.room })),
+        h('p', { class: 'review-why' }, h('span', { class: `badge ${entry.state}` }, t(`ui.review.badge.${entry.state}`)), ' ', why),
+        h('blockquote', { class: 'review-text' }, entry.shout.message),
+        h('p', { class: 'hint' }, when(entry.shout.date)),
+        entry.reports.length === 0 ? null : h('ul', { class: 'review-reports', 'aria-label': t('ui.review.reports') }, ...entry.reports.map(report => h('li', {},
+          h('strong', {}, report.reporter), ' — ', t(`ui.review.reason.${report.reason}`), report.note === null ? '' : `: “${report.note}”`))),
+        h('div', { class: 'review-actions' },
+          button('approve', ''), button('delete', 'danger'), entry.state === 'held' ? null : button('dismiss', 'secondary'),
+          h('label', { for: `${id}-mute` }, t('ui.review.muteLabel')), mute))
+    }
+    root.replaceChildren(heading, h('p', { class: 'hint' }, t('ui.review.intro')), result, list, empty)
+    void load()
+  }
+
+  /**
+   * Watched words: a form to add one (the pattern and what it does), and the list, each
+   * with Remove. The focus stays in the list as words go.
+   */
+  function wordsPage (root: HTMLElement): void {
+    const result = outcome()
+    const listResult = outcome()
+    const pattern = h('input', { type: 'text', id: 'word-pattern', required: true, maxlength: 64, autocomplete: 'off' }) as HTMLInputElement
+    const actions = (['block', 'censor', 'hold'] as const).map(action => h('label', { class: 'choice' },
+      h('input', { type: 'radio', name: 'word-action', value: action, checked: action === 'block' }), ' ',
+      h('strong', {}, t(`ui.words.action.${action}`)), ' ', h('span', { class: 'hint' }, t(`ui.words.actionHint.${action}`))))
+    const form = h('form', { class: 'stack' },
+      field(t('ui.words.pattern'), pattern, t('ui.words.patternHint')),
+      h('fieldset', {}, h('legend', {}, t('ui.words.actionLegend')), ...actions),
+      result,
+      h('div', {}, h('button', { type: 'submit' }, t('ui.words.add')))) as HTMLFormElement
+    const chosen = (): string => form.querySelector<HTMLInputElement>('input[name="word-action"]:checked')?.value ?? 'block'
+    let added = ''
+    const add = async (): Promise<ApiAnswer> => {
+      const answer = await panel.api('POST', '/panel/api/shoutbox/words', { pattern: pattern.value, action: chosen() })
+      if (answer.ok) added = (answer.body!.word as Word).pattern
+      return answer
+    }
+    onSubmit(form, result, say, add, () => {
+      result.ok(t('ui.words.added', { pattern: added }))
+      pattern.value = ''
+      pattern.focus()
+      void load()
+    })
+    const table = h('table', { class: 'words' })
+    const body = h('tbody', {})
+    table.append(h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('ui.words.pattern')), h('th', { scope: 'col' }, t('ui.words.actionLegend')), h('th', { scope: 'col' }, t('ui.words.since')), h('td', {}))), body)
+    const empty = h('p', {}, t('ui.words.empty'))
+    const count = h('p', { class: 'hint' })
+    const heading = h('h1', { tabindex: -1 }, t('ui.words.title'))
+    const load = async (focusAfter?: number): Promise<void> => {
+      const answer = await panel.api('GET', '/panel/api/shoutbox/words')
+      if (!answer.ok) {
+        listResult.error(say(answer))
+        return
+      }
+      const words = answer.body!.words as Word[]
+      body.replaceChildren(...words.map(row))
+      table.hidden = words.length === 0
+      empty.hidden = words.length !== 0
+      count.textContent = t('ui.words.count', { count: words.length })
+      if (focusAfter !== undefined) {
+        const buttons = [...body.querySelectorAll<HTMLButtonElement>('button')]
+        ;(buttons[Math.min(focusAfter, buttons.length - 1)] ?? heading).focus()
+      }
+    }
+    const row = (word: Word, index: number): HTMLElement => {
+      const remove = async (): Promise<void> => {
+        const answer = await panel.api('DELETE', `/panel/api/shoutbox/words/${word.id}`)
+        if (answer.ok || answer.status === 404) listResult.ok(t('ui.words.removed', { pattern: word.pattern }))
+        else listResult.error(say(answer))
+        await load(index)
+      }
+      return h('tr', {},
+        h('th', { scope: 'row', 'data-label': t('ui.words.pattern') }, h('code', {}, word.pattern)),
+        h('td', { 'data-label': t('ui.words.actionLegend') }, h('span', { class: `word-action ${word.action}` }, t(`ui.words.action.${word.action}`))),
+        h('td', { 'data-label': t('ui.words.since') }, relativeTime(word.createdAt, panel.locale)),
+        h('td', {}, h('button', { type: 'button', class: 'secondary', 'aria-label': t('ui.words.removeLabel', { pattern: word.pattern }), onclick: () => void remove() }, t('ui.words.remove'))))
+    }
+    root.replaceChildren(heading, h('p', { class: 'hint' }, t('ui.words.intro')),
+      h('div', { class: 'card' }, h('h2', {}, t('ui.words.addTitle')), form),
+      h('div', { class: 'card' }, h('h2', {}, t('ui.words.listTitle')), count, listResult, table, empty))
+    void load()
+  }
+
   function settingsPage (root: HTMLElement): void {
     const result = outcome()
     const maxShouts = h('input', { type: 'number', id: 'max-shouts', min: 0, step: 1 }) as HTMLInputElement
@@ -355,6 +496,12 @@ export default function register (panel: PanelHost): void {
     const maxPinned = h('input', { type: 'number', id: 'max-pinned', min: 0, max: 20, step: 1, required: true }) as HTMLInputElement
     const keepDays = h('input', { type: 'number', id: 'keep-days', min: 1, max: 3650, step: 1 }) as HTMLInputElement
     const reactions = h('input', { type: 'text', id: 'reactions', required: true, autocomplete: 'off' }) as HTMLInputElement
+    const moderation = {
+      hideAfterReports: h('input', { type: 'number', id: 'hide-after-reports', min: 0, max: 100, step: 1, required: true }) as HTMLInputElement,
+      holdFirstShouts: h('input', { type: 'number', id: 'hold-first-shouts', min: 0, max: 10, step: 1, required: true }) as HTMLInputElement,
+      autoMuteAfter: h('input', { type: 'number', id: 'auto-mute-after', min: 0, max: 1000, step: 1, required: true }) as HTMLInputElement,
+      autoMuteMinutes: h('input', { type: 'number', id: 'auto-mute-minutes', min: 1, max: 10080, step: 1, required: true }) as HTMLInputElement
+    }
     // Shown while maxShouts is empty on a board of over 1,000 shouts: the list would send them all.
     const unbounded = h('p', { class: 'message warning', id: 'max-shouts-warning', role: 'status', hidden: true }, t('ui.settings.maxShoutsWarning'))
     let manyShouts = false
@@ -371,6 +518,8 @@ export default function register (panel: PanelHost): void {
         field(t('ui.settings.keepDays'), keepDays, t('ui.settings.keepDaysHint'))),
       h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.conversation')),
         field(t('ui.settings.reactions'), reactions, t('ui.settings.reactionsHint'))),
+      h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.moderation')),
+        ...Object.entries(moderation).map(([key, input]) => field(t(`ui.settings.${key}`), input, t(`ui.settings.${key}Hint`)))),
       result,
       h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
     onSubmit(form, result, say, () => panel.api('PUT', '/panel/api/shoutbox/config', {
@@ -378,7 +527,8 @@ export default function register (panel: PanelHost): void {
       ...Object.fromEntries(Object.entries(members).map(([key, input]) => [key, Number(input.value)])),
       maxPinned: Number(maxPinned.value),
       keepDays: keepDays.value === '' ? null : Number(keepDays.value),
-      reactions: reactions.value.split(/\s+/u).filter(emoji => emoji !== '')
+      reactions: reactions.value.split(/\s+/u).filter(emoji => emoji !== ''),
+      ...Object.fromEntries(Object.entries(moderation).map(([key, input]) => [key, Number(input.value)]))
     }), () => result.ok(t('ui.settings.saved')))
     root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
     void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
@@ -394,6 +544,7 @@ export default function register (panel: PanelHost): void {
       maxPinned.value = String(answer.body!.maxPinned)
       keepDays.value = answer.body!.keepDays === null ? '' : String(answer.body!.keepDays)
       reactions.value = (answer.body!.reactions as string[]).join(' ')
+      for (const [key, input] of Object.entries(moderation)) input.value = String(answer.body![key])
     })
     void panel.api('GET', '/panel/api/shoutbox/overview').then(answer => {
       manyShouts = answer.ok && answer.body!.manyShouts === true

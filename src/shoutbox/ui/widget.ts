@@ -483,7 +483,7 @@ interface Item {
   drawnQuote: string
   drawnReactions: string
   /** What the actions show now, so they are redrawn only when that changes. */
-  mode: 'none' | 'own' | 'editable' | 'moderated' | 'editing' | 'confirming' | 'muting'
+  mode: 'none' | 'own' | 'editable' | 'moderated' | 'editing' | 'confirming' | 'muting' | 'reporting'
   /** Whether the actions offer Reply, and Ignore. */
   replyable: boolean
   ignorable: boolean
@@ -500,12 +500,13 @@ function drawText (item: Item): void {
   item.drawnWith = namesKnown
 }
 
-function drawActions (item: Item): void {
+/** The item's buttons, for what the reader may do with it now; `again`: drawn anew even when nothing changed (a form closed). */
+function drawActions (item: Item, again = false): void {
   const mode = !isOwn(item.shout) ? (isModerator() ? 'moderated' : 'none') : editable(item.shout) ? 'editable' : 'own'
   const replyable = mayTalk()
   // A member may ignore another member (not a moderator: the server refuses, and says so).
   const ignorable = me !== null && mode === 'none'
-  if (item.mode === 'editing' || item.mode === 'confirming' || item.mode === 'muting' || (item.mode === mode && item.replyable === replyable && item.ignorable === ignorable)) return
+  if (item.mode === 'editing' || item.mode === 'confirming' || item.mode === 'muting' || item.mode === 'reporting' || (!again && item.mode === mode && item.replyable === replyable && item.ignorable === ignorable)) return
   item.mode = mode
   item.replyable = replyable
   item.ignorable = ignorable
@@ -513,11 +514,17 @@ function drawActions (item: Item): void {
     ? t('widget.actionsOn', { username: item.shout.username, message: item.shout.message.slice(0, 60) })
     : t('widget.actionsFor', { message: item.shout.message.slice(0, 60) })
   const buttons: HTMLElement[] = []
+  // Waiting for review: nothing to do with it but wait.
+  if (item.shout.held === true) {
+    item.actions.replaceChildren()
+    return
+  }
   if (replyable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'reply', 'aria-label': `${t('widget.reply')} — ${t('widget.actionsOn', { username: item.shout.username, message: item.shout.message.slice(0, 60) })}`, onclick: () => replyTo(item.shout) }, t('widget.reply')))
   if (mode === 'editable' || mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'edit', 'aria-label': `${t('widget.edit')} — ${about}`, onclick: () => startEdit(item) }, t('widget.edit')))
   if (mode !== 'none') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.delete')} — ${about}`, onclick: () => confirmDelete(item) }, t('widget.delete')))
   if (mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.mute')} — ${about}`, onclick: () => startMute(item) }, t('widget.mute')))
   if (ignorable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'ignore', 'aria-label': `${t('widget.ignore')} — ${about}`, onclick: () => void ignoreAuthor(item) }, t('widget.ignore')))
+  if (ignorable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'report', 'aria-label': `${t('widget.report')} — ${about}`, onclick: () => startReport(item) }, t('widget.report')))
   item.actions.replaceChildren(...buttons)
 }
 
@@ -551,7 +558,7 @@ function drawQuote (item: Item): void {
  * site's set; for anyone else, the counts alone.
  */
 function drawReactions (item: Item): void {
-  const interactive = mayTalk() && rules.reactions.length > 0
+  const interactive = mayTalk() && rules.reactions.length > 0 && item.shout.held !== true
   const key = JSON.stringify([item.shout.reactions, interactive, rules.reactions])
   if (key === item.drawnReactions) return
   const focused = item.reactions.contains(document.activeElement) ? (document.activeElement as HTMLElement).dataset.emoji : undefined
@@ -635,9 +642,10 @@ function newItem (shout: FullShout): Item {
   const time = h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(locale) })
   const reactions = h('div', { class: 'shoutbox-reactions', role: 'group', 'aria-label': t('shout.reactions') })
   const actions = h('div', { class: 'shoutbox-actions' })
-  const li = h('li', { 'data-id': shout.id, tabindex: -1 }, quote, text,
+  const li = h('li', { 'data-id': shout.id, tabindex: -1, class: shout.held === true ? 'shoutbox-held' : undefined }, quote, text,
     h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), ' · ',
-      h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') }, time)),
+      // A held shout has no page yet: it says it waits instead.
+      shout.held === true ? h('span', { class: 'shoutbox-waiting' }, t('widget.waiting')) : h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') }, time)),
     h('div', { class: 'shoutbox-foot' }, reactions, actions))
   const item: Item = { shout, li, quote, text, time, reactions, actions, drawnWith: -1, drawnQuote: '', drawnReactions: '', mode: 'none', replyable: false, ignorable: false }
   drawQuote(item)
@@ -654,7 +662,9 @@ function render (): void {
   // A pinned shout is shown once, among the pinned.
   const pinnedIds = new Set(pinned.map(shout => shout.id))
   // The shouts of those the reader ignores are hidden (the server leaves them out of its answers; these came live).
-  const shown = shouts.filter(shout => !pinnedIds.has(shout.id) && !isIgnored(shout.username))
+  // A held shout of the reader's own goes once it is on the board (approved: a new shout of theirs, with its text).
+  const published = new Set(shouts.filter(shout => shout.held !== true && isOwn(shout)).map(shout => shout.message))
+  const shown = shouts.filter(shout => !pinnedIds.has(shout.id) && !isIgnored(shout.username) && !(shout.held === true && published.has(shout.message)))
   for (const shout of shown) {
     ids.add(shout.id)
     let item = items.get(shout.id)
@@ -831,6 +841,50 @@ function startMute (item: Item): void {
     })().then(wrong => {
       confirm.disabled = false
       if (wrong !== undefined) problem.textContent = wrong
+    })
+  })
+  item.actions.replaceChildren(form)
+  form.querySelector<HTMLInputElement>('input[type="radio"]')?.focus()
+}
+
+/** Report: the reasons as choices, a note if the reader wants, Send or Cancel (Escape); the moderators decide. */
+function startReport (item: Item): void {
+  item.mode = 'reporting'
+  const id = `shoutbox-report-${item.shout.id}`
+  const problem = h('p', { class: 'shoutbox-error', role: 'alert' })
+  const choices = (['spam', 'abuse', 'off-topic', 'other'] as const).map((reason, index) => h('label', { class: 'shoutbox-choice' },
+    h('input', { type: 'radio', name: `${id}-reason`, value: reason, checked: index === 0 }), ' ', t(`widget.reportReason.${reason}`)))
+  const note = h('input', { type: 'text', id: `${id}-note`, maxlength: 500, autocomplete: 'off' }) as HTMLInputElement
+  const send = h('button', { type: 'submit' }, t('widget.sendReport')) as HTMLButtonElement
+  const form = h('form', { class: 'shoutbox-mute shoutbox-report', 'aria-labelledby': `${id}-title` },
+    h('p', { class: 'shoutbox-mute-title', id: `${id}-title` }, t('widget.reportTitle', { username: item.shout.username })),
+    h('fieldset', {}, h('legend', {}, t('widget.reportWhy')), ...choices),
+    h('label', { for: `${id}-note`, class: 'shoutbox-mute-reason' }, t('widget.reportNote')), note,
+    h('div', { class: 'shoutbox-row' }, send, h('button', { type: 'button', class: 'secondary', onclick: () => finish() }, t('widget.cancel'))),
+    problem) as HTMLFormElement
+  const finish = (): void => {
+    item.mode = 'none'
+    drawActions(item, true)
+    item.actions.querySelector<HTMLButtonElement>('button[data-action="report"]')?.focus()
+  }
+  form.addEventListener('keydown', event => {
+    if (event.key === 'Escape') {
+      event.preventDefault()
+      finish()
+    }
+  })
+  form.addEventListener('submit', event => {
+    event.preventDefault()
+    const reason = form.querySelector<HTMLInputElement>('input[type="radio"]:checked')?.value ?? 'spam'
+    send.disabled = true
+    void call('POST', `/api/shoutbox/shouts/${item.shout.id}/report`, { reason, ...(note.value.trim() === '' ? {} : { note: note.value }) }).then(answer => {
+      send.disabled = false
+      if (answer.ok || answer.body?.error === 'ALREADY_REPORTED') {
+        announce(t('widget.reported', { username: item.shout.username }))
+        finish()
+      } else {
+        problem.textContent = errorText(answer)
+      }
     })
   })
   item.actions.replaceChildren(form)

@@ -6,7 +6,7 @@ import { ADMIN, build, login, setUp } from '../../helpers/app.js'
 import { DB_KIND } from '../../helpers/database.js'
 import { eventually } from '../../helpers/eventually.js'
 import { client, feed, signIn, snapshot, type Method } from '../../helpers/identity.js'
-import { DEFAULT_REACTIONS } from '../../helpers/shouts.js'
+import { DEFAULT_REACTIONS, MODERATION_DEFAULTS } from '../../helpers/shouts.js'
 
 const PASSWORD = 'a long password'
 const NOT_LOGGED_IN = { result: 'error', error: 'NOT_LOGGED_IN' }
@@ -113,7 +113,7 @@ t.test('managing users: role, disabled, password, delete', async t => {
 
   t.test('another role: the user\'s sessions end; signed in again, the new role applies', async t => {
     const session = client(app, await login(app, 'alice', PASSWORD))
-    t.same(await session('GET', '/api/panel/shoutbox/config'), [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS }])
+    t.same(await session('GET', '/api/panel/shoutbox/config'), [200, { result: 'ok', maxShouts: null, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: DEFAULT_REACTIONS, ...MODERATION_DEFAULTS }])
     t.same(await admin('PUT', '/api/panel/users/2', { roleId: 4 }), [200, { result: 'ok', user: aliceAs(4, false) }])
     t.same(await session('GET', '/api/auth/me'), [401, NOT_LOGGED_IN])
     const again = client(app, await login(app, 'alice', PASSWORD))

@@ -166,7 +166,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
 
   await step('the moderator signs in (on a phone-sized screen) and posts', async () => {
     const mod = await signIn('mod', 'moderator password')
-    t.same(await mod.locator('nav.menu a').allInnerTexts(), ['Overview', 'Shouts', 'Rooms', 'Mutes', 'Shoutbox settings', 'Activity', 'My password'], 'only the pages the role allows')
+    t.same(await mod.locator('nav.menu a').allInnerTexts(), ['Overview', 'Shouts', 'Rooms', 'Mutes', 'Review', 'Words', 'Shoutbox settings', 'Activity', 'My password'], 'only the pages the role allows')
     await mod.getByRole('link', { name: 'Shouts', exact: true }).click()
     await mod.getByLabel('Message').fill(XSS)
     await mod.getByRole('button', { name: 'Post shout' }).click()

@@ -106,8 +106,8 @@ export class NotificationBell {
     }
     if (this.alerts.sound) chime()
     if (this.alerts.desktopNotifications && 'Notification' in window && Notification.permission === 'granted') {
-      const { shoutId, room, by, excerpt } = notification.data as { shoutId: number, room: string, by: string, excerpt: string }
-      const shown = new window.Notification(this.t('notifications.mention', { by, room: this.roomName(room) }), { body: excerpt, tag: `notification-${notification.id}` })
+      const { shoutId, excerpt } = notification.data as { shoutId: number, excerpt: string }
+      const shown = new window.Notification(this.sentence(notification), { body: excerpt, tag: `notification-${notification.id}` })
       shown.onclick = () => {
         window.focus()
         void this.markRead([notification.id])
@@ -137,12 +137,23 @@ export class NotificationBell {
       return
     }
     this.list.replaceChildren(...this.notifications.map(notification => {
-      const { shoutId, room, by, excerpt } = notification.data as { shoutId: number, room: string, by: string, excerpt: string }
-      return h('li', { class: notification.read ? 'read' : 'unread' },
-        h('a', { href: permalinkOf(shoutId), onclick: () => { if (!notification.read) void this.markRead([notification.id]) } },
-          h('span', { class: 'what' }, t('notifications.mention', { by, room: this.roomName(room) })), ' ',
-          h('q', {}, excerpt)))
+      const { shoutId, excerpt } = notification.data as { shoutId: number, excerpt: string }
+      const markRead = (): void => { if (!notification.read) void this.markRead([notification.id]) }
+      const what = h('span', { class: 'what' }, this.sentence(notification))
+      // A report's outcome links to the shout while it is on the board; a removed one has no page.
+      const gone = notification.kind === 'report-resolved' && notification.data.outcome === 'removed'
+      return h('li', { class: notification.read ? 'read' : 'unread' }, gone
+        ? h('button', { type: 'button', class: 'shoutbox-notification-gone', onclick: () => { markRead(); this.drawList() } }, what, ' ', h('q', {}, excerpt))
+        : h('a', { href: permalinkOf(shoutId), onclick: markRead }, what, ' ', h('q', {}, excerpt)))
     }))
+  }
+
+  /** What a notification says: a mention, or a report's outcome. */
+  private sentence (notification: Notification): string {
+    const { t } = this
+    if (notification.kind === 'report-resolved') return t(`notifications.reportResolved.${String(notification.data.outcome)}`)
+    const { room, by } = notification.data as { room: string, by: string }
+    return t('notifications.mention', { by, room: this.roomName(room) })
   }
 
   private toggle (open = this.panel.hidden): void {

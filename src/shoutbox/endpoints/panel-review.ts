@@ -1,0 +1,107 @@
+import { BadRequest, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
+import { REPORT_REASONS, REVIEW_ACTIONS, reportsRepository, review, reviewRepository, type OpenReport, type ReviewAction } from '../review.js'
+import { Rooms } from '../rooms.js'
+import { shoutsRepository } from '../shouts-repository.js'
+
+/** The most shouts the queue answers at once (the oldest first). */
+const QUEUE_PAGE = 100
+
+const ReportSchema = Type.Object({
+  id: Type.Integer(),
+  reporter: Type.String({ description: "the reporter's username now" }),
+  reason: Type.Unsafe({ type: 'string', enum: [...REPORT_REASONS] }),
+  note: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.Integer()
+}, { additionalProperties: false })
+
+const ItemSchema = Type.Object({
+  shout: Type.Object({ id: Type.Integer(), message: Type.String(), username: Type.String(), date: Type.Integer(), room: Type.String() }, { additionalProperties: false }),
+  state: Type.Unsafe({
+    type: 'string', enum: ['held', 'hidden', 'reported'],
+    description: 'held: never on the board yet; hidden: taken off it by reports; reported: on the board, with open reports'
+  }),
+  why: Type.Unsafe({ type: 'string', enum: ['word', 'new-member', 'reports'], description: 'a watched word that holds, a new member\'s first shouts, or reports' }),
+  reports: Type.Array(ReportSchema, { description: 'the open ones, oldest first' })
+}, { additionalProperties: false })
+
+const EXAMPLE = {
+  shout: { id: 42, message: 'BUY CHEAP followers', username: 'spammy', date: 1795000000000, room: 'general' },
+  state: 'hidden', why: 'reports',
+  reports: [{ id: 7, reporter: 'ayse', reason: 'spam', note: null, createdAt: 1795000100000 }]
+}
+
+/**
+ * GET /api/panel/shoutbox/review — the review queue (MANAGE_SHOUTBOX): held shouts, shouts
+ * hidden by reports, and shouts on the board with open reports, each with its open
+ * reports; the oldest first, at most 100.
+ */
+export class ReviewQueue extends PanelApi {
+  readonly method = 'GET'
+  readonly path = '/api/panel/shoutbox/review'
+  readonly schema = {}
+  override readonly answers = { ok: okAnswer({ items: Type.Array(ItemSchema), total: Type.Integer({ description: 'every shout waiting, when there are more than the page' }) }, { items: [EXAMPLE], total: 1 }), errors: [NoPermission] }
+
+  async handle (call: SignedInCall): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    const { ctx } = call
+    const rooms = await Rooms.of(ctx).all()
+    const slugOf = (roomId: number): string => rooms.find(room => room.id === roomId)?.slug ?? ''
+    const [off, reports] = await Promise.all([reviewRepository(ctx.db).all(QUEUE_PAGE), reportsRepository(ctx.db).open(QUEUE_PAGE)])
+    const byShout = new Map<number, OpenReport[]>()
+    for (const report of reports) byShout.set(report.shoutId, [...(byShout.get(report.shoutId) ?? []), report])
+    const offIds = new Set(off.map(shout => shout.id))
+    const onBoard = await Promise.all([...byShout.keys()].filter(id => !offIds.has(id)).map(id => shoutsRepository(ctx.db).findWithAuthor(id)))
+    const names = await ctx.users.namesOf([...new Set(reports.map(report => report.userId))])
+    const reportsOf = (id: number) => (byShout.get(id) ?? []).map(report => ({
+      id: report.id, reporter: names.get(report.userId) ?? '?', reason: report.reason, note: report.note, createdAt: report.createdAt
+    }))
+    const items = [
+      ...off.map(shout => ({
+        shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: slugOf(shout.roomId) },
+        state: shout.state, why: shout.why, reports: reportsOf(shout.id)
+      })),
+      ...onBoard.flatMap(shout => shout === undefined
+        ? []
+        : [{ shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: shout.room }, state: 'reported', why: 'reports', reports: reportsOf(shout.id) }])
+    ].sort((a, b) => a.shout.id - b.shout.id)
+    const total = await queueSize(call.ctx)
+    return new Successful({ items, total })
+  }
+}
+
+/** How many shouts wait for review: held ones, and those with open reports (on the board or hidden). */
+export async function queueSize (ctx: SignedInCall['ctx']): Promise<number> {
+  const [held, reported] = await Promise.all([reviewRepository(ctx.db).countHeld(), reportsRepository(ctx.db).openShouts()])
+  return held + reported
+}
+
+const DecisionSchema = {
+  params: Type.Object({ shoutId: IdParamsSchema.properties.id }),
+  body: Type.Object({
+    action: Type.Unsafe<ReviewAction>({
+      type: 'string', enum: [...REVIEW_ACTIONS],
+      description: 'approve: the shout is fine (a held or hidden one goes on the board, as new); delete: it goes; dismiss: its reports are closed (a hidden one comes back)'
+    }),
+    muteMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 525_600, description: 'also mutes its author, for this long' }))
+  }, { additionalProperties: false })
+}
+
+/**
+ * POST /api/panel/shoutbox/review/:shoutId {action, muteMinutes?} — decides on a shout of
+ * the queue (MANAGE_SHOUTBOX); 404 for one that is in none. Logged APPROVED_SHOUT,
+ * DELETED_SHOUT or DISMISSED_REPORTS (and MUTED_USER with `muteMinutes`); each reporter
+ * gets a `report-resolved` notification. A held shout has no reports to dismiss (400).
+ */
+export class ReviewShout extends PanelApi<typeof DecisionSchema> {
+  readonly method = 'POST'
+  readonly path = '/api/panel/shoutbox/review/:shoutId'
+  readonly schema = DecisionSchema
+  override readonly answers = { ok: okAnswer({}, {}), errors: [BadRequest, NoPermission, NotFound] }
+
+  async handle (call: SignedInCall<typeof DecisionSchema>): Promise<Successful> {
+    call.requirePermission('MANAGE_SHOUTBOX')
+    const { ctx, user, body } = call
+    await review(ctx, user, Number(call.params.shoutId), body.action, body.muteMinutes)
+    return new Successful()
+  }
+}
