@@ -1,6 +1,6 @@
 import { NotFound, holdsNode, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
 import { CHANGE_KINDS } from './changes/kinds.js'
-import { onChange } from './changes/notice.js'
+import { Kept } from './kept.js'
 import { perContext } from './per-context.js'
 import { ROOMS_TABLE } from './tables.js'
 
@@ -136,41 +136,20 @@ export function canPost (room: Room, user: SessionUser | null): boolean {
 export class Rooms {
   static readonly of = perContext(ctx => new Rooms(ctx))
 
-  private remembered: Promise<Room[]> | undefined
-  private generation = 0
-  private readonly listeners = new Set<() => void>()
+  private readonly kept: Kept<Room[]>
 
   private constructor (private readonly ctx: AddonContext) {
-    onChange(ctx, notice => {
-      if (notice !== undefined && !CHANGE_KINDS[notice.kind].rooms) return
-      this.generation++
-      this.remembered = undefined
-      for (const listener of this.listeners) listener()
-    })
+    this.kept = new Kept(ctx, () => roomsRepository(ctx.db).all(), notice => CHANGE_KINDS[notice.kind].rooms)
   }
 
   /** Runs `listener` whenever the rooms may have changed (on every process's change). */
   onChange (listener: () => void): void {
-    this.listeners.add(listener)
+    this.kept.onForget(listener)
   }
 
   /** Every room, archived ones too: the default room first, then by position. */
   async all (): Promise<Room[]> {
-    if (this.remembered !== undefined) return this.remembered
-    const generation = this.generation
-    const linked = this.ctx.cluster.linked
-    const reading = roomsRepository(this.ctx.db).all()
-    if (linked) this.remembered = reading
-    try {
-      const rooms = await reading
-      if (!this.ctx.cluster.linked || generation !== this.generation) {
-        if (this.remembered === reading) this.remembered = undefined
-      }
-      return rooms
-    } catch (error) {
-      if (this.remembered === reading) this.remembered = undefined
-      throw error
-    }
+    return await this.kept.current()
   }
 
   /** The default room. */

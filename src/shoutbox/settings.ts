@@ -1,6 +1,6 @@
 import type { AddonContext } from '../sdk/index.js'
 import { CHANGE_KINDS } from './changes/kinds.js'
-import { onChange } from './changes/notice.js'
+import { Kept } from './kept.js'
 import { perContext } from './per-context.js'
 import type { Settings } from './schemas.js'
 
@@ -12,28 +12,20 @@ import type { Settings } from './schemas.js'
 export class ShoutboxSettings {
   static readonly of = perContext(ctx => new ShoutboxSettings(ctx))
 
-  private remembered: Settings | undefined
-  private generation = 0
+  private readonly kept: Kept<Settings>
 
   private constructor (private readonly ctx: AddonContext) {
-    onChange(ctx, notice => {
-      if (notice === undefined || CHANGE_KINDS[notice.kind].settings) this.forget()
-    })
+    this.kept = new Kept(ctx, () => this.read(), notice => CHANGE_KINDS[notice.kind].settings)
   }
 
   /** The settings, when they are known to be current without asking the database. */
   get known (): Settings | undefined {
-    return this.remembered
+    return this.kept.known
   }
 
   /** The settings now, for a request. */
   async current (): Promise<Settings> {
-    if (this.remembered !== undefined) return this.remembered
-    const generation = this.generation
-    const linked = this.ctx.cluster.linked
-    const settings = await this.read()
-    if (linked && this.ctx.cluster.linked && generation === this.generation) this.remembered = settings
-    return settings
+    return await this.kept.current()
   }
 
   /** Straight from the database (after a change, to answer with what was stored). */
@@ -53,10 +45,5 @@ export class ShoutboxSettings {
       autoMuteAfter: values.autoMuteAfter as number,
       autoMuteMinutes: values.autoMuteMinutes as number
     }
-  }
-
-  private forget (): void {
-    this.generation++
-    this.remembered = undefined
   }
 }

@@ -1,6 +1,7 @@
 import type { AddonContext, Database, SessionUser, Transaction } from '../sdk/index.js'
-import { announceChange, onChange } from './changes/notice.js'
+import { announceChange } from './changes/notice.js'
 import { WatchedWord, WatchedWordExists } from './errors.js'
+import { Kept } from './kept.js'
 import { perContext } from './per-context.js'
 import { WATCHED_WORDS_TABLE } from './tables.js'
 import { patternKey, WordFilter, type WatchedWord as Word, type WordAction } from './watched-words.js'
@@ -59,25 +60,14 @@ export function watchedWordsRepository (db: Database) {
 export class WatchedWords {
   static readonly of = perContext(ctx => new WatchedWords(ctx))
 
-  private remembered: WordFilter | undefined
-  private generation = 0
+  private readonly kept: Kept<WordFilter>
 
   private constructor (private readonly ctx: AddonContext) {
-    onChange(ctx, notice => {
-      if (notice === undefined || notice.kind === 'watched-words') {
-        this.generation++
-        this.remembered = undefined
-      }
-    })
+    this.kept = new Kept(ctx, async () => new WordFilter(await watchedWordsRepository(ctx.db).all()), notice => notice.kind === 'watched-words')
   }
 
   async filter (): Promise<WordFilter> {
-    if (this.remembered !== undefined) return this.remembered
-    const generation = this.generation
-    const linked = this.ctx.cluster.linked
-    const filter = new WordFilter(await watchedWordsRepository(this.ctx.db).all())
-    if (linked && this.ctx.cluster.linked && generation === this.generation) this.remembered = filter
-    return filter
+    return await this.kept.current()
   }
 
   /**

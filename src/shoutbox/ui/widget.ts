@@ -793,102 +793,101 @@ function confirmDelete (item: Item): void {
 }
 
 /**
+ * A small form in place of a shout's buttons (Mute, Report): a title, a choice (the first
+ * chosen and focused), a line of text, the confirming button and Cancel; Escape cancels.
+ * `send` answers what went wrong, in words, or undefined once done; the buttons then come
+ * back, the focus on the one `back` finds.
+ */
+function inlineForm (item: Item, form: {
+  mode: 'muting' | 'reporting', kind: string, title: string, legend: string, choices: ReadonlyArray<[value: string, label: string]>,
+  textLabel: string, confirm: string, confirmClass?: string, back: string, send: (chosen: string, text: string) => Promise<string | undefined>
+}): void {
+  item.mode = form.mode
+  const id = `shoutbox-${form.kind}-${item.shout.id}`
+  const problem = h('p', { class: 'shoutbox-error', role: 'alert' })
+  const choices = form.choices.map(([value, label], index) => h('label', { class: 'shoutbox-choice' },
+    h('input', { type: 'radio', name: `${id}-choice`, value, checked: index === 0 }), ' ', label))
+  const text = h('input', { type: 'text', id: `${id}-text`, maxlength: 500, autocomplete: 'off' }) as HTMLInputElement
+  const confirm = h('button', { type: 'submit', class: form.confirmClass }, form.confirm) as HTMLButtonElement
+  const element = h('form', { class: `shoutbox-mute shoutbox-${form.kind}`, 'aria-labelledby': `${id}-title` },
+    h('p', { class: 'shoutbox-mute-title', id: `${id}-title` }, form.title),
+    h('fieldset', {}, h('legend', {}, form.legend), ...choices),
+    h('label', { for: `${id}-text`, class: 'shoutbox-mute-reason' }, form.textLabel), text,
+    h('div', { class: 'shoutbox-row' }, confirm, h('button', { type: 'button', class: 'secondary', onclick: () => finish() }, t('widget.cancel'))),
+    problem) as HTMLFormElement
+  const finish = (): void => {
+    item.mode = 'none'
+    drawActions(item, true)
+    item.actions.querySelector<HTMLButtonElement>(form.back)?.focus()
+  }
+  element.addEventListener('keydown', event => {
+    if (event.key === 'Escape') {
+      event.preventDefault()
+      finish()
+    }
+  })
+  element.addEventListener('submit', event => {
+    event.preventDefault()
+    const chosen = element.querySelector<HTMLInputElement>('input[type="radio"]:checked')?.value ?? form.choices[0]![0]
+    confirm.disabled = true
+    void form.send(chosen, text.value).then(wrong => {
+      confirm.disabled = false
+      if (wrong === undefined) finish()
+      else problem.textContent = wrong
+    })
+  })
+  item.actions.replaceChildren(element)
+  element.querySelector<HTMLInputElement>('input[type="radio"]')?.focus()
+}
+
+/**
  * The mute form of a shout's author, in place of its buttons: how long (a choice of
  * lengths, 10 minutes first), an optional reason, then Mute or Cancel (Escape cancels).
  * The list names authors, not accounts: the author's account is asked for first.
  */
 function startMute (item: Item): void {
-  item.mode = 'muting'
-  const id = `shoutbox-mute-${item.shout.id}`
-  const username = item.shout.username
-  const problem = h('p', { class: 'shoutbox-error', role: 'alert' })
-  const choices = MUTE_CHOICES.map(([minutes, key], index) => h('label', { class: 'shoutbox-choice' },
-    h('input', { type: 'radio', name: `${id}-for`, value: minutes === null ? '' : String(minutes), checked: index === 0 }), ' ', t(key)))
-  const reason = h('input', { type: 'text', id: `${id}-reason`, maxlength: 500, autocomplete: 'off' }) as HTMLInputElement
-  const confirm = h('button', { type: 'submit', class: 'danger' }, t('widget.confirmMute')) as HTMLButtonElement
-  const form = h('form', { class: 'shoutbox-mute', 'aria-labelledby': `${id}-title` },
-    h('p', { class: 'shoutbox-mute-title', id: `${id}-title` }, t('widget.muteTitle', { username })),
-    h('fieldset', {}, h('legend', {}, t('widget.muteFor')), ...choices),
-    h('label', { for: `${id}-reason`, class: 'shoutbox-mute-reason' }, t('widget.muteReason')), reason,
-    h('div', { class: 'shoutbox-row' }, confirm, h('button', { type: 'button', class: 'secondary', onclick: () => finish() }, t('widget.cancel'))),
-    problem) as HTMLFormElement
-  const finish = (): void => {
-    item.mode = 'none'
-    drawActions(item)
-    item.actions.querySelector<HTMLButtonElement>('button:last-of-type')?.focus()
-  }
-  form.addEventListener('keydown', event => {
-    if (event.key === 'Escape') {
-      event.preventDefault()
-      finish()
-    }
-  })
-  form.addEventListener('submit', event => {
-    event.preventDefault()
-    const chosen = form.querySelector<HTMLInputElement>('input[type="radio"]:checked')?.value ?? '10'
-    confirm.disabled = true
-    void (async () => {
+  inlineForm(item, {
+    mode: 'muting',
+    kind: 'mute',
+    title: t('widget.muteTitle', { username: item.shout.username }),
+    legend: t('widget.muteFor'),
+    choices: MUTE_CHOICES.map(([minutes, key]) => [minutes === null ? '' : String(minutes), t(key)]),
+    textLabel: t('widget.muteReason'),
+    confirm: t('widget.confirmMute'),
+    confirmClass: 'danger',
+    back: 'button:last-of-type',
+    send: async (chosen, reason) => {
       const author = await call('GET', `/api/panel/shoutbox/${item.shout.id}/author`)
       if (!author.ok) return errorText(author)
       const who = author.body!.author as { userId: number, username: string, moderator: boolean }
       if (who.moderator) return t('widget.cannotMute', { username: who.username })
-      const made = await call('POST', '/api/panel/shoutbox/mutes', { userId: who.userId, minutes: chosen === '' ? null : Number(chosen), reason: reason.value })
+      const made = await call('POST', '/api/panel/shoutbox/mutes', { userId: who.userId, minutes: chosen === '' ? null : Number(chosen), reason })
       if (!made.ok) return errorText(made)
       const mute = made.body!.mute as { username: string, until: number | null }
       announce(mute.until === null ? t('widget.mutedSomeoneForever', { username: mute.username }) : t('widget.mutedSomeone', { username: mute.username, time: when(mute.until) }))
-      finish()
       return undefined
-    })().then(wrong => {
-      confirm.disabled = false
-      if (wrong !== undefined) problem.textContent = wrong
-    })
+    }
   })
-  item.actions.replaceChildren(form)
-  form.querySelector<HTMLInputElement>('input[type="radio"]')?.focus()
 }
 
 /** Report: the reasons as choices, a note if the reader wants, Send or Cancel (Escape); the moderators decide. */
 function startReport (item: Item): void {
-  item.mode = 'reporting'
-  const id = `shoutbox-report-${item.shout.id}`
-  const problem = h('p', { class: 'shoutbox-error', role: 'alert' })
-  const choices = (['spam', 'abuse', 'off-topic', 'other'] as const).map((reason, index) => h('label', { class: 'shoutbox-choice' },
-    h('input', { type: 'radio', name: `${id}-reason`, value: reason, checked: index === 0 }), ' ', t(`widget.reportReason.${reason}`)))
-  const note = h('input', { type: 'text', id: `${id}-note`, maxlength: 500, autocomplete: 'off' }) as HTMLInputElement
-  const send = h('button', { type: 'submit' }, t('widget.sendReport')) as HTMLButtonElement
-  const form = h('form', { class: 'shoutbox-mute shoutbox-report', 'aria-labelledby': `${id}-title` },
-    h('p', { class: 'shoutbox-mute-title', id: `${id}-title` }, t('widget.reportTitle', { username: item.shout.username })),
-    h('fieldset', {}, h('legend', {}, t('widget.reportWhy')), ...choices),
-    h('label', { for: `${id}-note`, class: 'shoutbox-mute-reason' }, t('widget.reportNote')), note,
-    h('div', { class: 'shoutbox-row' }, send, h('button', { type: 'button', class: 'secondary', onclick: () => finish() }, t('widget.cancel'))),
-    problem) as HTMLFormElement
-  const finish = (): void => {
-    item.mode = 'none'
-    drawActions(item, true)
-    item.actions.querySelector<HTMLButtonElement>('button[data-action="report"]')?.focus()
-  }
-  form.addEventListener('keydown', event => {
-    if (event.key === 'Escape') {
-      event.preventDefault()
-      finish()
+  inlineForm(item, {
+    mode: 'reporting',
+    kind: 'report',
+    title: t('widget.reportTitle', { username: item.shout.username }),
+    legend: t('widget.reportWhy'),
+    choices: (['spam', 'abuse', 'off-topic', 'other'] as const).map(reason => [reason, t(`widget.reportReason.${reason}`)]),
+    textLabel: t('widget.reportNote'),
+    confirm: t('widget.sendReport'),
+    back: 'button[data-action="report"]',
+    send: async (reason, note) => {
+      const answer = await call('POST', `/api/shoutbox/shouts/${item.shout.id}/report`, { reason, ...(note.trim() === '' ? {} : { note }) })
+      if (!answer.ok && answer.body?.error !== 'ALREADY_REPORTED') return errorText(answer)
+      announce(t('widget.reported', { username: item.shout.username }))
+      return undefined
     }
   })
-  form.addEventListener('submit', event => {
-    event.preventDefault()
-    const reason = form.querySelector<HTMLInputElement>('input[type="radio"]:checked')?.value ?? 'spam'
-    send.disabled = true
-    void call('POST', `/api/shoutbox/shouts/${item.shout.id}/report`, { reason, ...(note.value.trim() === '' ? {} : { note: note.value }) }).then(answer => {
-      send.disabled = false
-      if (answer.ok || answer.body?.error === 'ALREADY_REPORTED') {
-        announce(t('widget.reported', { username: item.shout.username }))
-        finish()
-      } else {
-        problem.textContent = errorText(answer)
-      }
-    })
-  })
-  item.actions.replaceChildren(form)
-  form.querySelector<HTMLInputElement>('input[type="radio"]')?.focus()
 }
 
 // ---------------------------------------------------------------------------------------------
