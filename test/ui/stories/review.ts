@@ -59,9 +59,9 @@ export async function story (t: Test, browser: Browser): Promise<void> {
       await panel.getByRole('button', { name: 'Watch it' }).click()
       await panel.getByText(`“${word}” is watched now`).waitFor()
     }
-    const rows = panel.locator('table.words tbody tr')
-    t.equal(await rows.count(), 3)
+    // The list is read again after each word: wait for it to hold the third.
     await panel.getByText('3 words').waitFor()
+    t.equal(await panel.locator('table.words tbody tr').count(), 3)
     await panel.screenshot({ path: path.join(shots, 'review-words.png'), fullPage: true })
   })
 
@@ -125,6 +125,11 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await hidden.getByText('ayse — spam: “posted every hour”').waitFor()
     t.equal(await held.getByRole('button', { name: 'Dismiss reports' }).count(), 0, 'a held shout has no reports to dismiss')
     await panel.screenshot({ path: path.join(shots, 'review-queue.png'), fullPage: true })
+    // The panel follows a dark device too.
+    await panel.emulateMedia({ colorScheme: 'dark' })
+    t.equal(await panel.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(20, 23, 27)', 'dark, as the device')
+    await panel.screenshot({ path: path.join(shots, 'review-queue-dark.png'), fullPage: true })
+    await panel.emulateMedia({ colorScheme: 'light' })
     await held.getByRole('button', { name: 'Approve' }).click()
     await panel.getByText('ayse\'s shout is approved.').waitFor()
     await hidden.getByLabel('and mute its author').selectOption({ label: 'for a day' })

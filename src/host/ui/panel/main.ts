@@ -10,6 +10,7 @@ import { settingsPage } from './pages/settings.js'
 import { setupPage } from './pages/setup.js'
 import { usersPage } from './pages/users.js'
 import { LOCALES, chooseLocale, chosenLocale, errorText, hostStrings, type T } from './strings.js'
+import { applyKeptTheme, applyTheme, type Preferences } from '../site/preferences.js'
 
 interface Page extends PanelPage {
   /** `activity`, or `<addon>/<page>` for an addon's page. */
@@ -23,6 +24,8 @@ let leave: (() => void) | undefined
 let onHashChange: (() => void) | undefined
 
 /** Draws the panel for whoever is (or is not) signed in; run again after sign-in or a language change. */
+applyKeptTheme()
+
 async function start (): Promise<void> {
   const locale = chosenLocale()
   document.documentElement.lang = locale
@@ -45,6 +48,8 @@ async function start (): Promise<void> {
   if (me.status === 401) return show(t, locale, null, loginPage(t, () => void start()))
   if (!me.ok) return fail(t, errorText(t, me))
   const user = me.body!.user as PanelUser
+  // The member's theme, as on the site's pages (applied as it comes: the page is already up).
+  void api('GET', '/api/users/me/preferences').then(answer => { if (answer.ok) applyTheme((answer.body!.preferences as Preferences).theme) })
   const can = (node: string): boolean => user.permissions.includes('*') || user.permissions.includes(node)
   if (!can('panel.access')) {
     // No panel, but their own password is theirs to change.
