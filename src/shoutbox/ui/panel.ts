@@ -389,9 +389,10 @@ export default function register (panel: PanelHost): void {
       const decide = async (action: 'approve' | 'delete' | 'dismiss'): Promise<void> => {
         const muteMinutes = mute.value === '' ? undefined : Number(mute.value)
         const answer = await panel.api('POST', `/panel/api/shoutbox/review/${entry.shout.id}`, { action, ...(muteMinutes === undefined ? {} : { muteMinutes }) })
+        // The queue is read again first: when the outcome is said, the list shown is the one to act on.
+        await load(index)
         if (answer.ok || answer.status === 404) result.ok(t(`ui.review.done.${action}`, { username: entry.shout.username }))
         else result.error(say(answer))
-        await load(index)
       }
       const button = (action: 'approve' | 'delete' | 'dismiss', kind: string): HTMLElement => h('button', {
         type: 'button', class: kind, 'aria-describedby': `${id}-title`, onclick: () => void decide(action)
@@ -437,11 +438,11 @@ export default function register (panel: PanelHost): void {
       if (answer.ok) added = (answer.body!.word as Word).pattern
       return answer
     }
-    onSubmit(form, result, say, add, () => {
+    onSubmit(form, result, say, add, async () => {
+      await load()
       result.ok(t('ui.words.added', { pattern: added }))
       pattern.value = ''
       pattern.focus()
-      void load()
     })
     const table = h('table', { class: 'words' })
     const body = h('tbody', {})
@@ -468,9 +469,9 @@ export default function register (panel: PanelHost): void {
     const row = (word: Word, index: number): HTMLElement => {
       const remove = async (): Promise<void> => {
         const answer = await panel.api('DELETE', `/panel/api/shoutbox/words/${word.id}`)
+        await load(index)
         if (answer.ok || answer.status === 404) listResult.ok(t('ui.words.removed', { pattern: word.pattern }))
         else listResult.error(say(answer))
-        await load(index)
       }
       return h('tr', {},
         h('th', { scope: 'row', 'data-label': t('ui.words.pattern') }, h('code', {}, word.pattern)),
