@@ -69,6 +69,7 @@ async function oneStatement (n: number): Promise<void> {
   const published = shout(n)
   await shoutsRepository(db).insertAnnounced([published], {
     also: activity.insertion('shoutbox', [{ type: 'CREATED_SHOUT', user: admin, details: { message: published.message, room: 'general' } }]),
+    hooked: rows => app.webhooks.outbox.insertion('shout.created', rows),
     announce: text => app.cluster.notifying('shoutbox:changed', text),
     maxNoticeBytes: MAX_NOTICE_BYTES
   })

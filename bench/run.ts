@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, cost, publish, stream, stream10k, reactions, listmemory, widgets
+ *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -66,6 +66,13 @@
  * `shout-reactions` events a stream reader heard, in all and at most in one second
  * (coalesced: at most one a second per shout, so 10).
  *
+ * webhooks: publishes at WEBHOOKS_RATE a second for `--seconds` × 2, with three active
+ * webhooks (every `shout.created` to a receiver on loopback, bench/webhooks.ts) and with
+ * the same hooks switched off, in `--rounds` rounds whose order alternates: the
+ * publishes answered a second with hooks / without (the medians of the rounds' ratios),
+ * their answer times, and how long after the last publish every delivery of the run had
+ * arrived (and how many arrived twice).
+ *
  * listmemory: a million shouts with `maxShouts` unset (every shout in the list), one list
  * request; the host's resident memory before, at most while answering, 5 s and 30 s after.
  *
@@ -92,6 +99,7 @@ import { archiveSeedSql, measureArchive, measureSearches, SEARCHES, wholeBoardSe
 import type { PublisherResult } from './publisher.js'
 import { prepareReactors, startReacting, type ReactingResult } from './reactions.js'
 import type { SubscribersResult } from './subscribers.js'
+import { startWebhookReceiver } from './webhooks.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const { values: options } = parseArgs({
@@ -102,10 +110,10 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,cost,publish,stream,stream10k,reactions,listmemory,widgets' }
+    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,cost,publish,webhooks,stream,stream10k,reactions,listmemory,widgets' }
   }
 })
-/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, cost, publish, stream, stream10k, reactions, listmemory, widgets); all by default. */
+/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -257,9 +265,11 @@ class Site {
       ...this.env,
       LOG_LEVEL: 'warn',
       // Harmless where nothing reads it: the stream parts connect 10,000 from loopback (20 an address),
-      // and the reactions part one more reader besides.
+      // and the reactions part one more reader besides; the webhooks part's receiver is on loopback.
       STREAMS_PER_CLIENT: '100000',
-      MAX_STREAMS: '20000'
+      MAX_STREAMS: '20000',
+      WEBHOOKS_ALLOW_HTTP: '1',
+      WEBHOOKS_ALLOW_PRIVATE: '1'
     }, 0)
     // BENCH_HOST_LOG=<file>: the host's log is kept there (appended), to see why a run failed.
     if (process.env.BENCH_HOST_LOG !== undefined) this.child.stdout!.pipe(createWriteStream(process.env.BENCH_HOST_LOG, { flags: 'a' }))
@@ -784,6 +794,35 @@ async function publishCost (site: Site, rate: number): Promise<PublishCost> {
 }
 
 
+/** The webhooks part's rate: the publishes a second its acceptance names. */
+const WEBHOOKS_RATE = 500
+
+/** Publishes at `rate` a second for `seconds` from a process of its own (bench/publisher.ts); its figures once all are answered. */
+async function publishFor (site: Site, rate: number, seconds: number, message: string): Promise<PublisherResult> {
+  const publisher = node(['--import', 'tsx', 'bench/publisher.ts', JSON.stringify({
+    url: `${await site.url()}/api/panel/shoutbox`, cookie: site.cookie, rate, maxSeconds: seconds + 30, message
+  })], {}, 1)
+  const next = lines(publisher)
+  try {
+    if (await next() !== 'started') throw new Error('the publisher did not start')
+    await sleep(seconds * 1000)
+    publisher.stdin!.write('stop\n')
+    return JSON.parse(await next()) as PublisherResult
+  } finally {
+    publisher.kill('SIGTERM')
+  }
+}
+
+/** Waits until `done` holds (checked every 50 ms), at most `withinMs`; whether it did. */
+async function eventually (done: () => boolean, withinMs: number): Promise<boolean> {
+  const deadline = performance.now() + withinMs
+  while (!done()) {
+    if (performance.now() > deadline) return false
+    await sleep(50)
+  }
+  return true
+}
+
 async function publishLoad (site: Site): Promise<{ load: Load, stored: number, lost: number, logged: number }> {
   const before = await site.count('shoutbox_shouts')
   const logsBefore = await site.count('activity_logs', "type = 'CREATED_SHOUT'")
@@ -1195,6 +1234,48 @@ try {
     const publish = await publishLoad(site)
     rows.push([`publish, 32 clients (${publish.load.total} sent)`, fmt(publish.load.requestsPerSecond), '', '', `${fmt(publish.load.p50)} / ${fmt(publish.load.p99)} ms`, fmt(publish.load.non2xx + publish.load.errors)])
     rows.push([`  acknowledged ${publish.load.status2xx}, stored ${publish.stored}, logged ${publish.logged}, lost ${publish.lost}`, '', '', '', '', ''])
+  }
+
+  if (PARTS.has('webhooks')) {
+    const receiver = await startWebhookReceiver()
+    const hooks: number[] = []
+    for (let i = 0; i < 3; i++) {
+      const made = await site.api('POST', '/api/panel/webhooks', { url: `${receiver.url}/hook-${i}`, events: ['shout.created'], active: false })
+      hooks.push((made.json.webhook as { id: number }).id)
+    }
+    const switchHooks = async (active: boolean): Promise<void> => {
+      for (const id of hooks) await site.api('PUT', `/api/panel/webhooks/${id}`, { active })
+    }
+    const off: PublisherResult[] = []
+    const on: Array<PublisherResult & { catchUpSeconds: number }> = []
+    try {
+      for (let round = 1; round <= ROUNDS; round++) {
+        const runs = [
+          async () => {
+            await switchHooks(false)
+            off.push(await publishFor(site, WEBHOOKS_RATE, SECONDS * 2, 'Without hooks'))
+          },
+          async () => {
+            await switchHooks(true)
+            const before = receiver.unique()
+            const result = await publishFor(site, WEBHOOKS_RATE, SECONDS * 2, 'With three hooks')
+            const stopped = performance.now()
+            const caughtUp = await eventually(() => receiver.unique() - before >= 3 * result.ok, 120_000)
+            on.push({ ...result, catchUpSeconds: caughtUp ? (performance.now() - stopped) / 1000 : Infinity })
+          }
+        ]
+        for (const run of round % 2 === 1 ? runs : runs.reverse()) await run()
+        log(`webhooks, round ${round}: ${fmt(on.at(-1)!.achievedPerSecond)}/s with hooks, ${fmt(off.at(-1)!.achievedPerSecond)}/s without; caught up ${fmt(on.at(-1)!.catchUpSeconds, 1)} s after the load`)
+      }
+    } finally {
+      await switchHooks(false)
+      await receiver.stop()
+    }
+    const ratio = median(on.map((run, i) => run.achievedPerSecond / off[i]!.achievedPerSecond))
+    rows.push([`webhooks: ${WEBHOOKS_RATE} publishes/s for ${SECONDS * 2} s, ${ROUNDS} rounds`, '', '', '', '', ''])
+    rows.push([`  with 3 hooks`, fmt(median(on.map(run => run.achievedPerSecond))), '', '', `${fmt(median(on.map(run => run.p50)))} / ${fmt(median(on.map(run => run.p99)))} ms`, fmt(on.reduce((n, run) => n + run.errors, 0))])
+    rows.push([`  without (hooks switched off)`, fmt(median(off.map(run => run.achievedPerSecond))), '', '', `${fmt(median(off.map(run => run.p50)))} / ${fmt(median(off.map(run => run.p99)))} ms`, fmt(off.reduce((n, run) => n + run.errors, 0))])
+    rows.push([`  with / without, paired by round: ${fmt(ratio, 2)}; every delivery arrived ${on.map(run => `${fmt(run.catchUpSeconds, 1)} s`).join(', ')} after the load stopped; ${receiver.duplicates()} arrived twice`, '', '', '', '', ''])
   }
 
   const fanOutRows = (label: string, host: FanOut[], bare: FanOut[]): void => {

@@ -34,6 +34,8 @@ import { i18nPlugin } from './plugins/i18n.js'
 import { identityPlugin } from './plugins/identity.js'
 import { metricsPlugin } from './plugins/metrics.js'
 import { openApiPlugin } from './plugins/openapi.js'
+import { webhooksPlugin } from './plugins/webhooks.js'
+import type { SenderOptions } from './webhooks/sender.js'
 
 /** The repository's own addon: `addon.json` and `lang/` at the root, code in `src/shoutbox/` (or `dist/shoutbox/`). */
 export const BUILTIN_ADDONS: readonly AddonSource[] = [{
@@ -67,6 +69,8 @@ export interface BuildOptions {
   readonly hostDir?: string
   readonly uiDir?: string
   readonly serverTimeouts?: ServerTimeouts
+  /** The webhook sender's timings (tests shorten them). */
+  readonly webhooks?: Partial<Omit<SenderOptions, 'allowPrivate'>>
 }
 
 export interface ServerTimeouts {
@@ -153,6 +157,10 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
       ...(options.hashing === undefined ? {} : { hashing: options.hashing }),
       sessionCookie: sessionCookieFor(config.publicUrl)
+    })
+    await app.register(webhooksPlugin, {
+      allowHttp: config.webhooksAllowHttp,
+      sender: { allowPrivate: config.webhooksAllowPrivate, ...options.webhooks }
     })
     await app.register(addonsPlugin, { found, host })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })

@@ -43,6 +43,10 @@ export interface HostConfig {
   readonly setupToken: string | undefined
   /** `METRICS_PORT`: Prometheus metrics at http://127.0.0.1:<port>/metrics; unset → none. */
   readonly metricsPort: number | undefined
+  /** `WEBHOOKS_ALLOW_HTTP=1`: webhooks may use plain `http://` URLs (otherwise `https://` only). */
+  readonly webhooksAllowHttp: boolean
+  /** `WEBHOOKS_ALLOW_PRIVATE=1`: webhooks may reach loopback and private addresses (tests, a receiver on the same machine). */
+  readonly webhooksAllowPrivate: boolean
 }
 
 /** A number of hops, or a list of addresses and CIDR ranges such as `10.0.0.0/8` and `::1`. */
@@ -104,7 +108,9 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     logLevel,
     logRequests: env.LOG_REQUESTS !== undefined ? env.LOG_REQUESTS === '1' || env.LOG_REQUESTS === 'true' : dev,
     setupToken,
-    metricsPort: emptyToUndefined(env.METRICS_PORT) === undefined ? undefined : parsePort(env.METRICS_PORT!.trim())
+    metricsPort: emptyToUndefined(env.METRICS_PORT) === undefined ? undefined : parsePort(env.METRICS_PORT!.trim()),
+    webhooksAllowHttp: parseCount('WEBHOOKS_ALLOW_HTTP', env.WEBHOOKS_ALLOW_HTTP ?? '0') > 0,
+    webhooksAllowPrivate: parseCount('WEBHOOKS_ALLOW_PRIVATE', env.WEBHOOKS_ALLOW_PRIVATE ?? '0') > 0
   }
 }
 

@@ -46,10 +46,11 @@ export const UserSchema = Type.Object({
   email: Type.String(),
   roleId: IdSchema,
   disabled: Type.Boolean(),
+  bot: Type.Boolean({ description: 'a bot account: no password, it acts only through API tokens' }),
   createdAt: MillisecondsSchema
 }, { additionalProperties: false })
 
-export const USER_EXAMPLE = { id: 2, username: 'ada', email: 'ada@example.org', roleId: 2, disabled: false, createdAt: 1795000000000 }
+export const USER_EXAMPLE = { id: 2, username: 'ada', email: 'ada@example.org', roleId: 2, disabled: false, bot: false, createdAt: 1795000000000 }
 
 export const ActivityEntrySchema = Type.Object({
   id: IdSchema,

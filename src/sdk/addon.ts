@@ -29,6 +29,11 @@ export interface AddonDefinition {
    * a watched word that blocks.
    */
   readonly allowsUsername?: (ctx: AddonContext, username: string) => Promise<boolean>
+  /**
+   * The events the addon writes to outgoing webhooks (`ctx.webhooks`), such as
+   * `shout.created`: the panel's webhooks may subscribe to these and the host's own.
+   */
+  readonly webhookEvents?: readonly string[]
 }
 
 /** An entry's details as one reader may see them. */

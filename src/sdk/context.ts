@@ -8,6 +8,10 @@ export interface SessionUser {
   readonly role: { readonly id: number, readonly name: string }
   /** Permission nodes of the user's role; `*` means every permission (the admin role). */
   readonly permissions: readonly string[]
+  /** A bot account: it acts only through API tokens. */
+  readonly bot?: boolean
+  /** The request came with an API token (`Authorization: Bearer`), not a session: `permissions` are the token's that the user still holds. */
+  readonly viaToken?: boolean
 }
 
 /** Who did something, as written into the activity log. */
@@ -62,6 +66,25 @@ export interface ActivityLog {
    * and a busy path saves a round trip. Writes nothing when `entries` is empty.
    */
   insertion (entries: readonly ActivityLogEntryInput[]): SqlPart
+}
+
+/**
+ * Outgoing webhooks: deliveries written in the transaction of the change they tell of,
+ * for every active hook subscribed to the event (an event the addon declares in
+ * `AddonDefinition.webhookEvents`). The host signs and sends them, retries, and keeps
+ * their log.
+ */
+export interface WebhookOutbox {
+  /** Writes `event`'s deliveries, one per item (`data` is what it tells; `subject` what it is about, e.g. `shout:12`), inside `trx`. */
+  enqueue (event: string, items: ReadonlyArray<{ readonly data: Record<string, unknown>, readonly subject?: string }>, trx: Transaction): Promise<void>
+  /**
+   * The INSERT of `event`'s deliveries as a part of a statement of the caller's own
+   * (`with hooked as (?) …`): `rows` is a SELECT of a `data` (jsonb) and a `subject` (text)
+   * column, which may read the statement's other parts.
+   */
+  insertion (event: string, rows: SqlPart): SqlPart
+  /** Takes `fields` out of the pending deliveries about `subject`, inside the transaction that deletes it (`data.deleted` then says so). */
+  redact (subject: string, fields: readonly string[], trx: Transaction): Promise<void>
 }
 
 export interface Events {
@@ -173,6 +196,7 @@ export interface AddonContext {
   readonly cluster: Cluster
   /** Notifications to users (a mention, say). */
   readonly notifications: Notifier
+  readonly webhooks: WebhookOutbox
   readonly i18n: Localisation
   readonly permissions: Permissions
   /** Other people's accounts, read only. */

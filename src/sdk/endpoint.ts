@@ -165,6 +165,12 @@ export abstract class Endpoint<S extends EndpointSchema = EndpointSchema, U exte
    * The loader refuses an addon endpoint that declares it: addons have no tables then.
    */
   readonly availableBeforeSetup?: boolean
+  /**
+   * Refused (403 NO_PERMISSION) to a caller using an API token, whatever its permissions:
+   * what manages credentials, accounts, roles, settings or webhooks takes a signed-in
+   * person, never a script.
+   */
+  readonly closedToTokens?: boolean
 
   abstract handle (call: Call<S, U, C>): Promise<Answer>
 }

@@ -37,6 +37,7 @@ export default defineAddon({
   // The feed tells a panel user of a shout or a room they may not read only that
   // something happened there (the `hidden` sentences), never what was said or its name.
   // A sign-up's username may not hold a watched word that blocks.
+  webhookEvents: ['shout.created', 'shout.edited', 'shout.deleted', 'report.created', 'member.muted'],
   allowsUsername: async (ctx, username) => (await WatchedWords.of(ctx).filter()).check(username).action !== 'block',
   activityReader: async (ctx, user) => {
     const readable = await Rooms.of(ctx).readableSlugs(user)

@@ -20,6 +20,7 @@ export async function muteMember (ctx: AddonContext, trx: Transaction, { userId,
   const made = await mutesRepository(ctx.db).put({ userId, username: member.username, until, reason, by: by?.username ?? null, byId: by?.id ?? null, createdAt: now }, trx)
   const { variant, amount } = muteSentence(minutes, reason)
   await ctx.activityLog.write({ type: 'MUTED_USER', user: by, details: { userId, user: member.username, minutes, until, reason, amount, variant } }, trx)
+  await ctx.webhooks.enqueue('member.muted', [{ data: { userId, username: member.username, until, reason, by: by?.username ?? null } }], trx)
   await announceToMember(ctx, trx, 'posting-changed', userId)
   return made
 }

@@ -90,6 +90,7 @@ export class Publisher {
         also: ctx.activityLog.insertion(batch.flatMap(({ shout, user, logged, room }) => logged
           ? [{ type: 'CREATED_SHOUT', user, details: { message: shout.message, room } }]
           : [])),
+        hooked: rows => ctx.webhooks.insertion('shout.created', rows),
         announce: announcing(ctx),
         maxNoticeBytes: MAX_NOTICE_BYTES
       })

@@ -8,7 +8,7 @@ import { Rooms, type Room } from './rooms.js'
 import type { FullShout } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
 import { deleteShout } from './shout-changes.js'
-import { shoutsRepository } from './shouts-repository.js'
+import { shoutSubject, shoutsRepository } from './shouts-repository.js'
 import { REPORTS_TABLE, REVIEW_TABLE, SHOUTS_TABLE } from './tables.js'
 import { excerptOf } from './excerpt.js'
 
@@ -208,6 +208,7 @@ export async function reportShout (ctx: AddonContext, user: SessionUser, shoutId
     const recent = await reports.madeSince(user.id, now - HOUR_MS, trx)
     if (recent.length >= REPORTS_PER_HOUR) throw new TooManyRequests((recent[recent.length - REPORTS_PER_HOUR]! + HOUR_MS - now) / 1000)
     if (!await reports.file(shoutId, user.id, reason, note, trx)) throw new AlreadyReported()
+    await ctx.webhooks.enqueue('report.created', [{ data: { shoutId, room: room.slug, reason, reporter: user.username }, subject: shoutSubject(shoutId) }], trx)
     if (hideAfterReports === 0 || authorIsStaff) return
     if (await reports.openCount(shoutId, trx) < hideAfterReports) return
     const shout = await shoutsRepository(ctx.db).findWithAuthor(shoutId, trx)

@@ -3,7 +3,7 @@ import { announceChange } from './changes/notice.js'
 import { ShoutDeleted, ShoutEdited } from './events.js'
 import { mentionKey } from './mentions.js'
 import type { RoomShout } from './schemas.js'
-import { shoutsRepository } from './shouts-repository.js'
+import { shoutSubject, shoutsRepository } from './shouts-repository.js'
 
 /**
  * The edit and the delete of one shout, whoever makes them (its author, or a moderator
@@ -18,6 +18,8 @@ export async function editShout (ctx: AddonContext, trx: Transaction, id: number
   if (edited === undefined) throw new NotFound()
   const { shout, eventId } = edited
   await announceChange(ctx, trx, 'shout-edited', [{ id: eventId, kind: 'shout-edited', shout }])
+  const { id: _, replyTo, ...told } = shout
+  await ctx.webhooks.enqueue('shout.edited', [{ data: { id, ...told, replyTo: replyTo?.id ?? null }, subject: shoutSubject(id) }], trx)
   ctx.events.emit(ShoutEdited, shout, trx)
   return shout
 }
@@ -28,8 +30,10 @@ export async function deleteShout (ctx: AddonContext, trx: Transaction, id: numb
   if (deleted === undefined) throw new NotFound()
   const { shout, eventId } = deleted
   await announceChange(ctx, trx, 'shout-deleted', [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id, room: shout.room } }])
-  // Its mentions' notifications go with it.
+  // Its mentions' notifications go with it, and its text leaves the deliveries not yet sent.
   await ctx.notifications.remove([mentionKey(shout.id)], trx)
+  await ctx.webhooks.redact(shoutSubject(shout.id), ['message'], trx)
+  await ctx.webhooks.enqueue('shout.deleted', [{ data: { id: shout.id, room: shout.room }, subject: shoutSubject(shout.id) }], trx)
   ctx.events.emit(ShoutDeleted, shout, trx)
   return shout
 }

@@ -18,6 +18,12 @@ export const replyToOf = (column: string): string => `case when ${column} is nul
   (select json_build_object('id', original.id, 'username', original.username, 'excerpt', left(original.message, ${EXCERPT_LENGTH})) from ${SHOUTS_TABLE} as original where original.id = ${column}),
   json_build_object('id', ${column}, 'deleted', true)) end`
 
+/** A shout as webhooks tell of it (`shout.created`, `shout.edited`), from a row `s` of the shouts written. */
+const WEBHOOK_SHOUT = "jsonb_build_object('id', s.id, 'room', s.room, 'username', s.username, 'message', s.message, 'date', s.date, 'replyTo', s.reply_to_id)"
+
+/** What a shout's webhook deliveries are about: deleting the shout takes its text out of those still waiting. */
+export const shoutSubject = (id: number): string => `shout:${id}`
+
 /** The json of a stream event's shout, from the row `s` (its fields, its room's slug as `room`, its `reply_to_id`). */
 const EVENT_SHOUT = `jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', ${replyToOf('s.reply_to_id')})`
 
@@ -212,6 +218,8 @@ export function shoutsRepository (db: Database) {
      */
     async insertAnnounced (shouts: readonly NewShout[], parts: {
       readonly also: SqlPart
+      /** The webhooks' deliveries of the shouts written (`ctx.webhooks.insertion`), given their rows. */
+      readonly hooked: (rows: SqlPart) => SqlPart
       readonly announce: (text: SqlPart) => SqlPart
       readonly maxNoticeBytes: number
     }): Promise<{ notice: string, sent: string | null }> {
@@ -226,6 +234,7 @@ export function shoutsRepository (db: Database) {
               order by s.id
               returning id, (shout->>'id')::bigint as shout_id, shout->'replyTo' as reply_to),
         also as (?),
+        hooked as (?),
         built as (select
               json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id), 'events', json_agg(json_build_object(
                 'id', e.id, 'kind', 'shout-created', 'shout', json_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', e.reply_to)
@@ -234,7 +243,7 @@ export function shoutsRepository (db: Database) {
             from s join e on e.shout_id = s.id),
         chosen as (select notice, case when octet_length(notice) > ? then bare end as shorter from built)
         select notice, shorter as sent, ? as announced from chosen`,
-      [SHOUTS_TABLE, JSON.stringify(shouts), EVENTS_TABLE, Date.now(), parts.also, parts.maxNoticeBytes, parts.announce(db.raw('coalesce(shorter, notice)'))])
+      [SHOUTS_TABLE, JSON.stringify(shouts), EVENTS_TABLE, Date.now(), parts.also, parts.hooked(db.raw(`select ${WEBHOOK_SHOUT} as data, 'shout:' || s.id as subject from s`)), parts.maxNoticeBytes, parts.announce(db.raw('coalesce(shorter, notice)'))])
       const [row] = result.rows
       if (row === undefined) throw new Error('the publish statement answered no row')
       return row

@@ -77,6 +77,13 @@ t.test('every documented success answer: produced by the real app, valid against
   const lounge = await asAdmin('POST', '/panel/api/shoutbox/rooms', { slug: 'lounge', name: 'Lounge', description: 'Anything goes' })
   const loungeId = JSON.parse(lounge.body).room.id as number
   const closing = JSON.parse((await asAdmin('POST', '/panel/api/shoutbox/rooms', { slug: 'old-news', name: 'Old news' })).body).room.id as number
+  // Integrations (CONTRACT §18): a token of the admin's, a bot and its tokens, a webhook and its deliveries.
+  const ownToken = await asAdmin('POST', '/api/users/me/tokens', { name: 'deploys', permissions: ['addon.shoutbox.post'] })
+  const bot = JSON.parse((await asAdmin('POST', '/panel/api/users', { username: 'deploybot', email: 'deploybot@example.org', roleId: memberRole, bot: true })).body).user.id as number
+  const botToken = await asAdmin('POST', `/panel/api/users/${bot}/tokens`, { name: 'announcements', permissions: ['addon.shoutbox.post'], expiresInDays: 30 })
+  const webhook = await asAdmin('POST', '/panel/api/webhooks', { url: 'https://chat.example.org/hooks/shoutbox', events: ['shout.created', 'report.created'] })
+  const webhookId = JSON.parse(webhook.body).webhook.id as number
+  const ping = await asAdmin('POST', `/panel/api/webhooks/${webhookId}/ping`)
 
   // Each operation's answer, by operationId: every documented example has one here.
   const answers: Record<string, () => Promise<Real>> = {
@@ -176,6 +183,25 @@ t.test('every documented success answer: produced by the real app, valid against
     // Notifications (CONTRACT §16): Ada's post mentioned the admin.
     'host.ListNotifications': () => asAdmin('GET', '/api/notifications'),
     'host.MarkNotificationsRead': () => asAdmin('POST', '/api/notifications/read', { all: true }),
+    'host.CreateOwnToken': async () => ownToken,
+    'host.ListOwnTokens': () => asAdmin('GET', '/api/users/me/tokens'),
+    'host.RevokeOwnToken': async () => {
+      const made = await asAdmin('POST', '/api/users/me/tokens', { name: 'short-lived', permissions: ['addon.shoutbox.post'] })
+      return asAdmin('DELETE', `/api/users/me/tokens/${JSON.parse(made.body).token.id as number}`)
+    },
+    'host.CreateBotToken': async () => botToken,
+    'host.ListBotTokens': () => asAdmin('GET', `/panel/api/users/${bot}/tokens`),
+    'host.RevokeBotToken': () => asAdmin('DELETE', `/panel/api/users/${bot}/tokens/${JSON.parse(botToken.body).token.id as number}`),
+    'host.ListWebhooks': () => asAdmin('GET', '/panel/api/webhooks'),
+    'host.CreateWebhook': async () => webhook,
+    'host.UpdateWebhook': () => asAdmin('PUT', `/panel/api/webhooks/${webhookId}`, { active: false }),
+    'host.DeleteWebhook': async () => {
+      const made = await asAdmin('POST', '/panel/api/webhooks', { url: 'https://chat.example.org/hooks/other', events: ['shout.deleted'] })
+      return asAdmin('DELETE', `/panel/api/webhooks/${JSON.parse(made.body).webhook.id as number}`)
+    },
+    'host.PingWebhook': async () => ping,
+    'host.ListDeliveries': () => asAdmin('GET', `/panel/api/webhooks/${webhookId}/deliveries`),
+    'host.RedeliverDelivery': () => asAdmin('POST', `/panel/api/webhooks/${webhookId}/deliveries/${JSON.parse(ping.body).delivery.id as string}/redeliver`),
     'host.ReadPreferences': () => asAdmin('GET', '/api/users/me/preferences'),
     'host.ChangePreferences': () => asAdmin('PUT', '/api/users/me/preferences', { sound: true }),
     'host.NotificationStream': () => frameOf('/api/notifications/stream', admin, () => asAda('POST', '/api/shoutbox', { message: '@admin once more' }), 'notification'),

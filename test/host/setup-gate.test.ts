@@ -55,6 +55,8 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'host', name: '005-retired-usernames' },
     { owner: 'host', name: '006-notifications' },
     { owner: 'host', name: '007-preferences' },
+    { owner: 'host', name: '008-api-tokens' },
+    { owner: 'host', name: '009-webhooks' },
     { owner: 'shoutbox', name: '001-create-shouts' },
     { owner: 'shoutbox', name: '002-create-events' },
     { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' },

@@ -5,6 +5,7 @@ import { holdsNode } from '../identity/permissions.js'
 import { IDENTITY_CHANGED, USER_SIGNED_OUT } from '../identity/sessions.js'
 import type { UsersRepository } from '../identity/users.js'
 import type { Identity } from '../plugins/identity.js'
+import type { Webhooks } from '../plugins/webhooks.js'
 import type { ActivityLogStore } from '../services/activity-log.js'
 import type { AddonConfigStore } from '../services/addon-config.js'
 import type { Cluster } from '../services/cluster.js'
@@ -12,6 +13,7 @@ import type { EventBus } from '../services/event-bus.js'
 import type { I18n } from '../services/i18n.js'
 import type { Metrics } from '../services/metrics.js'
 import type { NotificationStore } from '../services/notifications.js'
+import type { WebhookOutbox } from '../webhooks/outbox.js'
 import type { AddonRegistry } from './registry.js'
 
 /** The host-wide services an owner's context is made from. */
@@ -26,6 +28,7 @@ export interface ContextServices {
   readonly i18n: I18n
   readonly metrics: Metrics
   readonly users: UsersRepository
+  readonly webhooks: WebhookOutbox
 }
 
 export interface Owner {
@@ -47,6 +50,8 @@ export interface HostContext extends AddonContext {
   readonly strings: I18n
   /** Every owner's notifications, as their users read them. */
   readonly notificationStore: NotificationStore
+  /** The webhooks the panel manages, and this process's sender. */
+  readonly webhookAdmin: Webhooks
 }
 
 /** The SDK's view of the platform for one owner. The only place a context is assembled. */
@@ -74,6 +79,11 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
     notifications: {
       notify: async (userId, notification, trx) => { await services.notifications.notify(owner.id, userId, notification, trx) },
       remove: (keys, trx) => services.notifications.remove(owner.id, keys, trx)
+    },
+    webhooks: {
+      enqueue: (event, items, trx) => services.webhooks.enqueue(event, items, trx),
+      insertion: (event, rows) => services.webhooks.insertion(event, rows),
+      redact: (subject, fields, trx) => services.webhooks.redact(subject, fields, trx)
     },
     cluster: {
       get linked () {
@@ -108,6 +118,6 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
   }
 }
 
-export function createHostContext (owner: Owner, services: ContextServices, identity: Identity, addons: AddonRegistry): HostContext {
-  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n, notificationStore: services.notifications }
+export function createHostContext (owner: Owner, services: ContextServices, identity: Identity, addons: AddonRegistry, webhooks: Webhooks): HostContext {
+  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n, notificationStore: services.notifications, webhookAdmin: webhooks }
 }

@@ -1,4 +1,6 @@
 import path from 'node:path'
+import type { Webhooks } from '../plugins/webhooks.js'
+import { HOST_WEBHOOK_EVENTS } from '../webhooks/outbox.js'
 import {
   AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type PermissionDeclaration, type RuntimePermission, type SessionUser
 } from '../../sdk/index.js'
@@ -34,6 +36,7 @@ export interface RegistryOptions {
   readonly host: DiscoveredCode & { readonly langDir: string }
   readonly services: ContextServices
   readonly identity: Identity
+  readonly webhooks: Webhooks
 }
 
 const HOST_OWNER: Owner = { id: HOST_ID, permissions: HOST_PERMISSIONS, configDefaults: {} }
@@ -60,7 +63,7 @@ export class AddonRegistry {
     this.found = options.found
     this.host = options.host
     this.states = addonStateRepository(options.services.db)
-    this.hostContext = createHostContext(HOST_OWNER, options.services, options.identity, this)
+    this.hostContext = createHostContext(HOST_OWNER, options.services, options.identity, this, options.webhooks)
   }
 
   /** Host tables and strings, the enabled set; the addons too when setup is already done. */
@@ -154,6 +157,12 @@ export class AddonRegistry {
    * titled in `locale`; a node outside its addon's `addon.<id>.` is left out, and an addon
    * whose list fails is logged and lists none.
    */
+  /** The events webhooks may subscribe to: the host's own and each started addon's. */
+  webhookEvents (): string[] {
+    const declared = [...this.runtimes.values()].filter(r => r.started).flatMap(r => r.addon.definition.webhookEvents ?? [])
+    return [...new Set([...HOST_WEBHOOK_EVENTS, ...declared])]
+  }
+
   async runtimePermissions (locale: string, user: SessionUser): Promise<Array<RuntimePermission & { owner: string }>> {
     const lists = await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.permissionNodes !== undefined).map(async r => {
       try {

@@ -38,6 +38,7 @@ export class Login extends Api<typeof LoginSchema, HostContext> {
 export class Logout extends LoggedInApi<object, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/auth/logout'
+  override readonly closedToTokens = true
   readonly schema = {}
   override readonly answers = { ok: okAnswer({}, {}, 'Signed out; the session cookie is cleared') }
 

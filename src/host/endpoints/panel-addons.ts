@@ -4,6 +4,7 @@ import type { HostContext } from '../addons/context.js'
 export class ListAddons extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/addons'
+  override readonly closedToTokens = true
   readonly schema = {}
   override readonly answers = {
     ok: okAnswer({
@@ -50,6 +51,7 @@ const SetAddonSchema = {
 export class SetAddonEnabled extends PanelApi<typeof SetAddonSchema, HostContext> {
   readonly method = 'PUT'
   readonly path = '/api/panel/addons/:id'
+  override readonly closedToTokens = true
   readonly schema = SetAddonSchema
   override readonly answers = {
     ok: okAnswer({ restartRequired: Type.Literal(true) }, { restartRequired: true }, 'Takes effect at the next restart'),

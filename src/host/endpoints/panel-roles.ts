@@ -12,6 +12,7 @@ const RoleBodySchema = Type.Object({
 export class ListRoles extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/roles'
+  override readonly closedToTokens = true
   readonly schema = {}
   override readonly answers = {
     ok: okAnswer({ roles: Type.Array(RoleSchema) }, {
@@ -31,6 +32,7 @@ const CreateRoleSchema = { body: RoleBodySchema }
 export class CreateRole extends PanelApi<typeof CreateRoleSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/panel/roles'
+  override readonly closedToTokens = true
   readonly schema = CreateRoleSchema
   override readonly answers = { ok: okAnswer({ role: RoleSchema }, { role: ROLE_EXAMPLE }), errors: [NoPermission, RoleNameTaken] }
 
@@ -58,6 +60,7 @@ const UpdateRoleSchema = { params: IdParamsSchema, body: RoleBodySchema }
 export class UpdateRole extends PanelApi<typeof UpdateRoleSchema, HostContext> {
   readonly method = 'PUT'
   readonly path = '/api/panel/roles/:id'
+  override readonly closedToTokens = true
   readonly schema = UpdateRoleSchema
   override readonly answers = {
     ok: okAnswer({ role: RoleSchema }, { role: ROLE_EXAMPLE }),

@@ -8,6 +8,7 @@ import { SiteSettingsFields } from '../schemas.js'
 export class GetSiteSettings extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/settings'
+  override readonly closedToTokens = true
   readonly schema = {}
   override readonly answers = {
     ok: okAnswer({
@@ -37,6 +38,7 @@ const UpdateSiteSettingsSchema = {
 export class UpdateSiteSettings extends PanelApi<typeof UpdateSiteSettingsSchema, HostContext> {
   readonly method = 'PUT'
   readonly path = '/api/panel/settings'
+  override readonly closedToTokens = true
   readonly schema = UpdateSiteSettingsSchema
   override readonly answers = {
     ok: okAnswer(SiteSettingsFields, { signUp: true, defaultRoleId: 2 }),

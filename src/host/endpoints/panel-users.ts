@@ -1,5 +1,5 @@
 import {
-  IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer,
+  BadRequest, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer,
   type ActivityLogEntryInput, type SessionUser, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
@@ -16,10 +16,11 @@ const RoleIdSchema = Type.Integer({ minimum: 1, maximum: 2_147_483_647 })
 export class ListUsers extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/users'
+  override readonly closedToTokens = true
   readonly schema = {}
   override readonly answers = {
     ok: okAnswer({ users: Type.Array(UserSchema) }, {
-      users: [{ id: 1, username: 'admin', email: 'admin@example.org', roleId: 1, disabled: false, createdAt: 1794990000000 }, USER_EXAMPLE]
+      users: [{ id: 1, username: 'admin', email: 'admin@example.org', roleId: 1, disabled: false, bot: false, createdAt: 1794990000000 }, USER_EXAMPLE]
     }),
     errors: [NoPermission]
   }
@@ -34,15 +35,23 @@ const CreateUserSchema = {
   body: Type.Object({
     username: UsernameSchema,
     email: EmailSchema,
-    password: PasswordSchema,
-    roleId: RoleIdSchema
+    password: Type.Optional(PasswordSchema),
+    roleId: RoleIdSchema,
+    bot: Type.Optional(Type.Boolean({ description: 'a bot account: no password (none may be sent); it acts through the tokens of POST /api/panel/users/:id/tokens' }))
   })
 }
 
-/** A manager gives a new user only a role whose permissions the manager holds. */
+/** A bot's password hash: no scrypt string, so no password ever matches it (and a sign-in never finds a bot). */
+const NO_PASSWORD = 'bot:no-password'
+
+/**
+ * A manager gives a new user only a role whose permissions the manager holds. A person
+ * needs a password; a bot account (`bot: true`) must have none.
+ */
 export class CreateUser extends PanelApi<typeof CreateUserSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/panel/users'
+  override readonly closedToTokens = true
   readonly schema = CreateUserSchema
   // 503 SERVICE_UNAVAILABLE (with Retry-After) also when password hashing is full.
   override readonly answers = { ok: okAnswer({ user: UserSchema }, { user: USER_EXAMPLE }), errors: [NoPermission, UnknownRole, UsernameTaken, EmailTaken] }
@@ -50,11 +59,14 @@ export class CreateUser extends PanelApi<typeof CreateUserSchema, HostContext> {
   async handle (call: SignedInCall<typeof CreateUserSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_USERS')
     const { ctx } = call
-    const { password, ...account } = call.body
+    const { password, bot, ...account } = call.body
+    if ((bot === true) === (password !== undefined)) {
+      throw new BadRequest({ reason: bot === true ? 'a bot account has no password' : 'a password is required' })
+    }
     await givableRole(ctx.identity, call.user, account.roleId)
-    const passwordHash = await ctx.identity.passwords.hash(password, call.ip)
+    const passwordHash = password === undefined ? NO_PASSWORD : await ctx.identity.passwords.hash(password, call.ip)
     const user = await ctx.transaction(async trx => {
-      const created = await ctx.identity.users.create({ ...account, passwordHash }, trx)
+      const created = await ctx.identity.users.create({ ...account, passwordHash, bot: bot === true }, trx)
       await ctx.activityLog.write({ type: 'CREATED_USER', user: call.user, details: { user: created.username } }, trx)
       return created
     })
@@ -82,6 +94,7 @@ const UpdateUserSchema = {
 export class UpdateUser extends PanelApi<typeof UpdateUserSchema, HostContext> {
   readonly method = 'PUT'
   readonly path = '/api/panel/users/:id'
+  override readonly closedToTokens = true
   readonly schema = UpdateUserSchema
   override readonly answers = {
     ok: okAnswer({ user: UserSchema }, { user: { ...USER_EXAMPLE, disabled: true } }),
@@ -131,6 +144,7 @@ const DeleteUserSchema = { params: IdParamsSchema }
 export class DeleteUser extends PanelApi<typeof DeleteUserSchema, HostContext> {
   readonly method = 'DELETE'
   readonly path = '/api/panel/users/:id'
+  override readonly closedToTokens = true
   readonly schema = DeleteUserSchema
   override readonly answers = { ok: okAnswer({}, {}), errors: [NoPermission, NotFound, LastAdmin] }
 

@@ -18,6 +18,7 @@ const ChangePasswordSchema = {
 export class ChangePassword extends LoggedInApi<typeof ChangePasswordSchema, HostContext> {
   readonly method = 'POST'
   readonly path = '/api/auth/password'
+  override readonly closedToTokens = true
   readonly schema = ChangePasswordSchema
   override readonly answers = {
     ok: okAnswer({}, {}, 'Changed; every other session of the user has ended'),

@@ -45,6 +45,7 @@ export class SignUp extends Api<typeof SignUpSchema, HostContext> {
     const user = await ctx.transaction(async trx => {
       const created = await identity.users.create({ ...account, passwordHash, roleId }, trx)
       await ctx.activityLog.write({ type: 'SIGNED_UP', user: created }, trx)
+      await ctx.webhooks.enqueue('member.signed_up', [{ data: { id: created.id, username: created.username, createdAt: created.createdAt } }], trx)
       return created
     })
     return new Successful({ user: await signIn(call, user) })

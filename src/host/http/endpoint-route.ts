@@ -6,6 +6,7 @@ import {
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
+import { bearerSecret } from '../identity/api-tokens.js'
 import { hashToken } from '../identity/sessions.js'
 import type { CachedAnswer } from './answer-cache.js'
 import { responseSchemas } from './answers.js'
@@ -91,6 +92,16 @@ function slowAccessCheck (app: FastifyInstance, endpoint: Endpoint, owner: Endpo
     }
     if (endpoint.availableBeforeSetup !== true) await addons.ensureStarted()
     if (!owner.isStarted()) throw new ServiceUnavailable()
+    const bearer = bearerOf(request)
+    if (bearer !== undefined) {
+      // An API token: it stands for its user wherever a session would, never on what manages credentials.
+      if (endpoint.access === 'Api' && endpoint.readsSession !== true) return
+      const user = await tokenUser(identity, bearer, request.ip)
+      if (endpoint.closedToTokens === true) throw new NoPermission()
+      if (endpoint.access === 'PanelApi' && !holdsNode(user, 'panel.access')) throw new NoPermission()
+      request.sessionUser = user
+      return
+    }
     const token = request.cookies[identity.sessionCookie.name]
     if (endpoint.access === 'Api') {
       // A public endpoint that asks who is signed in: whoever the session says, or nobody.
@@ -102,6 +113,25 @@ function slowAccessCheck (app: FastifyInstance, endpoint: Endpoint, owner: Endpo
     if (endpoint.access === 'PanelApi' && !holdsNode(user, 'panel.access')) throw new NoPermission()
     request.sessionUser = user
   }
+}
+
+const bearerOf = (request: FastifyRequest): string | undefined => bearerSecret(request.headers.authorization)
+
+/**
+ * The user an API token acts as. A wrong, expired or revoked token is answered 401 and
+ * counted against the caller's address like a failed sign-in; past the address's free
+ * failures a token this process does not remember is refused with 429 before it is even
+ * looked up. One it remembers (resolved here before, still valid) costs no query and is
+ * never a guess: a bot behind the same address as a guesser keeps working.
+ */
+async function tokenUser (identity: FastifyInstance['identity'], secret: string, ip: string): Promise<SessionUser> {
+  const known = identity.tokens.remembered(secret)
+  if (known !== undefined) return known
+  await identity.signInThrottle.refuseIfWaiting(ip)
+  const user = await identity.tokens.resolve(secret)
+  if (user !== null) return user
+  await identity.signInThrottle.failed(ip)
+  throw new NotLoggedIn()
 }
 
 type AnyCall = Call<Endpoint['schema'], SessionUser | null> & { readonly opened?: EventStream }
@@ -160,7 +190,8 @@ function makeCall (app: FastifyInstance, request: FastifyRequest, reply: Fastify
     openEventStream () {
       // Admitted (or refused with TooManyRequests, answered by the error handler) before
       // the reply is hijacked: a refusal is still an ordinary answer in the envelope.
-      const token = request.cookies[app.identity.sessionCookie.name]
+      // What the stream was opened with, so that its end (a sign-out, a revoked token) ends the stream.
+      const token = bearerOf(request) ?? request.cookies[app.identity.sessionCookie.name]
       opened = app.eventStreams.start(request.ip, () => {
         reply.hijack()
         return reply.raw

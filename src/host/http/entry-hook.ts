@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { InvalidOrigin } from '../../sdk/index.js'
+import { bearerSecret } from '../identity/api-tokens.js'
 import { EVERY_ANSWER } from './headers.js'
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
@@ -8,10 +9,13 @@ const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
  * Refuses a state-changing request sent by a page of another site (CSRF), before its
  * body is read. Browsers send `Origin` on such requests; older ones send
  * `Sec-Fetch-Site`. Clients that send neither (curl, scripts) are not browsers, so a
- * forged cross-site request cannot come from them.
+ * forged cross-site request cannot come from them. Nor is a request that carries an API
+ * token (`Authorization: Bearer`): it is answered as the token's user, never the
+ * cookie's, and a page of another site cannot set that header without our consent (CORS).
  */
 function isCrossSite (request: FastifyRequest, allowed: ReadonlySet<string>, publicUrl: URL | undefined): boolean {
   if (!STATE_CHANGING.has(request.method)) return false
+  if (bearerSecret(request.headers.authorization) !== undefined) return false
   const origin = request.headers.origin
   if (origin !== undefined) return !allowed.has(origin) && !sameOrigin(origin, request, publicUrl)
   return request.headers['sec-fetch-site'] === 'cross-site'

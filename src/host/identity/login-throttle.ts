@@ -90,6 +90,27 @@ export class LoginThrottle {
     }
   }
 
+  /**
+   * Refuses (TooManyRequests) a credential check from `address` while the address must
+   * wait: a token guesser past its free failures learns nothing, even from a right one.
+   */
+  async refuseIfWaiting (address: string): Promise<void> {
+    const row: { next_allowed_at: number | string } | undefined = await this.db('sign_in_attempts')
+      .where({ key: keyOf('address', clientKey(address)) }).first('next_allowed_at')
+    const waitMs = row === undefined ? 0 : Number(row.next_allowed_at) - this.now()
+    if (waitMs > 0) throw new TooManyRequests(waitMs / 1000)
+  }
+
+  /**
+   * Counts a credential that failed (a wrong, expired or revoked API token) against
+   * `address`, as a failed sign-in counts: past the address's free attempts, each next
+   * one must wait (and this one is refused with TooManyRequests).
+   */
+  async failed (address: string): Promise<void> {
+    await this.purgeIfDue()
+    await this.take(keyOf('address', clientKey(address)), this.policy.freeAttemptsPerAddress)
+  }
+
   /** Deletes the rows of keys forgotten (no attempt for `forgetAfterMs`) and not waiting; returns how many. */
   async purge (): Promise<number> {
     const now = this.now()

@@ -9,7 +9,8 @@ export const HOST_PERMISSIONS: readonly PermissionDeclaration[] = [
   { key: 'MANAGE_ROLES', node: 'panel.manage.roles' },
   { key: 'MANAGE_USERS', node: 'panel.manage.users' },
   { key: 'MANAGE_ADDONS', node: 'panel.manage.addons' },
-  { key: 'MANAGE_SETTINGS', node: 'panel.manage.settings' }
+  { key: 'MANAGE_SETTINGS', node: 'panel.manage.settings' },
+  { key: 'MANAGE_WEBHOOKS', node: 'panel.manage.webhooks' }
 ]
 
 /** Opens the panel; the built-in member role never holds it. */

@@ -32,7 +32,8 @@ export function sessionCookieFor (publicUrl: string | undefined): SessionCookie 
 }
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000
 
-const SIGNED_OUT = 'host:signed-out'
+/** Announced when one session (or API token) ends; carries the hash of its secret. */
+export const SIGNED_OUT = 'host:signed-out'
 /** Announced when a user's sessions end; carries `{userId, keep}`. */
 export const USER_SIGNED_OUT = 'host:user-signed-out'
 /** Announced when roles or users changed. */

@@ -10,6 +10,8 @@ export interface User {
   readonly email: string
   readonly roleId: number
   readonly disabled: boolean
+  /** A bot account: it cannot sign in with a password, only act through API tokens. */
+  readonly bot: boolean
   readonly createdAt: number
 }
 
@@ -22,6 +24,7 @@ export interface NewUser {
   readonly email: string
   readonly passwordHash: string
   readonly roleId: number
+  readonly bot?: boolean
 }
 
 /** What an administrator may change about an account. */
@@ -34,7 +37,7 @@ export interface UserChange {
 /** Any constant other than the migrations' (`MIGRATION_LOCK_KEY`). */
 const ACCOUNT_CHANGES_LOCK_KEY = 7_310_101
 
-interface Row { id: number, username: string, email: string, role_id: number, disabled: boolean, created_at: number, password_hash: string }
+interface Row { id: number, username: string, email: string, role_id: number, disabled: boolean, bot: boolean, created_at: number, password_hash: string }
 
 const toUser = (row: Row): UserWithHash => ({
   id: row.id,
@@ -42,6 +45,7 @@ const toUser = (row: Row): UserWithHash => ({
   email: row.email,
   roleId: row.role_id,
   disabled: row.disabled,
+  bot: row.bot,
   createdAt: row.created_at,
   passwordHash: row.password_hash
 })
@@ -68,6 +72,7 @@ async function insertUser (trx: Knex, user: NewUser): Promise<User> {
       email: user.email,
       password_hash: user.passwordHash,
       role_id: user.roleId,
+      bot: user.bot === true,
       created_at: Date.now()
     }).returning<Row[]>('*')
   } catch (error) {
@@ -97,6 +102,7 @@ export function usersRepository (db: Knex) {
       const row = await db('users')
         .where(q => q.whereRaw('lower(username) = lower(?)', [login]).orWhereRaw('lower(email) = lower(?)', [login]))
         .andWhere('disabled', false)
+        .andWhere('bot', false)
         .first<Row | undefined>()
       return row === undefined ? undefined : toUser(row)
     },
@@ -111,10 +117,10 @@ export function usersRepository (db: Knex) {
       const row = await trx('users')
         .join('roles', 'roles.id', 'users.role_id')
         .where({ 'users.id': id })
-        .first<{ id: number, username: string, role_id: number, role_name: string, permissions: string[] } | undefined>(
-          'users.id', 'users.username', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions')
+        .first<{ id: number, username: string, bot: boolean, role_id: number, role_name: string, permissions: string[] } | undefined>(
+          'users.id', 'users.username', 'users.bot', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions')
         .catch(outOfRange)
-      return row === undefined ? undefined : { id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions }
+      return row === undefined ? undefined : { id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions, bot: row.bot }
     },
 
     /** The usernames of the accounts `ids`, by id (those that exist). */

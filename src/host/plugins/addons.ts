@@ -22,11 +22,13 @@ export interface AddonsOptions {
  */
 export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
   const services = {
-    db: app.db, log: app.log, activity: app.activity, notifications: app.notifications, config: new AddonConfigStore(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n, metrics: app.metrics, users: app.identity.users
+    db: app.db, log: app.log, activity: app.activity, notifications: app.notifications, config: new AddonConfigStore(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n, metrics: app.metrics, users: app.identity.users, webhooks: app.webhooks.outbox
   }
-  const registry = new AddonRegistry({ found, host, services, identity: app.identity })
+  const registry = new AddonRegistry({ found, host, services, identity: app.identity, webhooks: app.webhooks })
   app.decorate('addons', registry)
   await registry.init()
+  // The host's migrations (the outbox's table among them) have run: this process sends its share.
+  app.webhooks.sender.start()
 
   // The server's connections are drained by DrainingServer (src/host/http/draining-server.ts).
   app.addHook('preClose', async () => {
@@ -39,5 +41,5 @@ export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
   })
 }, {
   name: 'shoutbox-addons',
-  dependencies: ['shoutbox-database', 'shoutbox-cluster', 'shoutbox-events', 'shoutbox-i18n', 'shoutbox-activity', 'shoutbox-notifications', 'shoutbox-identity', 'shoutbox-metrics']
+  dependencies: ['shoutbox-database', 'shoutbox-cluster', 'shoutbox-events', 'shoutbox-i18n', 'shoutbox-activity', 'shoutbox-notifications', 'shoutbox-identity', 'shoutbox-metrics', 'shoutbox-webhooks']
 })

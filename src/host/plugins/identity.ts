@@ -1,6 +1,7 @@
 import fp from 'fastify-plugin'
 import type { SessionUser } from '../../sdk/index.js'
 import { AddressQuota } from '../identity/address-quota.js'
+import { ApiTokens } from '../identity/api-tokens.js'
 import { LoginThrottle, type ThrottleOptions } from '../identity/login-throttle.js'
 import { BoundedPasswords, PasswordHasher, defaultHashingLimits, type HashingLimits } from '../identity/passwords.js'
 import { rolesRepository, type RolesRepository } from '../identity/roles.js'
@@ -25,6 +26,8 @@ export interface Identity {
   readonly users: UsersRepository
   readonly roles: RolesRepository
   readonly sessions: Sessions
+  /** API tokens (`Authorization: Bearer`): what they act as, and their owners' lists. */
+  readonly tokens: ApiTokens
   /** The session cookie's name and flags (from PUBLIC_URL): read and set only through this. */
   readonly sessionCookie: SessionCookie
   /** Every password hash of the process goes through here (bounded; see `BoundedPasswords`). */
@@ -64,6 +67,7 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
     users: usersRepository(app.db),
     roles,
     sessions: new Sessions(app.db, app.cluster),
+    tokens: new ApiTokens(app.db, app.cluster),
     sessionCookie: options.sessionCookie ?? sessionCookieFor(undefined),
     passwords: new BoundedPasswords(
       options.passwords ?? new PasswordHasher(),

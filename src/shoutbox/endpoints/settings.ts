@@ -8,6 +8,7 @@ import { assertReactionSet } from '../reactions.js'
 export class GetSettings extends PanelApi {
   readonly method = 'GET'
   readonly path = '/api/panel/shoutbox/config'
+  override readonly closedToTokens = true
   readonly schema = {}
   override readonly answers = { ok: okAnswer(SettingsSchema.properties, SETTINGS_EXAMPLE), errors: [NoPermission] }
 
@@ -26,6 +27,7 @@ export class GetSettings extends PanelApi {
 export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
   readonly method = 'PUT'
   readonly path = '/api/panel/shoutbox/config'
+  override readonly closedToTokens = true
   readonly schema = UpdateSettingsSchema
   override readonly answers = { ok: okAnswer(SettingsSchema.properties, SETTINGS_EXAMPLE, 'The settings after the change'), errors: [NoPermission] }
 

@@ -42,7 +42,7 @@ t.test('granting: nobody gives more than they hold', async t => {
       const [status, body] = await usersManager('POST', '/api/panel/users', newUser(username, roleId))
       const user = body.user as { id: number, createdAt: number }
       t.same([status, body], [200, {
-        result: 'ok', user: { id: user.id, username, email: `${username}@example.org`, roleId, disabled: false, createdAt: user.createdAt }
+        result: 'ok', user: { id: user.id, username, email: `${username}@example.org`, roleId, disabled: false, bot: false, createdAt: user.createdAt }
       }])
       t.ok(Math.abs(user.createdAt - Date.now()) < 60_000, 'createdAt is now, in ms')
     }
@@ -123,7 +123,7 @@ t.test('granting: nobody gives more than they hold', async t => {
     const helper = (await table(app, 'users')).find(u => u.username === 'helper')!
     const [status, body] = await usersManager('PUT', `/api/panel/users/${helper.id}`, { roleId: 3, disabled: true })
     t.same([status, body], [200, {
-      result: 'ok', user: { id: helper.id, username: 'helper', email: 'helper@example.org', roleId: 3, disabled: true, createdAt: Number(helper.created_at) }
+      result: 'ok', user: { id: helper.id, username: 'helper', email: 'helper@example.org', roleId: 3, disabled: true, bot: false, createdAt: Number(helper.created_at) }
     }])
     t.same(await usersManager('DELETE', `/api/panel/users/${helper.id}`), [200, { result: 'ok' }])
   })
@@ -131,14 +131,14 @@ t.test('granting: nobody gives more than they hold', async t => {
   t.test('an administrator gives any role, the admin role included', async t => {
     const [status, body] = await asAdmin('POST', '/api/panel/users', newUser('second', 1))
     t.same([status, body], [200, {
-      result: 'ok', user: { id: (body.user as { id: number }).id, username: 'second', email: 'second@example.org', roleId: 1, disabled: false, createdAt: (body.user as { createdAt: number }).createdAt }
+      result: 'ok', user: { id: (body.user as { id: number }).id, username: 'second', email: 'second@example.org', roleId: 1, disabled: false, bot: false, createdAt: (body.user as { createdAt: number }).createdAt }
     }])
     const second = client(app, await login(app, 'second', 'a long password'))
     t.same(await second('PUT', '/api/panel/roles/5', { name: 'Mods', permissions: ['panel.access', 'panel.manage.users', SHOUTBOX] }), [200, {
       result: 'ok', role: { id: 5, name: 'Mods', permissions: ['panel.access', 'panel.manage.users', SHOUTBOX], builtin: false }
     }])
     t.same(await second('PUT', '/api/panel/users/4', { roleId: 1 }), [200, {
-      result: 'ok', user: { id: 4, username: 'mod', email: 'mod@example.org', roleId: 1, disabled: false, createdAt: Number((await table(app, 'users')).find(u => u.id === 4)!.created_at) }
+      result: 'ok', user: { id: 4, username: 'mod', email: 'mod@example.org', roleId: 1, disabled: false, bot: false, createdAt: Number((await table(app, 'users')).find(u => u.id === 4)!.created_at) }
     }])
   })
 })

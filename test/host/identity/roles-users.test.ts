@@ -30,18 +30,18 @@ t.test('roles, users and permissions', async t => {
   t.test('the permission catalogue: host and addon nodes, localised', async t => {
     const en = (await as(admin).get('/api/panel/permissions')).json()
     t.same(en.permissions.map((p: { node: string }) => p.node),
-      ['panel.access', 'panel.manage.roles', 'panel.manage.users', 'panel.manage.addons', 'panel.manage.settings', 'addon.shoutbox.manage.shoutbox', 'addon.shoutbox.post',
+      ['panel.access', 'panel.manage.roles', 'panel.manage.users', 'panel.manage.addons', 'panel.manage.settings', 'panel.manage.webhooks', 'addon.shoutbox.manage.shoutbox', 'addon.shoutbox.post',
         'addon.shoutbox.room.general.post'], 'with the default room\'s own post node (made as the addon runs; everyone reads it, so no read node)')
     t.same(en.permissions.at(-1), {
       node: 'addon.shoutbox.room.general.post', key: 'addon.shoutbox.room.general.post', addonId: 'shoutbox',
       title: 'Post in the room General', description: 'Shout in the room General (general), when the room is posted in by this node'
     })
-    t.same(en.permissions[5], {
+    t.same(en.permissions[6], {
       node: 'addon.shoutbox.manage.shoutbox', key: 'MANAGE_SHOUTBOX', addonId: 'shoutbox',
       title: 'Manage shoutbox', description: 'Post, edit and delete any shout, mute members in the shoutbox and change its settings.'
     })
     const tr = (await as(admin).get('/api/panel/permissions', { 'accept-language': 'tr-TR,tr;q=0.9,en;q=0.5' })).json()
-    t.equal(tr.permissions[5].title, 'Duyuru panosunu yönet')
+    t.equal(tr.permissions[6].title, 'Duyuru panosunu yönet')
     t.equal(tr.permissions[0].title, 'Panel erişimi')
   })
 

@@ -39,7 +39,7 @@ t.test('managing users: role, disabled, password, delete', async t => {
   t.equal((await admin('POST', '/api/panel/roles', { name: 'Helpers', permissions: ['panel.access'] }))[0], 200)
   const [, created] = await admin('POST', '/api/panel/users', { username: 'alice', email: 'alice@example.org', password: PASSWORD, roleId: 3 })
   const alice = created.user as { id: number, createdAt: number }
-  const aliceAs = (roleId: number, disabled: boolean) => ({ id: 2, username: 'alice', email: 'alice@example.org', roleId, disabled, createdAt: alice.createdAt })
+  const aliceAs = (roleId: number, disabled: boolean) => ({ id: 2, username: 'alice', email: 'alice@example.org', roleId, disabled, bot: false, createdAt: alice.createdAt })
   const about = { user: 'alice', targetUserId: 2 }
 
   t.test('the list shows whether each user is disabled', async t => {
@@ -48,7 +48,7 @@ t.test('managing users: role, disabled, password, delete', async t => {
     t.same([status, body], [200, {
       result: 'ok',
       users: [
-        { id: 1, username: 'admin', email: 'admin@example.org', roleId: 1, disabled: false, createdAt: adminRow.createdAt },
+        { id: 1, username: 'admin', email: 'admin@example.org', roleId: 1, disabled: false, bot: false, createdAt: adminRow.createdAt },
         aliceAs(3, false)
       ]
     }])
@@ -227,7 +227,7 @@ t.test('the last active administrator', async t => {
     const before = await snapshot(app)
     t.same(await admin('PUT', '/api/panel/users/1', { password: 'a new password' }), [403, { result: 'error', error: 'NO_PERMISSION' }])
     t.same(await admin('PUT', '/api/panel/users/1', { roleId: 1, disabled: false }), [200, {
-      result: 'ok', user: { id: 1, username: 'admin', email: 'admin@example.org', roleId: 1, disabled: false, createdAt: Number(before.users[0].created_at) }
+      result: 'ok', user: { id: 1, username: 'admin', email: 'admin@example.org', roleId: 1, disabled: false, bot: false, createdAt: Number(before.users[0].created_at) }
     }], 'what does not change is no change')
     t.same(await snapshot(app), before)
   })
@@ -243,7 +243,7 @@ t.test('the last active administrator', async t => {
     t.same((await second('PUT', '/api/panel/users/1', { disabled: false }))[0], 200)
     const first = client(app, await login(app, 'admin', ADMIN.password))
     t.same(await first('PUT', '/api/panel/users/2', { roleId: 3 }), [200, {
-      result: 'ok', user: { id: 2, username: 'second', email: 'second@example.org', roleId: 3, disabled: false, createdAt: Number((await app.db('users').where({ id: 2 }).first()).created_at) }
+      result: 'ok', user: { id: 2, username: 'second', email: 'second@example.org', roleId: 3, disabled: false, bot: false, createdAt: Number((await app.db('users').where({ id: 2 }).first()).created_at) }
     }])
     t.same(await first('DELETE', '/api/panel/users/2'), [200, { result: 'ok' }])
   })
@@ -271,7 +271,7 @@ t.test('the last active administrator', async t => {
       const disabled = won === 0 ? 3 : 1
       const row = await app.db('users').where({ id: disabled }).first()
       t.same(answers[won], [200, {
-        result: 'ok', user: { id: disabled, username: row.username, email: row.email, roleId: 1, disabled: true, createdAt: Number(row.created_at) }
+        result: 'ok', user: { id: disabled, username: row.username, email: row.email, roleId: 1, disabled: true, bot: false, createdAt: Number(row.created_at) }
       }])
       // The other is refused by the rule or, when the winner committed first, is no longer signed in.
       const lost = answers[1 - won]!

@@ -1,0 +1,13 @@
+export interface PostShoutOptions {
+  /** Where Shoutbox runs, e.g. `http://localhost:8088`. */
+  baseUrl: string
+  /** The API token's secret, `sbx_...`. */
+  token: string
+  message: string
+  /** A room's slug; without it the shout goes to `/api/shoutbox`. */
+  room?: string
+}
+
+/** Posts a shout; throws an Error naming the error code and HTTP status on a non-2xx answer. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function postShout (options: PostShoutOptions): Promise<any>

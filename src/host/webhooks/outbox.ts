@@ -1,0 +1,158 @@
+import { randomBytes } from 'node:crypto'
+import type { Knex } from 'knex'
+
+/** The host's own webhook events; each addon adds those it declares (`AddonDefinition.webhookEvents`). */
+export const HOST_WEBHOOK_EVENTS = ['member.signed_up'] as const
+
+/** The event a `POST /api/panel/webhooks/:id/ping` sends: to that hook alone, whatever it subscribes to. */
+export const PING = 'ping'
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
+
+export interface Webhook {
+  readonly id: number
+  readonly url: string
+  readonly events: readonly string[]
+  readonly active: boolean
+  readonly createdAt: number
+}
+
+export interface Delivery {
+  readonly id: string
+  readonly event: string
+  readonly status: DeliveryStatus
+  readonly attempts: number
+  readonly responseCode: number | null
+  readonly nextAttemptAt: number | null
+  readonly createdAt: number
+}
+
+/** One delivery's content: what it tells (`data`) and what it is about (`subject`, e.g. `shout:12`). */
+export interface OutboxItem {
+  readonly data: Record<string, unknown>
+  readonly subject?: string
+}
+
+/** Announced when hooks change, so every process's sender knows whether there is any to send to. */
+export const WEBHOOKS_CHANGED = 'host:webhooks-changed'
+
+interface HookRow { id: number, url: string, events: string[], active: boolean, created_at: number | string }
+interface DeliveryRow { id: string, event: string, status: DeliveryStatus, attempts: number, response_code: number | null, next_attempt_at: number | string, created_at: number | string }
+
+const toHook = (row: HookRow): Webhook => ({ id: row.id, url: row.url, events: row.events, active: row.active, createdAt: Number(row.created_at) })
+const toDelivery = (row: DeliveryRow): Delivery => ({
+  id: row.id,
+  event: row.event,
+  status: row.status,
+  attempts: row.attempts,
+  responseCode: row.response_code,
+  nextAttemptAt: row.status === 'pending' ? Number(row.next_attempt_at) : null,
+  createdAt: Number(row.created_at)
+})
+
+/**
+ * The webhooks' outbox: deliveries are written in the transaction of the change they tell
+ * of — by `enqueue`, or inside the change's own statement by `insertion` — one row for
+ * each active hook subscribed to the event, so a change that committed has its
+ * deliveries, whatever happens to the process next. The sender (`sender.ts`) reads them.
+ */
+export class WebhookOutbox {
+  constructor (private readonly db: Knex, private readonly now: () => number = Date.now) {}
+
+  /** Writes `event`'s deliveries of `items` inside `trx`. */
+  async enqueue (event: string, items: readonly OutboxItem[], trx: Knex): Promise<void> {
+    if (items.length === 0) return
+    const rows = items.map(item => ({ data: item.data, subject: item.subject ?? null }))
+    await trx.raw('?', [this.insertion(event, trx.raw(
+      "select item->'data' as data, item->>'subject' as subject from jsonb_array_elements(?::jsonb) as given(item)", [JSON.stringify(rows)]))])
+  }
+
+  /**
+   * The INSERT of `event`'s deliveries as a statement part (a CTE of the change's own
+   * statement): `rows` is a SELECT of `data` (jsonb) and `subject` (text) columns, which
+   * may read the statement's other CTEs.
+   */
+  insertion (event: string, rows: Knex.Raw): Knex.Raw {
+    const now = this.now()
+    return this.db.raw(`insert into webhook_deliveries (hook_id, event, data, subject, next_attempt_at, created_at)
+      select h.id, ?::text, d.data, d.subject, ?::bigint, ?::bigint from (?) as d cross join webhooks h
+      where h.active and h.events @> ?::jsonb`, [event, now, now, rows, JSON.stringify([event])])
+  }
+
+  /**
+   * Takes `fields` out of the pending deliveries about `subject` (inside the transaction
+   * that deletes it): a deleted shout's text is never sent after the delete.
+   */
+  async redact (subject: string, fields: readonly string[], trx: Knex): Promise<void> {
+    await trx('webhook_deliveries').where({ subject, status: 'pending' })
+      .update({ data: trx.raw(`jsonb_set(data ${fields.map(() => '- ?::text').join(' ')}, '{deleted}', 'true')`, [...fields]) })
+  }
+}
+
+/** The hooks and their deliveries, as the panel manages and reads them. */
+export function webhooksRepository (db: Knex, now: () => number = Date.now) {
+  return {
+    async list (): Promise<Webhook[]> {
+      return (await db('webhooks').orderBy('id') as HookRow[]).map(toHook)
+    },
+
+    async find (id: number, trx: Knex = db): Promise<Webhook | undefined> {
+      const row: HookRow | undefined = await trx('webhooks').where({ id }).first()
+      return row === undefined ? undefined : toHook(row)
+    },
+
+    async count (trx: Knex): Promise<number> {
+      const [row] = await trx('webhooks').count<Array<{ count: number | string }>>({ count: '*' })
+      return Number(row?.count ?? 0)
+    },
+
+    /** A new hook and its signing secret (kept to sign with, shown once). */
+    async create (hook: { url: string, events: readonly string[], active: boolean }, trx: Knex): Promise<{ webhook: Webhook, secret: string }> {
+      const secret = `whsec_${randomBytes(32).toString('base64url')}`
+      const [row] = await trx('webhooks').insert({ url: hook.url, events: JSON.stringify([...new Set(hook.events)]), active: hook.active, secret, created_at: now() })
+        .returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
+      return { webhook: toHook(row!), secret }
+    },
+
+    async update (id: number, change: { url?: string, events?: readonly string[], active?: boolean }, trx: Knex): Promise<Webhook | undefined> {
+      const columns = {
+        ...(change.url === undefined ? {} : { url: change.url }),
+        ...(change.events === undefined ? {} : { events: JSON.stringify([...new Set(change.events)]) }),
+        ...(change.active === undefined ? {} : { active: change.active })
+      }
+      const [row] = await trx('webhooks').where({ id }).update(columns).returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
+      return row === undefined ? undefined : toHook(row)
+    },
+
+    /** The hook and its deliveries go. */
+    async delete (id: number, trx: Knex): Promise<Webhook | undefined> {
+      const [row] = await trx('webhooks').where({ id }).delete().returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
+      return row === undefined ? undefined : toHook(row)
+    },
+
+    /** The hook's last `limit` deliveries, the newest first. */
+    async deliveries (hookId: number, limit = 100): Promise<Delivery[]> {
+      const rows: DeliveryRow[] = await db('webhook_deliveries').where({ hook_id: hookId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit)
+      return rows.map(toDelivery)
+    },
+
+    /** A `ping` to the hook alone, due now. */
+    async ping (hookId: number, trx: Knex): Promise<Delivery> {
+      const at = now()
+      const [row] = await trx('webhook_deliveries')
+        .insert({ hook_id: hookId, event: PING, data: JSON.stringify({ hookId }), next_attempt_at: at, created_at: at })
+        .returning<DeliveryRow[]>('*')
+      return toDelivery(row!)
+    },
+
+    /** The delivery queued again, due now, its tries counted afresh; undefined when the hook has no such delivery. */
+    async redeliver (hookId: number, deliveryId: string, trx: Knex): Promise<Delivery | undefined> {
+      const [row] = await trx('webhook_deliveries').where({ id: deliveryId, hook_id: hookId })
+        .update({ status: 'pending', attempts: 0, response_code: null, next_attempt_at: now(), locked_until: null })
+        .returning<DeliveryRow[]>('*')
+      return row === undefined ? undefined : toDelivery(row)
+    }
+  }
+}
+
+export type WebhooksRepository = ReturnType<typeof webhooksRepository>
