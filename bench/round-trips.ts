@@ -38,7 +38,7 @@ await setUp(app) // the administrator (user 1), the author of every shout here
 const db: Knex = app.db
 const admin = { id: 1, username: 'admin' }
 const activity = new ActivityLogStore(db, new I18n())
-const shout = (n: number) => ({ message: `shout ${n}`, username: admin.username, date: Date.now(), authorId: admin.id, roomId: 1, replyToId: null })
+const shout = (n: number) => ({ message: `shout ${n}`, username: admin.username, date: Date.now(), authorId: admin.id, roomId: 1, replyToId: null, bot: false })
 
 async function fiveRoundTrips (n: number): Promise<void> {
   await db.transaction(async trx => {

@@ -201,14 +201,14 @@ export async function busy<T> (form: HTMLFormElement, work: () => Promise<T>): P
  * `send` may return nothing to send nothing (a check of its own failed and said so).
  */
 export function onSubmit (form: HTMLFormElement, result: Outcome, say: (answer: ApiAnswer) => string,
-  send: () => Promise<ApiAnswer> | undefined, done: () => void | Promise<void>): void {
+  send: () => Promise<ApiAnswer> | undefined, done: (answer: ApiAnswer) => void | Promise<void>): void {
   form.addEventListener('submit', event => {
     event.preventDefault()
     void busy(form, async () => {
       const sending = send()
       if (sending === undefined) return
       const answer = await sending
-      if (answer.ok) await done()
+      if (answer.ok) await done(answer)
       else result.error(say(answer))
     })
   })

@@ -61,9 +61,9 @@ export class Publisher {
   }
 
   /** Stores a checked message as `user`'s shout, dated now; resolves once it is committed. */
-  publish (user: Actor, message: string, { logged, room, replyTo = null }: PublishOptions): Promise<RoomShout> {
+  publish (user: Actor & { readonly bot?: boolean }, message: string, { logged, room, replyTo = null }: PublishOptions): Promise<RoomShout> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ shout: { message, username: user.username, date: Date.now(), authorId: user.id, roomId: room.id, replyToId: replyTo }, user, logged, room: room.slug, resolve, reject })
+      this.waiting.push({ shout: { message, username: user.username, date: Date.now(), authorId: user.id, roomId: room.id, replyToId: replyTo, bot: user.bot === true }, user, logged, room: room.slug, resolve, reject })
       if (this.writing) return
       this.writing = true
       // Requests already read from the network in this turn of the event loop join this

@@ -8,6 +8,7 @@ import { assertMayPost } from './posting.js'
 import { canRead, Rooms } from './rooms.js'
 import type { Reaction } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
+import { shoutsRepository } from './shouts-repository.js'
 import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, REACTIONS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 /** The shout was deleted while a reaction to it was being stored. */
@@ -212,11 +213,13 @@ export class Reactions {
 }
 
 /**
- * `shouts` with their reactions (`mine` for a signed-in `viewer`): what every answer but
- * the seed's list shows. One query, whatever their number.
+ * `shouts` with their reactions (`mine` for a signed-in `viewer`), and `bot: true` on a bot's:
+ * what every answer but the seed's list shows. Two queries, whatever their number.
  */
 export async function withReactions<S extends { id: number }> (ctx: AddonContext, shouts: readonly S[], viewer: SessionUser | null): Promise<Array<S & { reactions: Reaction[] }>> {
   const { reactions: set } = await ShoutboxSettings.of(ctx).current()
-  const counts = await reactionsRepository(ctx.db).of(shouts.map(shout => shout.id), set, viewer?.id ?? null)
-  return shouts.map(shout => ({ ...shout, reactions: counts.get(shout.id) ?? [] }))
+  const ids = shouts.map(shout => shout.id)
+  const counts = await reactionsRepository(ctx.db).of(ids, set, viewer?.id ?? null)
+  const bots = await shoutsRepository(ctx.db).byBots(ids)
+  return shouts.map(shout => ({ ...shout, reactions: counts.get(shout.id) ?? [], ...(bots.has(shout.id) ? { bot: true as const } : {}) }))
 }

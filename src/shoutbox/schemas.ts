@@ -34,7 +34,8 @@ export const RoomShoutSchema = Type.Object({
   username: Type.String(),
   date: Type.Integer({ description: 'milliseconds since the Unix epoch, when stored' }),
   room: Type.String({ description: "the room's slug" }),
-  replyTo: ReplyToSchema
+  replyTo: ReplyToSchema,
+  bot: Type.Optional(Type.Literal(true, { description: 'posted by a bot account (through an API token); absent otherwise' }))
 }, { additionalProperties: false })
 
 export type RoomShout = Static<typeof RoomShoutSchema>

@@ -24,8 +24,11 @@ const WEBHOOK_SHOUT = "jsonb_build_object('id', s.id, 'room', s.room, 'username'
 /** What a shout's webhook deliveries are about: deleting the shout takes its text out of those still waiting. */
 export const shoutSubject = (id: number): string => `shout:${id}`
 
-/** The json of a stream event's shout, from the row `s` (its fields, its room's slug as `room`, its `reply_to_id`). */
-const EVENT_SHOUT = `jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', ${replyToOf('s.reply_to_id')})`
+/** `{"bot": true}` for a bot's shout (the row `row`), else nothing: a shout's json carries `bot` only when it is one. */
+export const botOf = (row: string): string => `case when ${row}.bot then '{"bot":true}'::jsonb else '{}'::jsonb end`
+
+/** The json of a stream event's shout, from the row `s` (its fields, its room's slug as `room`, its `reply_to_id`, `bot`). */
+const EVENT_SHOUT = `(jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', ${replyToOf('s.reply_to_id')}) || ${botOf('s')})`
 
 /**
  * A statement's part (a CTE, after one named `s` that returns deleted shouts' ids, taking
@@ -44,6 +47,8 @@ export interface Recorded {
 /** A shout to store: `authorId` is the user's id, kept to know whose shout it is (never answered); `roomId` its room; `replyToId` the shout it answers. */
 export interface NewShout extends Omit<Shout, 'id'> {
   readonly authorId: number
+  /** Posted by a bot account. */
+  readonly bot: boolean
   readonly roomId: number
   readonly replyToId: number | null
 }
@@ -80,7 +85,7 @@ export interface ArchiveQuery {
 export function shoutsRepository (db: Database) {
   /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
   const withEvents = (trx: Transaction, kind: string, change: ReturnType<Database['raw']>) => trx.raw<{ rows: RecordedRow[] }>(`
-    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id),
+    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
     e as (insert into ?? (kind, shout, created_at)
           select ?, ${EVENT_SHOUT}, ? from s
           order by s.id
@@ -157,6 +162,13 @@ export function shoutsRepository (db: Database) {
       return { shouts, searchedTo: shouts.length < limit && top > 1 ? top : null }
     },
 
+    /** Those of `ids` that a bot account posted. */
+    async byBots (ids: readonly number[]): Promise<Set<number>> {
+      if (ids.length === 0) return new Set()
+      const rows: Array<{ id: number | string }> = await db(SHOUTS_TABLE).whereIn('id', [...ids]).where('bot', true).select('id')
+      return new Set(rows.map(row => Number(row.id)))
+    },
+
     /** The shout with its room's slug, whatever its room (the caller decides who may see it). */
     async find (id: number): Promise<RoomShout | undefined> {
       const [shout] = await db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw(`${slugOf('room_id')} as room`), REPLY_TO).where('id', id)
@@ -173,7 +185,7 @@ export function shoutsRepository (db: Database) {
         with s as (delete from ?? where id in (
             select id from ?? as old where date < ? and not exists (select 1 from ?? as pin where pin.shout_id = old.id)
             order by date limit ?)
-          returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id),
+          returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
         forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
         ${BLANK_QUOTES},
         e as (insert into ?? (kind, shout, created_at)
@@ -224,11 +236,11 @@ export function shoutsRepository (db: Database) {
       readonly maxNoticeBytes: number
     }): Promise<{ notice: string, sent: string | null }> {
       const result = await db.raw<{ rows: Array<{ notice: string, sent: string | null }> }>(`
-        with s as (insert into ?? (message, username, date, author_id, room_id, reply_to_id)
-              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer, (item->>'replyToId')::bigint
+        with s as (insert into ?? (message, username, date, author_id, room_id, reply_to_id, bot)
+              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer, (item->>'replyToId')::bigint, (item->>'bot')::boolean
               from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
               order by position
-              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id),
+              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
         e as (insert into ?? (kind, shout, created_at)
               select 'shout-created', ${EVENT_SHOUT}, ? from s
               order by s.id
@@ -237,7 +249,7 @@ export function shoutsRepository (db: Database) {
         hooked as (?),
         built as (select
               json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id), 'events', json_agg(json_build_object(
-                'id', e.id, 'kind', 'shout-created', 'shout', json_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', e.reply_to)
+                'id', e.id, 'kind', 'shout-created', 'shout', jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', e.reply_to) || ${botOf('s')}
               ) order by e.id))::text as notice,
               json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id))::text as bare
             from s join e on e.shout_id = s.id),
@@ -305,7 +317,7 @@ export function shoutsRepository (db: Database) {
      */
     async delete (id: number, trx: Transaction): Promise<Recorded | undefined> {
       const result = await trx.raw<{ rows: RecordedRow[] }>(`
-        with s as (delete from ?? where id = ? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id),
+        with s as (delete from ?? where id = ? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
         forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
         ${BLANK_QUOTES},
         e as (insert into ?? (kind, shout, created_at) select 'shout-deleted', jsonb_build_object('id', id, 'room', room), ? from s returning id)

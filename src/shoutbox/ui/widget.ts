@@ -6,7 +6,7 @@ import { NotificationBell } from './shared/notifications.js'
 import { EmojiPicker, expandShortcodes } from './shared/emoji-picker.js'
 import { excerptOf } from '../excerpt.js'
 import { LiveShouts } from './shared/live-shouts.js'
-import { archiveOf, DEFAULT_ROOM, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
+import { archiveOf, botBadge, DEFAULT_ROOM, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
@@ -643,7 +643,7 @@ function newItem (shout: FullShout): Item {
   const reactions = h('div', { class: 'shoutbox-reactions', role: 'group', 'aria-label': t('shout.reactions') })
   const actions = h('div', { class: 'shoutbox-actions' })
   const li = h('li', { 'data-id': shout.id, tabindex: -1, class: shout.held === true ? 'shoutbox-held' : undefined }, quote, text,
-    h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), ' · ',
+    h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), botBadge(shout, t), ' · ',
       // A held shout has no page yet: it says it waits instead.
       shout.held === true ? h('span', { class: 'shoutbox-waiting' }, t('widget.waiting')) : h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') }, time)),
     h('div', { class: 'shoutbox-foot' }, reactions, actions))

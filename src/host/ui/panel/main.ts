@@ -9,6 +9,7 @@ import { rolesPage } from './pages/roles.js'
 import { settingsPage } from './pages/settings.js'
 import { setupPage } from './pages/setup.js'
 import { usersPage } from './pages/users.js'
+import { webhooksPage } from './pages/webhooks.js'
 import { LOCALES, chooseLocale, chosenLocale, errorText, hostStrings, type T } from './strings.js'
 import { applyKeptTheme, applyTheme, type Preferences } from '../site/preferences.js'
 
@@ -79,6 +80,7 @@ async function start (): Promise<void> {
     { key: 'users', id: 'users', title: t('ui.users.title'), permission: 'panel.manage.users', render: usersPage(t, user) },
     { key: 'addons', id: 'addons', title: t('ui.addons.title'), permission: 'panel.manage.addons', render: addonsPage(t) },
     { key: 'settings', id: 'settings', title: t('ui.settings.title'), permission: 'panel.manage.settings', render: settingsPage(t) },
+    { key: 'webhooks', id: 'webhooks', title: t('ui.webhooks.title'), permission: 'panel.manage.webhooks', render: webhooksPage(t, locale) },
     { key: 'password', id: 'password', title: t('ui.password.title'), permission: 'panel.access', render: passwordPage(t) })
   // Only what this user may use is shown at all.
   const visible = pages.filter(page => can(page.permission))

@@ -31,6 +31,11 @@ export function useStylesheet (name: string, moduleUrl: string): void {
   if (document.querySelector(`link[href="${href}"]`) === null) document.head.append(h('link', { rel: 'stylesheet', href }))
 }
 
+/** After a bot's name: a badge saying a bot account posted it (through an API token); nothing for a person's shout. */
+export function botBadge (shout: object, t: (key: string) => string): HTMLElement | null {
+  return 'bot' in shout && shout.bot === true ? h('span', { class: 'shoutbox-bot', title: t('shout.botTitle') }, t('shout.bot')) : null
+}
+
 /**
  * The line a reply shows above its text: who it answers and their first words, a link to
  * the original's permalink (or, the original deleted, that it was). `onOpen` may show the
@@ -71,7 +76,7 @@ export function shoutItem (shout: Shout | FullShout, locale: string, isUser?: (n
   return h(tag, { class: 'shout' },
     replyTo === null ? null : quoteLine(replyTo, locale),
     h('p', { class: 'text' }, richText(shout.message, isUser)),
-    h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), ' · ',
+    h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), botBadge(shout, t), ' · ',
       h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') },
         h('time', { datetime: date.toISOString(), title: date.toLocaleString(locale) }, relativeTime(shout.date, locale)))),
     'reactions' in shout ? reactionCounts(shout.reactions, locale) : null)

@@ -1,13 +1,15 @@
-import { field, h, onSubmit, outcome, type ApiAnswer, type Outcome, type PanelUser } from '../../../../sdk/ui.js'
+import { field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type Outcome, type PanelUser } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
 import { errorText, type T } from '../strings.js'
 
-interface User { id: number, username: string, email: string, roleId: number, disabled: boolean }
+interface User { id: number, username: string, email: string, roleId: number, disabled: boolean, bot: boolean }
+interface Token { id: number, name: string, permissions: string[], createdAt: number, expiresAt: number, lastUsedAt: number | null }
 interface Role { id: number, name: string }
 
 /**
- * Users: create one; for each other user change the role, disable or enable, set a
- * password, delete (after a confirmation). Each action says what happened next to the
+ * Users: create one (a person, or a bot account, which has no password); for each other
+ * user change the role, disable or enable, set a password (a bot: make and revoke its API
+ * tokens), delete (after a confirmation). Each action says what happened next to the
  * user it touched. Your own account is changed on the "My password" page instead.
  */
 export function usersPage (t: T, me: PanelUser) {
@@ -29,12 +31,20 @@ export function usersPage (t: T, me: PanelUser) {
       const email = h('input', { type: 'email', required: true, autocomplete: 'off' }) as HTMLInputElement
       const password = h('input', { type: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'new-password' }) as HTMLInputElement
       const role = h('select', { required: true }, ...roleList.map(r => h('option', { value: r.id }, r.name))) as HTMLSelectElement
+      const bot = h('input', { type: 'checkbox', id: 'user-bot', 'aria-describedby': 'user-bot-hint' }) as HTMLInputElement
+      const passwordField = field(t('ui.field.password'), password)
+      bot.addEventListener('change', () => {
+        passwordField.hidden = bot.checked
+        password.required = !bot.checked
+      })
       const form = h('form', { class: 'stack', 'aria-label': t('ui.users.create') },
         field(t('ui.field.username'), username), field(t('ui.field.email'), email),
-        field(t('ui.field.password'), password), field(t('ui.field.role'), role),
+        // The hint describes the box; it is not its name ("Bot account").
+        h('div', { class: 'check' }, bot, h('div', {}, h('label', { for: 'user-bot' }, t('ui.users.bot')), h('br'), h('span', { class: 'hint', id: 'user-bot-hint' }, t('ui.users.botHint')))),
+        passwordField, field(t('ui.field.role'), role),
         h('div', {}, h('button', { type: 'submit' }, t('ui.users.create')))) as HTMLFormElement
       onSubmit(form, result, say, () => api('POST', '/panel/api/users', {
-        username: username.value, email: email.value, password: password.value, roleId: Number(role.value)
+        username: username.value, email: email.value, roleId: Number(role.value), ...(bot.checked ? { bot: true } : { password: password.value })
       }), async () => {
         await load()
         result.ok(t('ui.users.created'))
@@ -46,7 +56,7 @@ export function usersPage (t: T, me: PanelUser) {
         heading.focus()
       }
       list.replaceChildren(...(users.body!.users as User[]).map(user =>
-        user.id === me.id ? ownItem(t, user, roleName) : userItem(t, user, roleList, roleName, say, removed)))
+        user.id === me.id ? ownItem(t, user, roleName) : userItem(t, me, user, roleList, roleName, say, removed)))
       body.replaceChildren(
         h('div', { class: 'card' }, h('h2', {}, t('ui.users.create')), form),
         h('div', { class: 'card' }, heading, list))
@@ -64,7 +74,7 @@ function ownItem (t: T, user: User, roleName: (id: number) => string): HTMLEleme
 }
 
 /** One user and what can be done to them; the controls stay in place, so focus does too. */
-function userItem (t: T, user: User, roles: readonly Role[], roleName: (id: number) => string,
+function userItem (t: T, me: PanelUser, user: User, roles: readonly Role[], roleName: (id: number) => string,
   say: (answer: ApiAnswer) => string, removed: (user: User) => void): HTMLElement {
   const said: Outcome = outcome()
   const status = h('span', { class: 'tag warn' })
@@ -139,9 +149,55 @@ function userItem (t: T, user: User, roles: readonly Role[], roleName: (id: numb
 
   show()
   item.append(
-    h('div', { class: 'row' }, h('strong', {}, user.username), status),
+    h('div', { class: 'row' }, h('strong', {}, user.username), user.bot ? h('span', { class: 'tag' }, t('ui.users.botTag')) : null, status),
     meta,
-    h('div', { class: 'user-actions' }, roles.length === 0 ? null : roleForm, passwordForm, actions),
+    h('div', { class: 'user-actions' }, roles.length === 0 ? null : roleForm, user.bot ? null : passwordForm, actions),
     said)
+  if (user.bot) item.append(botTokens(t, me, user, say))
   return item
+}
+
+/** A bot account's API tokens: the list with their last use, a form to make one (its secret shown once), revoking. */
+function botTokens (t: T, me: PanelUser, user: User, say: (answer: ApiAnswer) => string): HTMLElement {
+  const said = outcome()
+  const list = h('ul', { class: 'items compact' })
+  const secret = h('div', { role: 'status' })
+  const path = `/panel/api/users/${user.id}/tokens`
+  const locale = document.documentElement.lang || 'en'
+  const load = async (): Promise<void> => {
+    const answer = await api('GET', path)
+    if (!answer.ok) {
+      said.error(say(answer))
+      return
+    }
+    const tokens = answer.body!.tokens as Token[]
+    list.replaceChildren(...tokens.length === 0
+      ? [h('li', { class: 'hint' }, t('ui.users.noTokens'))]
+      : tokens.map(token => {
+        const revoke = h('button', { type: 'button', class: 'secondary danger-text' }, t('ui.users.revoke')) as HTMLButtonElement
+        revoke.addEventListener('click', () => void api('DELETE', `${path}/${token.id}`).then(async done => {
+          if (!done.ok) return said.error(say(done))
+          await load()
+          said.ok(t('ui.users.revoked'))
+        }))
+        return h('li', {}, h('div', { class: 'row' }, h('strong', {}, token.name), revoke),
+          h('span', { class: 'meta' }, t('ui.users.tokenMeta', {
+            permissions: token.permissions.join(', '),
+            expires: relativeTime(token.expiresAt, locale),
+            used: token.lastUsedAt === null ? t('ui.users.neverUsed') : relativeTime(token.lastUsedAt, locale)
+          })))
+      }))
+  }
+  const name = h('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off' }) as HTMLInputElement
+  const nodes = h('input', { type: 'text', required: true, value: me.permissions.includes('*') || me.permissions.includes('addon.shoutbox.post') ? 'addon.shoutbox.post' : '', autocomplete: 'off' }) as HTMLInputElement
+  const form = h('form', { class: 'inline', 'aria-label': t('ui.users.tokens', { username: user.username }) },
+    field(t('ui.users.tokenName'), name), field(t('ui.users.tokenPermissions'), nodes, t('ui.users.tokenPermissionsHint')),
+    h('button', { type: 'submit', class: 'secondary' }, t('ui.users.createToken'))) as HTMLFormElement
+  onSubmit(form, said, say, () => api('POST', path, { name: name.value, permissions: nodes.value.split(',').map(node => node.trim()).filter(Boolean) }), async made => {
+    secret.replaceChildren(h('p', {}, t('ui.users.tokenSecret', { name: name.value })), h('p', {}, h('code', { class: 'secret-value' }, made.body!.secret as string)))
+    name.value = ''
+    await load()
+  })
+  void load()
+  return h('div', { class: 'bot-tokens' }, h('h3', {}, t('ui.users.tokens', { username: user.username })), list, form, secret, said)
 }
