@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { TooManyRequests } from '../../sdk/index.js'
-import { clientKey } from '../../sdk/client-address.js'
+import type { AddressKeys } from './address-keys.js'
 
 export interface QuotaPolicy {
   /** Attempts allowed per client address within a window. */
@@ -9,8 +9,8 @@ export interface QuotaPolicy {
 }
 
 /**
- * Counts attempts per client (an IPv4 address, or an IPv6 /64: see `clientKey`) in the
- * database, so every host process shares the count: each `take` counts its amount, and past the
+ * Counts attempts per client (an IPv4 address, or an IPv6 /64, kept only as the HMAC of
+ * the day: see `AddressKeys`) in the database, so every host process shares the count: each `take` counts its amount, and past the
  * limit it refuses until the window (which starts at the first attempt) ends. One
  * statement counts and reads, so attempts sent at once to several processes cannot all
  * slip under the limit. Windows that have ended are purged, at most once a window.
@@ -18,7 +18,7 @@ export interface QuotaPolicy {
 export class AddressQuota {
   private purgedAt = 0
 
-  constructor (private readonly db: Knex, private readonly name: string, private readonly policy: QuotaPolicy) {}
+  constructor (private readonly db: Knex, private readonly name: string, private readonly policy: QuotaPolicy, private readonly addresses: AddressKeys) {}
 
   /** Counts `amount` attempts (one by default; a lookup of fifty names is fifty). */
   async take (address: string, amount = 1): Promise<void> {
@@ -33,7 +33,7 @@ export class AddressQuota {
       on conflict (key) do update set
         count = case when address_quotas.window_started_at <= ? then excluded.count else address_quotas.count + excluded.count end,
         window_started_at = case when address_quotas.window_started_at <= ? then excluded.window_started_at else address_quotas.window_started_at end
-      returning count, window_started_at`, [`${this.name}:${clientKey(address)}`, amount, now, expired, expired])
+      returning count, window_started_at`, [`${this.name}:${await this.addresses.of(address)}`, amount, now, expired, expired])
     const row = result.rows[0]
     if (row !== undefined && row.count > this.policy.limit) {
       // An attempt sent at the same moment may have opened the window a few milliseconds

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { Knex } from 'knex'
 import { TooManyRequests } from '../../sdk/index.js'
-import { clientKey } from '../../sdk/client-address.js'
+import { AddressKeys } from './address-keys.js'
 
 export interface ThrottlePolicy {
   /** Attempts a login typed from one address may make before each next one must wait. */
@@ -29,6 +29,8 @@ export const DEFAULT_THROTTLE: ThrottlePolicy = {
 export interface ThrottleOptions extends Partial<ThrottlePolicy> {
   /** Milliseconds since the epoch; tests move it instead of waiting. */
   readonly now?: () => number
+  /** What stands for a client's address in the table (one shared by the process's counters). */
+  readonly addresses?: AddressKeys
 }
 
 /** An attempt let through to the password check. */
@@ -45,7 +47,7 @@ const MAX_DOUBLINGS = 40
 /**
  * Counts sign-in attempts in the database (shared by every host process) *before* the
  * password is hashed, under two keys: the login typed from this client, and the client
- * (an IPv4 address, or an IPv6 /64: see `clientKey`). Each key's first attempts go at once; past them each next attempt must wait,
+ * (an IPv4 address, or an IPv6 /64, as the HMAC of the day: see `AddressKeys`). Each key's first attempts go at once; past them each next attempt must wait,
  * the wait doubling up to a maximum. An attempt that comes too early is refused with
  * 429 and `Retry-After` — even with the right password, so a guesser learns nothing —
  * and is not counted, so it costs no hash and lengthens no wait.
@@ -60,18 +62,20 @@ const MAX_DOUBLINGS = 40
 export class LoginThrottle {
   private readonly policy: ThrottlePolicy
   private readonly now: () => number
+  private readonly addresses: AddressKeys
   private lastPurgeAt = Number.NEGATIVE_INFINITY
 
   constructor (private readonly db: Knex, options: ThrottleOptions = {}) {
-    const { now, ...policy } = options
+    const { now, addresses, ...policy } = options
     this.policy = { ...DEFAULT_THROTTLE, ...policy }
     this.now = now ?? Date.now
+    this.addresses = addresses ?? new AddressKeys(db)
   }
 
   /** Counts an attempt to sign in as `login` from `address`, or refuses it (TooManyRequests). */
   async attempt (address: string, login: string): Promise<Attempt> {
     await this.purgeIfDue()
-    const client = clientKey(address)
+    const client = await this.addresses.of(address)
     const pair = keyOf('login', client, login.toLowerCase())
     const from = keyOf('address', client)
     await this.take(pair, this.policy.freeAttempts)
@@ -96,7 +100,7 @@ export class LoginThrottle {
    */
   async refuseIfWaiting (address: string): Promise<void> {
     const row: { next_allowed_at: number | string } | undefined = await this.db('sign_in_attempts')
-      .where({ key: keyOf('address', clientKey(address)) }).first('next_allowed_at')
+      .where({ key: keyOf('address', await this.addresses.of(address)) }).first('next_allowed_at')
     const waitMs = row === undefined ? 0 : Number(row.next_allowed_at) - this.now()
     if (waitMs > 0) throw new TooManyRequests(waitMs / 1000)
   }
@@ -108,7 +112,7 @@ export class LoginThrottle {
    */
   async failed (address: string): Promise<void> {
     await this.purgeIfDue()
-    await this.take(keyOf('address', clientKey(address)), this.policy.freeAttemptsPerAddress)
+    await this.take(keyOf('address', await this.addresses.of(address)), this.policy.freeAttemptsPerAddress)
   }
 
   /** Deletes the rows of keys forgotten (no attempt for `forgetAfterMs`) and not waiting; returns how many. */

@@ -1,5 +1,6 @@
 import fp from 'fastify-plugin'
 import type { SessionUser } from '../../sdk/index.js'
+import { AddressKeys } from '../identity/address-keys.js'
 import { AddressQuota } from '../identity/address-quota.js'
 import { ApiTokens } from '../identity/api-tokens.js'
 import { LoginThrottle, type ThrottleOptions } from '../identity/login-throttle.js'
@@ -36,6 +37,8 @@ export interface Identity {
   readonly setup: SetupState
   /** Whether visitors may sign up, and the role they get. */
   readonly siteSettings: SiteSettingsStore
+  /** What stands for a client's address in the database: its HMAC under the key of the day. */
+  readonly addresses: AddressKeys
   /** Sign-up attempts per client address. */
   readonly signUpQuota: AddressQuota
   /** Names looked up (`GET /api/users/known`) per client address. */
@@ -63,6 +66,8 @@ declare module 'fastify' {
 
 export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
   const roles = rolesRepository(app.db)
+  // Client addresses reach the database only as HMACs under a key of the day.
+  const addresses = new AddressKeys(app.db)
   app.decorate('identity', {
     users: usersRepository(app.db),
     roles,
@@ -74,11 +79,12 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
       { ...defaultHashingLimits(), ...options.hashing },
       kind => app.log.debug({ kind }, 'password hash')
     ),
-    signInThrottle: new LoginThrottle(app.db, options.throttle),
+    addresses,
+    signInThrottle: new LoginThrottle(app.db, { addresses, ...options.throttle }),
     setup: new SetupState(app.db, options.setupToken),
     siteSettings: new SiteSettingsStore(app.db, roles),
-    signUpQuota: new AddressQuota(app.db, 'sign-up', SIGN_UPS_PER_ADDRESS),
-    knownUsersQuota: new AddressQuota(app.db, 'known-users', KNOWN_USER_LOOKUPS_PER_ADDRESS)
+    signUpQuota: new AddressQuota(app.db, 'sign-up', SIGN_UPS_PER_ADDRESS, addresses),
+    knownUsersQuota: new AddressQuota(app.db, 'known-users', KNOWN_USER_LOOKUPS_PER_ADDRESS, addresses)
   })
   app.decorateRequest('sessionUser', null)
 }, { name: 'shoutbox-identity', dependencies: ['shoutbox-database', 'shoutbox-cluster'] })

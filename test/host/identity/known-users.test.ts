@@ -56,9 +56,9 @@ t.test('GET /api/users/known: a stranger trying name after name from one address
   }
   const neighbour = await app.inject({ url: '/api/users/known?names=admin', remoteAddress: '198.51.100.20' })
   t.same([neighbour.statusCode, neighbour.json()], [200, { result: 'ok', usernames: ['admin'] }], 'another address still asks')
-  const quota = await app.db('address_quotas').where({ key: 'known-users:198.51.100.20' }).first<{ count: number }>('count')
+  const quota = await app.db('address_quotas').where({ key: `known-users:${await app.identity.addresses.of('198.51.100.20')}` }).first<{ count: number }>('count')
   t.equal(Number(quota.count), 1, 'one name, counted as one')
-  await app.db('address_quotas').where({ key: `known-users:${attacker}` }).update({ window_started_at: Date.now() - 60_001 })
+  await app.db('address_quotas').where({ key: `known-users:${await app.identity.addresses.of(attacker)}` }).update({ window_started_at: Date.now() - 60_001 })
   const later = await app.inject({ url: '/api/users/known?names=admin', remoteAddress: attacker })
   t.equal(later.statusCode, 200, 'a minute later the address asks again')
 })
