@@ -83,11 +83,12 @@ const codePoints = (text: string): number => [...text].length
 useStylesheet('palette.css', here)
 useStylesheet('widget.css', here)
 const you = h('div', { class: 'shoutbox-you' })
-// What became of one's own post, edit or deletion, read out by screen readers.
+// The one live region: what became of one's own post, edit or deletion, and others' new
+// shouts ("3 new shouts in General", at most once every 5 s), read out by screen readers.
 const announcer = h('div', { class: 'shoutbox-sr', role: 'status', 'aria-live': 'polite' })
 const list = h('ol', { class: 'shoutbox-list' })
-// A chat's log: screen readers read out the shouts that arrive (not the first list, while it is busy).
-const log = h('div', { role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-labelledby': 'shoutbox-title', 'aria-busy': 'true' }, list)
+// A chat's log, not read out shout by shout: the announcer counts new ones instead.
+const log = h('div', { role: 'log', 'aria-live': 'off', 'aria-labelledby': 'shoutbox-title', 'aria-busy': 'true' }, list)
 const pinnedList = h('ol', { class: 'shoutbox-list' })
 // A region of its own, named "Pinned", so a screen reader announces it as such.
 const pinnedBox = h('section', { class: 'shoutbox-pinned', 'aria-labelledby': 'shoutbox-pinned-title', hidden: true },
@@ -457,6 +458,29 @@ function markRead (): void {
   }, 1000)
 }
 document.addEventListener('visibilitychange', markRead)
+
+/** At most one "new shouts" announcement this often, however busy the room. */
+const NEWS_EVERY_MS = 5000
+let newsCount = 0
+let newsAt = 0
+let newsTimer: ReturnType<typeof setTimeout> | undefined
+
+/**
+ * Another's new shout in the room shown: counted, and read out through the announcer —
+ * at once when the last announcement is 5 s old, else when it will be — as one sentence
+ * for all that came meanwhile.
+ */
+function arrived (shout: { username: string }): void {
+  if (me !== null && shout.username === me.username) return
+  newsCount++
+  if (newsTimer !== undefined) return
+  newsTimer = setTimeout(() => {
+    newsTimer = undefined
+    newsAt = Date.now()
+    announce(t('widget.newShouts', { count: newsCount, room: currentRoom()?.name ?? live.room }))
+    newsCount = 0
+  }, Math.max(0, newsAt + NEWS_EVERY_MS - Date.now()))
+}
 
 function heardElsewhere (kind: string, shout: { room: string, username: string }): void {
   if (kind !== 'shout-created' || me === null || shout.username === me.username) return
@@ -949,6 +973,7 @@ function rememberedRoom (): string {
 const live = new LiveShouts({
   room: rememberedRoom(),
   elsewhere: heardElsewhere,
+  arrived,
   // A stream the server closed (one's role or a room's readers changed) connects again,
   // or the stream says the rooms changed: the rooms one may read are asked again, and the
   // tabs and the composer follow.

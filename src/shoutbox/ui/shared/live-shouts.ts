@@ -37,6 +37,8 @@ export interface LiveShoutsOptions {
   readonly reconnected?: () => void
   /** Called when the stream says the rooms changed (made, changed, archived): the page asks which rooms there are. */
   readonly roomsChanged?: () => void
+  /** Called for each new shout of the room shown, heard on the stream (not those of a load). */
+  readonly arrived?: (shout: FullShout) => void
   /** Called for each event of a room not shown now, with its room. */
   readonly elsewhere?: (kind: EventKind, shout: RoomShout & { room: string }) => void
 }
@@ -238,6 +240,7 @@ export class LiveShouts {
     }
     const fresh = this.apply(kind, data)
     this.options.changed(fresh === undefined ? [] : [fresh])
+    if (kind === 'shout-created' && fresh !== undefined) this.options.arrived?.(fresh)
   }
 
   /**
