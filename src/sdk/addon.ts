@@ -34,6 +34,11 @@ export interface AddonDefinition {
    * `shout.created`: the panel's webhooks may subscribe to these and the host's own.
    */
   readonly webhookEvents?: readonly string[]
+  /**
+   * Everything the addon stores about the user `userId`, as plain JSON, for the user's
+   * data export (`GET /api/users/me/export`): it appears under the addon's id.
+   */
+  readonly exportUser?: (ctx: AddonContext, userId: number) => Promise<Record<string, unknown>>
 }
 
 /** An entry's details as one reader may see them. */

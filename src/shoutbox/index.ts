@@ -5,6 +5,7 @@ import { Retention } from './retention.js'
 import { WatchedWords } from './word-list.js'
 import { canRead, GENERAL_ROOM_ID, Rooms, roomNodes } from './rooms.js'
 import { StreamHub } from './stream-hub.js'
+import { memberData } from './user-data.js'
 
 /**
  * The Shoutbox addon. Its endpoints (endpoints/) and migrations (migrations/) are found
@@ -37,6 +38,8 @@ export default defineAddon({
   // The feed tells a panel user of a shout or a room they may not read only that
   // something happened there (the `hidden` sentences), never what was said or its name.
   // A sign-up's username may not hold a watched word that blocks.
+  // A member's data export: everything the board stores about them.
+  exportUser: (ctx, userId) => memberData(ctx, userId),
   webhookEvents: ['shout.created', 'shout.edited', 'shout.deleted', 'report.created', 'member.muted'],
   allowsUsername: async (ctx, username) => (await WatchedWords.of(ctx).filter()).check(username).action !== 'block',
   activityReader: async (ctx, user) => {

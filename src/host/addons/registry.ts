@@ -209,6 +209,13 @@ export class AddonRegistry {
     return answers.every(Boolean)
   }
 
+  /** What each started addon stores about `userId`, by addon id (for the user's export). A failing addon fails the export. */
+  async exportUser (userId: number): Promise<Record<string, Record<string, unknown>>> {
+    const parts = await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.exportUser !== undefined)
+      .map(async r => [r.id, await r.addon.definition.exportUser!(r.ctx, userId)] as const))
+    return Object.fromEntries(parts)
+  }
+
   /** Before the server closes: listeners hear that the addons stop, then each addon stops. */
   async stop (): Promise<void> {
     this.stopping = true

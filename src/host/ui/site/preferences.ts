@@ -61,6 +61,8 @@ export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Prefere
       box('sound', now.sound, t('site.preferences.sound'), t('site.preferences.soundHint')),
       box('desktopNotifications', now.desktopNotifications, t('site.preferences.desktop'), t('site.preferences.desktopHint'))),
     h('fieldset', {}, h('legend', {}, t('site.preferences.theme')), ...themes),
+    // Everything stored about the member, as one file (the browser saves it: Content-Disposition).
+    h('p', { class: 'hint' }, h('a', { href: '/api/users/me/export', download: '' }, t('site.preferences.export')), ' ', t('site.preferences.exportHint')),
     result,
     h('div', { class: 'account-row' }, h('button', { type: 'submit' }, t('site.preferences.save')), close)) as HTMLFormElement
   form.addEventListener('submit', event => {

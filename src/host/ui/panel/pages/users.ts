@@ -121,7 +121,7 @@ function userItem (t: T, me: PanelUser, user: User, roles: readonly Role[], role
     const yes = h('button', { type: 'button', class: 'danger' }, t('ui.users.yesDelete')) as HTMLButtonElement
     const cancel = h('button', { type: 'button', class: 'secondary' }, t('ui.users.cancel')) as HTMLButtonElement
     cancel.addEventListener('click', () => {
-      actions.replaceChildren(toggle, remove)
+      actions.replaceChildren(toggle, exportLink, remove)
       remove.focus()
     })
     yes.addEventListener('click', () => void act(yes, () => api('DELETE', `/panel/api/users/${user.id}`), () => {
@@ -132,7 +132,9 @@ function userItem (t: T, me: PanelUser, user: User, roles: readonly Role[], role
     cancel.focus()
   }
   remove.addEventListener('click', ask)
-  actions.replaceChildren(toggle, remove)
+  // Everything stored about them, as one file (a member's request for their data).
+  const exportLink = h('a', { href: `/panel/api/users/${user.id}/export`, download: '', class: 'button secondary' }, t('ui.users.export'))
+  actions.replaceChildren(toggle, exportLink, remove)
 
   /**
    * Runs one button's request: the button is off meanwhile (marked, not disabled, so it

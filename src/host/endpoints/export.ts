@@ -1,0 +1,67 @@
+import { IdParamsSchema, LoggedInApi, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
+import type { HostContext } from '../addons/context.js'
+import { assertHoldsAll } from '../identity/granting.js'
+import { exportUser } from '../identity/user-export.js'
+
+const ExportSchema = Type.Unsafe<Record<string, unknown>>({
+  type: 'object',
+  additionalProperties: true,
+  description: 'account (no password hash), sessions, preferences, notifications, API tokens (no secrets), and each addon\'s part under its id'
+})
+
+const EXAMPLE = {
+  exportedAt: 1795000900000,
+  account: { id: 2, username: 'ada', email: 'ada@example.org', role: 'member', disabled: false, bot: false, createdAt: 1795000000000 },
+  sessions: [{ createdAt: 1795000100000, expiresAt: 1797592100000 }],
+  preferences: { sound: false, desktopNotifications: false, theme: 'system' },
+  notifications: [],
+  tokens: [],
+  addons: { shoutbox: { shouts: [{ id: 42, room: 'general', message: 'Hello, board!', date: 1795000200000, replyTo: null }], waitingForReview: [], reactions: [], reports: [], ignored: [], readMarkers: [], mute: null } }
+}
+
+const ANSWER = okAnswer({ export: ExportSchema }, { export: EXAMPLE }, 'Everything stored about the user, as one JSON document')
+
+/** Its file name when a browser saves it. */
+const attachment = (username: string): string => `attachment; filename="shoutbox-data-${username.replace(/[^A-Za-z0-9_-]/g, '_')}.json"`
+
+/** GET /api/users/me/export — everything stored about the caller. Logged EXPORTED_USER_DATA. */
+export class ExportOwnData extends LoggedInApi<object, HostContext> {
+  readonly method = 'GET'
+  readonly path = '/api/users/me/export'
+  readonly schema = {}
+  override readonly closedToTokens = true
+  override readonly answers = { ok: ANSWER }
+
+  async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
+    const { ctx, user } = call
+    const data = await exportUser(ctx.db, ctx.identity.tokens, ctx.addons, user.id)
+    if (data === undefined) throw new NotFound()
+    await ctx.activityLog.write({ type: 'EXPORTED_USER_DATA', user, details: { user: user.username, targetUserId: user.id } })
+    call.reply.header('content-disposition', attachment(user.username))
+    return new Successful({ export: data })
+  }
+}
+
+const UserSchema = { params: IdParamsSchema }
+
+/** GET /api/panel/users/:id/export — the same, of a user the caller manages (one whose role's permissions the caller holds). */
+export class ExportUserData extends PanelApi<typeof UserSchema, HostContext> {
+  readonly method = 'GET'
+  readonly path = '/api/panel/users/:id/export'
+  readonly schema = UserSchema
+  override readonly closedToTokens = true
+  override readonly answers = { ok: ANSWER, errors: [NoPermission, NotFound] }
+
+  async handle (call: SignedInCall<typeof UserSchema, HostContext>): Promise<Successful> {
+    call.requirePermission('MANAGE_USERS')
+    const { ctx } = call
+    const target = await ctx.identity.users.sessionUser(Number(call.params.id))
+    if (target === undefined) throw new NotFound()
+    assertHoldsAll(call.user, target.permissions)
+    const data = await exportUser(ctx.db, ctx.identity.tokens, ctx.addons, target.id)
+    if (data === undefined) throw new NotFound()
+    await ctx.activityLog.write({ type: 'EXPORTED_USER_DATA', user: call.user, details: { user: target.username, targetUserId: target.id } })
+    call.reply.header('content-disposition', attachment(target.username))
+    return new Successful({ export: data })
+  }
+}
