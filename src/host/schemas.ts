@@ -65,5 +65,6 @@ export const ActivityEntrySchema = Type.Object({
 
 export const SiteSettingsFields = {
   signUp: Type.Boolean({ description: 'visitors may create their own account' }),
-  defaultRoleId: Type.Integer({ minimum: 1, description: 'the role new accounts get' })
+  defaultRoleId: Type.Integer({ minimum: 1, description: 'the role new accounts get' }),
+  activityKeepDays: Type.Union([Type.Integer({ minimum: 30, maximum: 3650 }), Type.Null()], { description: 'days the activity log keeps an entry (30–3650); null: forever' })
 }

@@ -58,6 +58,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'host', name: '008-api-tokens' },
     { owner: 'host', name: '009-webhooks' },
     { owner: 'host', name: '010-address-keys' },
+    { owner: 'host', name: '011-activity-retention' },
     { owner: 'shoutbox', name: '001-create-shouts' },
     { owner: 'shoutbox', name: '002-create-events' },
     { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' },

@@ -16,7 +16,7 @@ export class GetSiteSettings extends PanelApi<object, HostContext> {
       roles: Type.Array(Type.Object({ id: Type.Integer({ minimum: 1 }), name: Type.String() }, { additionalProperties: false }), {
         description: 'the roles defaultRoleId may name (none that opens the panel)'
       })
-    }, { signUp: true, defaultRoleId: 2, roles: [{ id: 2, name: 'member' }] }),
+    }, { signUp: true, defaultRoleId: 2, activityKeepDays: null, roles: [{ id: 2, name: 'member' }] }),
     errors: [NoPermission]
   }
 
@@ -30,7 +30,8 @@ export class GetSiteSettings extends PanelApi<object, HostContext> {
 const UpdateSiteSettingsSchema = {
   body: Type.Object({
     signUp: Type.Optional(Type.Boolean()),
-    defaultRoleId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }))
+    defaultRoleId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
+    activityKeepDays: Type.Optional(SiteSettingsFields.activityKeepDays)
   }, { minProperties: 1 })
 }
 
@@ -41,7 +42,7 @@ export class UpdateSiteSettings extends PanelApi<typeof UpdateSiteSettingsSchema
   override readonly closedToTokens = true
   readonly schema = UpdateSiteSettingsSchema
   override readonly answers = {
-    ok: okAnswer(SiteSettingsFields, { signUp: true, defaultRoleId: 2 }),
+    ok: okAnswer(SiteSettingsFields, { signUp: true, defaultRoleId: 2, activityKeepDays: 365 }),
     errors: [NoPermission, UnknownRole, DefaultRoleNotAllowed]
   }
 
@@ -50,7 +51,8 @@ export class UpdateSiteSettings extends PanelApi<typeof UpdateSiteSettingsSchema
     const { ctx, user, body } = call
     const changes = {
       ...(body.signUp === undefined ? {} : { signUp: body.signUp }),
-      ...(body.defaultRoleId === undefined ? {} : { defaultRoleId: body.defaultRoleId })
+      ...(body.defaultRoleId === undefined ? {} : { defaultRoleId: body.defaultRoleId }),
+      ...(body.activityKeepDays === undefined ? {} : { activityKeepDays: body.activityKeepDays })
     }
     const settings = await ctx.transaction(async trx => {
       const stored = await ctx.identity.siteSettings.write(changes, user, trx)

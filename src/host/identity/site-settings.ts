@@ -10,16 +10,19 @@ export interface SiteSettings {
   readonly signUp: boolean
   /** The role a new account gets; the built-in member role unless the site chose another. */
   readonly defaultRoleId: number
+  /** How many days the activity log keeps an entry (30–3650); null: forever. */
+  readonly activityKeepDays: number | null
 }
 
 /** The settings table's row; `defaultRoleId` null means the member role. */
 interface Stored {
   readonly signUp: boolean
   readonly defaultRoleId: number | null
+  readonly activityKeepDays: number | null
 }
 
 const KEY = 'site'
-const DEFAULTS: Stored = { signUp: false, defaultRoleId: null }
+const DEFAULTS: Stored = { signUp: false, defaultRoleId: null, activityKeepDays: null }
 
 /** A role that would give a stranger the panel cannot be the role sign-ups get. */
 export class DefaultRoleNotAllowed extends BadRequest {}
@@ -30,7 +33,7 @@ export class SiteSettingsStore {
 
   async read (db: Knex = this.db): Promise<SiteSettings> {
     const stored = await this.stored(db)
-    return { signUp: stored.signUp, defaultRoleId: stored.defaultRoleId ?? (await this.roles.member(db)).id }
+    return { signUp: stored.signUp, defaultRoleId: stored.defaultRoleId ?? (await this.roles.member(db)).id, activityKeepDays: stored.activityKeepDays }
   }
 
   /**

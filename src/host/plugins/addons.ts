@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { ActivityRetention } from '../services/activity-retention.js'
 import { AddonConfigStore } from '../services/addon-config.js'
 import { AddonRegistry } from '../addons/registry.js'
 import type { DiscoveredCode, LoadedAddon } from '../addons/loader.js'
@@ -7,6 +8,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The host and its addons in this process, and whether the platform has started. */
     addons: AddonRegistry
+    /** Deletes activity entries past the site's `activityKeepDays`, hourly. */
+    activityRetention: ActivityRetention
   }
 }
 
@@ -27,12 +30,17 @@ export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
   const registry = new AddonRegistry({ found, host, services, identity: app.identity, webhooks: app.webhooks })
   app.decorate('addons', registry)
   await registry.init()
-  // The host's migrations (the outbox's table among them) have run: this process sends its share.
+  // The host's migrations (the outbox's table among them) have run: this process sends its
+  // share of the webhooks, and prunes the activity log as the site says.
   app.webhooks.sender.start()
+  const retention = new ActivityRetention(app.db, app.identity.siteSettings, app.log)
+  app.decorate('activityRetention', retention)
+  retention.start()
 
   // The server's connections are drained by DrainingServer (src/host/http/draining-server.ts).
   app.addHook('preClose', async () => {
     await registry.stop()
+    await retention.stop()
   })
   app.addHook('onClose', async () => {
     await app.events.drain()
