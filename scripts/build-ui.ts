@@ -29,12 +29,14 @@ export async function buildUi (dist = path.join(root, 'dist')): Promise<void> {
     bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, sourcemap: 'linked', logLevel: 'error'
   })
   for (const file of ['index.html', 'docs.css']) await fs.copyFile(path.join(root, 'src/host/ui/docs', file), path.join(out, 'docs', file))
-  // The theme's account area (sign in, sign up, sign out on the home page).
-  await build({
-    entryPoints: [path.join(root, 'src/host/ui/site/account.ts')],
-    outfile: path.join(out, 'theme/account.js'),
-    bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, sourcemap: 'linked', logLevel: 'error'
-  })
+  // The theme's account area (sign in, sign up, sign out on the home page), and the privacy page's table.
+  for (const name of ['account', 'privacy']) {
+    await build({
+      entryPoints: [path.join(root, `src/host/ui/site/${name}.ts`)],
+      outfile: path.join(out, `theme/${name}.js`),
+      bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, sourcemap: 'linked', logLevel: 'error'
+    })
+  }
   await packageAddon({ addonDir: root, codeDir: path.join(root, 'src/shoutbox'), outDir: path.join(dist, 'addon/shoutbox') })
 }
 

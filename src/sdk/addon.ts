@@ -39,6 +39,18 @@ export interface AddonDefinition {
    * data export (`GET /api/users/me/export`): it appears under the addon's id.
    */
   readonly exportUser?: (ctx: AddonContext, userId: number) => Promise<Record<string, unknown>>
+  /**
+   * What the addon stores about people, why, and for how long, as the site's settings say
+   * now, in `locale`: rows of the site's `/privacy` page.
+   */
+  readonly privacyNotes?: (ctx: AddonContext, locale: string) => Promise<readonly PrivacyNote[]>
+}
+
+/** One row of the `/privacy` page: what is stored, why, and how long it is kept. */
+export interface PrivacyNote {
+  readonly what: string
+  readonly why: string
+  readonly kept: string
 }
 
 /** An entry's details as one reader may see them. */

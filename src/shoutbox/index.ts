@@ -4,6 +4,7 @@ import { Reactions } from './reactions.js'
 import { Retention } from './retention.js'
 import { WatchedWords } from './word-list.js'
 import { canRead, GENERAL_ROOM_ID, Rooms, roomNodes } from './rooms.js'
+import { ShoutboxSettings } from './settings.js'
 import { StreamHub } from './stream-hub.js'
 import { memberData } from './user-data.js'
 
@@ -40,6 +41,16 @@ export default defineAddon({
   // A sign-up's username may not hold a watched word that blocks.
   // A member's data export: everything the board stores about them.
   exportUser: (ctx, userId) => memberData(ctx, userId),
+  // The /privacy page's rows of the board's: shouts (as long as keepDays says), conversation, mutes.
+  privacyNotes: async (ctx, locale) => {
+    const { keepDays } = await ShoutboxSettings.of(ctx).current()
+    const note = (key: string) => ({
+      what: ctx.i18n.t(locale, `privacy.${key}.what`),
+      why: ctx.i18n.t(locale, `privacy.${key}.why`),
+      kept: ctx.i18n.t(locale, `privacy.${key}.kept`, { days: keepDays ?? 0 })
+    })
+    return [note(keepDays === null ? 'shouts' : 'shoutsDays'), note('conversation'), note('mutes')]
+  },
   webhookEvents: ['shout.created', 'shout.edited', 'shout.deleted', 'report.created', 'member.muted'],
   allowsUsername: async (ctx, username) => (await WatchedWords.of(ctx).filter()).check(username).action !== 'block',
   activityReader: async (ctx, user) => {

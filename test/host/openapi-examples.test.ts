@@ -202,6 +202,7 @@ t.test('every documented success answer: produced by the real app, valid against
     'host.PingWebhook': async () => ping,
     'host.ListDeliveries': () => asAdmin('GET', `/panel/api/webhooks/${webhookId}/deliveries`),
     'host.RedeliverDelivery': () => asAdmin('POST', `/panel/api/webhooks/${webhookId}/deliveries/${JSON.parse(ping.body).delivery.id as string}/redeliver`),
+    'host.PrivacyNotes': () => as(undefined)('GET', '/api/privacy?locale=en'),
     'host.ExportOwnData': () => asAda('GET', '/api/users/me/export'),
     'host.ExportUserData': () => asAdmin('GET', `/panel/api/users/${userId}/export`),
     'host.ReadPreferences': () => asAdmin('GET', '/api/users/me/preferences'),

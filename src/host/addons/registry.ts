@@ -2,7 +2,7 @@ import path from 'node:path'
 import type { Webhooks } from '../plugins/webhooks.js'
 import { HOST_WEBHOOK_EVENTS } from '../webhooks/outbox.js'
 import {
-  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type PermissionDeclaration, type RuntimePermission, type SessionUser
+  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type SessionUser
 } from '../../sdk/index.js'
 import { migrate } from '../database/migrate.js'
 import { HOST_PERMISSIONS } from '../identity/permissions.js'
@@ -214,6 +214,19 @@ export class AddonRegistry {
     const parts = await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.exportUser !== undefined)
       .map(async r => [r.id, await r.addon.definition.exportUser!(r.ctx, userId)] as const))
     return Object.fromEntries(parts)
+  }
+
+  /** Each started addon's rows of the `/privacy` page, in `locale` (an addon that fails to say is left out, and logged). */
+  async privacyNotes (locale: string): Promise<PrivacyNote[]> {
+    const lists = await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.privacyNotes !== undefined).map(async r => {
+      try {
+        return await r.addon.definition.privacyNotes!(r.ctx, locale)
+      } catch (error) {
+        this.options.services.log.error({ err: error, addon: r.id }, 'could not read the addon\'s privacy notes')
+        return []
+      }
+    }))
+    return lists.flat()
   }
 
   /** Before the server closes: listeners hear that the addons stop, then each addon stops. */

@@ -22,13 +22,15 @@ function pageHeaders (reply: FastifyReply): void {
 }
 
 /**
- * The theme's pages: the home page, and the shout archive and each shout's own page
- * (their content comes from the Shoutbox's browser modules, as the home page's widget does).
+ * The theme's pages: the home page, the shout archive and each shout's own page (their
+ * content comes from the Shoutbox's browser modules, as the home page's widget does), and
+ * the privacy page (drawn from `GET /api/privacy`).
  */
 const THEME_PAGES = [
   ['/', 'index.html'],
   ['/shouts', 'shouts.html'],
-  ['/shouts/:id(^[0-9]{1,15}$)', 'shout.html']
+  ['/shouts/:id(^[0-9]{1,15}$)', 'shout.html'],
+  ['/privacy', 'privacy.html']
 ] as const
 
 async function isDirectory (dir: string): Promise<boolean> {

@@ -52,6 +52,8 @@ interface Outcome {
 }
 
 const MAX_ANSWER_BYTES = 64 * 1024
+/** How long a delivery done with stays in the log. */
+export const KEEP_DONE_MS = 30 * 24 * 60 * 60_000
 
 /**
  * Sends the outbox's due deliveries. Every process runs one; a delivery is claimed — its
@@ -134,10 +136,22 @@ export class WebhookSender {
 
   /** One round: claims what is due and sends it all; true when it claimed a full batch (more may be waiting). */
   private async round (): Promise<boolean> {
+    await this.pruneIfDue()
     if (!await this.hooksActive()) return false
     const claimed = await this.claim()
     await Promise.all(claimed.map(async delivery => this.record(delivery, await this.send(delivery))))
     return claimed.length === this.batch
+  }
+
+  /** Deliveries done with (delivered or failed) stay in the panel's log this long. */
+  private lastPruneAt = 0
+
+  /** At most once an hour: deletes the deliveries delivered or failed over 30 days ago. */
+  private async pruneIfDue (): Promise<void> {
+    const now = this.now()
+    if (now - this.lastPruneAt < 60 * 60_000) return
+    this.lastPruneAt = now
+    await this.db('webhook_deliveries').whereNot('status', 'pending').where('created_at', '<', now - KEEP_DONE_MS).delete()
   }
 
   private async hooksActive (): Promise<boolean> {

@@ -62,7 +62,7 @@ t.test('the host\'s endpoints are found by the same discovery as an addon\'s', a
     'ActivityFeed', 'ChangePassword', 'ChangePreferences', 'CreateBotToken', 'CreateOwnToken', 'CreateRole', 'CreateUser', 'CreateWebhook',
     'DeleteUser', 'DeleteWebhook', 'ExportOwnData', 'ExportUserData', 'FinishSetup', 'GetSiteSettings', 'Health', 'KnownUsers', 'ListAddons',
     'ListBotTokens', 'ListDeliveries', 'ListNotifications', 'ListOwnTokens', 'ListPermissions', 'ListRoles', 'ListUsers', 'ListWebhooks', 'Login',
-    'Logout', 'MarkNotificationsRead', 'Me', 'NotificationStream', 'PanelModules', 'PanelOverview', 'PingWebhook', 'ReadPreferences',
+    'Logout', 'MarkNotificationsRead', 'Me', 'NotificationStream', 'PanelModules', 'PanelOverview', 'PingWebhook', 'PrivacyNotes', 'ReadPreferences',
     'RedeliverDelivery', 'RevokeBotToken', 'RevokeOwnToken', 'SetAddonEnabled', 'SetupStatus', 'SignUp', 'SignUpStatus', 'UpdateRole',
     'UpdateSiteSettings', 'UpdateUser', 'UpdateWebhook'
   ])
