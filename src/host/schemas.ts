@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox'
+import type { ErasureMode } from '../sdk/index.js'
 
 /** Shared pieces of the host's request schemas. */
 export const UsernameSchema = Type.String({ minLength: 3, maxLength: 32, pattern: '^[A-Za-z0-9_-]+$' })
@@ -66,5 +67,6 @@ export const ActivityEntrySchema = Type.Object({
 export const SiteSettingsFields = {
   signUp: Type.Boolean({ description: 'visitors may create their own account' }),
   defaultRoleId: Type.Integer({ minimum: 1, description: 'the role new accounts get' }),
-  activityKeepDays: Type.Union([Type.Integer({ minimum: 30, maximum: 3650 }), Type.Null()], { description: 'days the activity log keeps an entry (30–3650); null: forever' })
+  activityKeepDays: Type.Union([Type.Integer({ minimum: 30, maximum: 3650 }), Type.Null()], { description: 'days the activity log keeps an entry (30–3650); null: forever' }),
+  erasure: Type.Unsafe<ErasureMode>({ type: 'string', enum: ['anonymise', 'delete'], description: "a deleted account's shouts: kept under the name 'deleted user' (anonymise), or deleted" })
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { ADDON } from './brands.js'
-import type { AddonContext, Database, SessionUser } from './context.js'
+import type { AddonContext, Database, SessionUser, Transaction } from './context.js'
 
 export interface AddonDefinition {
   /** Runs inside the addon's own encapsulated Fastify context (hooks, decorators). */
@@ -44,7 +44,19 @@ export interface AddonDefinition {
    * now, in `locale`: rows of the site's `/privacy` page.
    */
   readonly privacyNotes?: (ctx: AddonContext, locale: string) => Promise<readonly PrivacyNote[]>
+  /**
+   * Inside the transaction that deletes the account `userId`: takes out what the addon
+   * keeps about the user. What they published stays under the name `deleted user`
+   * (`anonymise`, the site's default) or goes (`delete`), as the site's `erasure` says.
+   */
+  readonly eraseUser?: (ctx: AddonContext, userId: number, mode: ErasureMode, trx: Transaction) => Promise<void>
 }
+
+/** What becomes of a deleted account's published content (the site's `erasure` setting). */
+export type ErasureMode = 'anonymise' | 'delete'
+
+/** The name a deleted account's anonymised content is shown under. */
+export const DELETED_USER_NAME = 'deleted user'
 
 /** One row of the `/privacy` page: what is stored, why, and how long it is kept. */
 export interface PrivacyNote {

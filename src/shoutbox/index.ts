@@ -6,7 +6,7 @@ import { WatchedWords } from './word-list.js'
 import { canRead, GENERAL_ROOM_ID, Rooms, roomNodes } from './rooms.js'
 import { ShoutboxSettings } from './settings.js'
 import { StreamHub } from './stream-hub.js'
-import { memberData } from './user-data.js'
+import { eraseMember, memberData } from './user-data.js'
 
 /**
  * The Shoutbox addon. Its endpoints (endpoints/) and migrations (migrations/) are found
@@ -41,6 +41,8 @@ export default defineAddon({
   // A sign-up's username may not hold a watched word that blocks.
   // A member's data export: everything the board stores about them.
   exportUser: (ctx, userId) => memberData(ctx, userId),
+  // A deleted account: what the board keeps of it goes, its shouts as the site's erasure says.
+  eraseUser: (ctx, userId, mode, trx) => eraseMember(ctx, userId, mode, trx),
   // The /privacy page's rows of the board's: shouts (as long as keepDays says), conversation, mutes.
   privacyNotes: async (ctx, locale) => {
     const { keepDays } = await ShoutboxSettings.of(ctx).current()

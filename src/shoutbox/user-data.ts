@@ -1,5 +1,7 @@
-import type { AddonContext } from '../sdk/index.js'
-import { IGNORES_TABLE, MUTES_TABLE, READ_MARKERS_TABLE, REACTIONS_TABLE, REPORTS_TABLE, REVIEW_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
+import { DELETED_USER_NAME, type AddonContext, type ErasureMode, type Transaction } from '../sdk/index.js'
+import { announceChange } from './changes/notice.js'
+import { deleteShout } from './shout-changes.js'
+import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, IGNORES_TABLE, MUTES_TABLE, READ_MARKERS_TABLE, REACTIONS_TABLE, REPORTS_TABLE, REVIEW_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const ms = (value: number | string | null): number | null => value === null ? null : Number(value)
 
@@ -33,4 +35,35 @@ export async function memberData (ctx: AddonContext, userId: number): Promise<Re
     readMarkers: markers.map(row => ({ room: row.room, lastReadId: Number(row.last_read_id), updatedAt: Number(row.updated_at) })),
     mute: mute === undefined ? null : { until: ms(mute.until), reason: mute.reason, since: Number(mute.created_at) }
   }
+}
+
+/**
+ * A deleted account, inside the transaction that deletes it: its reactions, ignore lists
+ * (its own, and its place in others'), read markers, flood counts, mute and held shouts go.
+ * Its shouts go too (`delete`, each as a moderator's delete: events, notices, webhooks), or
+ * stay under the name `deleted user` with no author (`anonymise`): the stream's history
+ * and the replies' quotes say so too, and every process makes its kept lists anew. The
+ * reports it filed stay: they are the moderators' record, and name no one but the shout.
+ */
+export async function eraseMember (ctx: AddonContext, userId: number, mode: ErasureMode, trx: Transaction): Promise<void> {
+  await trx(REACTIONS_TABLE).where({ user_id: userId }).delete()
+  await trx(IGNORES_TABLE).where({ user_id: userId }).orWhere({ ignored_id: userId }).delete()
+  await trx(READ_MARKERS_TABLE).where({ user_id: userId }).delete()
+  await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).delete()
+  await trx(MUTES_TABLE).where({ user_id: userId }).delete()
+  await trx(REVIEW_TABLE).where({ author_id: userId }).delete()
+  if (mode === 'delete') {
+    const ids = await trx(SHOUTS_TABLE).where({ author_id: userId }).orderBy('id').pluck('id')
+    for (const id of ids) await deleteShout(ctx, trx, Number(id))
+    return
+  }
+  const renamed: Array<{ id: number | string }> = await trx(SHOUTS_TABLE).where({ author_id: userId })
+    .update({ username: DELETED_USER_NAME, author_id: null }).returning('id')
+  if (renamed.length === 0) return
+  const ids = renamed.map(row => Number(row.id))
+  await trx.raw(`update ?? set shout = jsonb_set(shout, '{username}', to_jsonb(?::text))
+    where (shout->>'id')::bigint = any(?) and shout->>'username' is not null`, [EVENTS_TABLE, DELETED_USER_NAME, ids])
+  await trx.raw(`update ?? set shout = jsonb_set(shout, '{replyTo,username}', to_jsonb(?::text))
+    where (shout->'replyTo'->>'id')::bigint = any(?) and shout->'replyTo'->>'username' is not null`, [EVENTS_TABLE, DELETED_USER_NAME, ids])
+  await announceChange(ctx, trx, 'authors-renamed')
 }

@@ -202,6 +202,10 @@ t.test('every documented success answer: produced by the real app, valid against
     'host.PingWebhook': async () => ping,
     'host.ListDeliveries': () => asAdmin('GET', `/panel/api/webhooks/${webhookId}/deliveries`),
     'host.RedeliverDelivery': () => asAdmin('POST', `/panel/api/webhooks/${webhookId}/deliveries/${JSON.parse(ping.body).delivery.id as string}/redeliver`),
+    'host.DeleteOwnAccount': async () => {
+      await asAdmin('POST', '/panel/api/users', { username: 'leaver', email: 'leaver@example.org', password: PASSWORD, roleId: memberRole })
+      return as(await login(app, 'leaver', PASSWORD))('DELETE', '/api/users/me', { password: PASSWORD })
+    },
     'host.PrivacyNotes': () => as(undefined)('GET', '/api/privacy?locale=en'),
     'host.ExportOwnData': () => asAda('GET', '/api/users/me/export'),
     'host.ExportUserData': () => asAdmin('GET', `/panel/api/users/${userId}/export`),

@@ -2,7 +2,7 @@ import path from 'node:path'
 import type { Webhooks } from '../plugins/webhooks.js'
 import { HOST_WEBHOOK_EVENTS } from '../webhooks/outbox.js'
 import {
-  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type SessionUser
+  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type ErasureMode, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type SessionUser, type Transaction
 } from '../../sdk/index.js'
 import { migrate } from '../database/migrate.js'
 import { HOST_PERMISSIONS } from '../identity/permissions.js'
@@ -227,6 +227,13 @@ export class AddonRegistry {
       }
     }))
     return lists.flat()
+  }
+
+  /** Inside `trx`, which deletes the account: each started addon takes out what it keeps of the user (one after the other; a failure undoes it all). */
+  async eraseUser (userId: number, mode: ErasureMode, trx: Transaction): Promise<void> {
+    for (const r of this.runtimes.values()) {
+      if (r.started && r.addon.definition.eraseUser !== undefined) await r.addon.definition.eraseUser(r.ctx, userId, mode, trx)
+    }
   }
 
   /** Before the server closes: listeners hear that the addons stop, then each addon stops. */

@@ -16,7 +16,7 @@ export class GetSiteSettings extends PanelApi<object, HostContext> {
       roles: Type.Array(Type.Object({ id: Type.Integer({ minimum: 1 }), name: Type.String() }, { additionalProperties: false }), {
         description: 'the roles defaultRoleId may name (none that opens the panel)'
       })
-    }, { signUp: true, defaultRoleId: 2, activityKeepDays: null, roles: [{ id: 2, name: 'member' }] }),
+    }, { signUp: true, defaultRoleId: 2, activityKeepDays: null, erasure: 'anonymise', roles: [{ id: 2, name: 'member' }] }),
     errors: [NoPermission]
   }
 
@@ -31,7 +31,8 @@ const UpdateSiteSettingsSchema = {
   body: Type.Object({
     signUp: Type.Optional(Type.Boolean()),
     defaultRoleId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
-    activityKeepDays: Type.Optional(SiteSettingsFields.activityKeepDays)
+    activityKeepDays: Type.Optional(SiteSettingsFields.activityKeepDays),
+    erasure: Type.Optional(SiteSettingsFields.erasure)
   }, { minProperties: 1 })
 }
 
@@ -42,7 +43,7 @@ export class UpdateSiteSettings extends PanelApi<typeof UpdateSiteSettingsSchema
   override readonly closedToTokens = true
   readonly schema = UpdateSiteSettingsSchema
   override readonly answers = {
-    ok: okAnswer(SiteSettingsFields, { signUp: true, defaultRoleId: 2, activityKeepDays: 365 }),
+    ok: okAnswer(SiteSettingsFields, { signUp: true, defaultRoleId: 2, activityKeepDays: 365, erasure: 'anonymise' }),
     errors: [NoPermission, UnknownRole, DefaultRoleNotAllowed]
   }
 
@@ -52,7 +53,8 @@ export class UpdateSiteSettings extends PanelApi<typeof UpdateSiteSettingsSchema
     const changes = {
       ...(body.signUp === undefined ? {} : { signUp: body.signUp }),
       ...(body.defaultRoleId === undefined ? {} : { defaultRoleId: body.defaultRoleId }),
-      ...(body.activityKeepDays === undefined ? {} : { activityKeepDays: body.activityKeepDays })
+      ...(body.activityKeepDays === undefined ? {} : { activityKeepDays: body.activityKeepDays }),
+      ...(body.erasure === undefined ? {} : { erasure: body.erasure })
     }
     const settings = await ctx.transaction(async trx => {
       const stored = await ctx.identity.siteSettings.write(changes, user, trx)

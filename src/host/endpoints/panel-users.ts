@@ -4,6 +4,7 @@ import {
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { EmailTaken, LastAdmin, UnknownRole, UsernameTaken } from '../errors.js'
+import { eraseAccount } from '../identity/erasure.js'
 import { assertHoldsAll } from '../identity/granting.js'
 import { ADMIN_ROLE_ID, type Role } from '../identity/roles.js'
 import { clearSessionCookie } from '../identity/sessions.js'
@@ -140,7 +141,7 @@ export class UpdateUser extends PanelApi<typeof UpdateUserSchema, HostContext> {
 
 const DeleteUserSchema = { params: IdParamsSchema }
 
-/** The account and its sessions go; activity entries keep the username they were written with. */
+/** The account goes as the site's `erasure` says (see `eraseAccount`); activity entries keep the username they were written with. */
 export class DeleteUser extends PanelApi<typeof DeleteUserSchema, HostContext> {
   readonly method = 'DELETE'
   readonly path = '/api/panel/users/:id'
@@ -157,8 +158,7 @@ export class DeleteUser extends PanelApi<typeof DeleteUserSchema, HostContext> {
       await identity.users.lockAccountChanges(trx)
       const { target } = await managedUser(identity, caller, id, trx)
       if (isActiveAdmin(target)) await assertNotLastAdmin(identity, target, trx)
-      await identity.sessions.endSessionsOf(id, trx)
-      await identity.users.delete(id, trx)
+      await eraseAccount(identity, ctx.addons, id, trx)
       await ctx.activityLog.write({ type: 'DELETED_USER', user: caller, details: { user: target.username, targetUserId: target.id } }, trx)
     })
     if (id === caller.id) clearSessionCookie(call.reply, call.ctx.identity.sessionCookie)

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { BadRequest, NoPermission, type SessionUser } from '../../sdk/index.js'
+import { BadRequest, NoPermission, type ErasureMode, type SessionUser } from '../../sdk/index.js'
 import { SignUpClosed, UnknownRole } from '../errors.js'
 import { ALL, PANEL_ACCESS, holdsNode } from './permissions.js'
 import type { RolesRepository } from './roles.js'
@@ -12,6 +12,8 @@ export interface SiteSettings {
   readonly defaultRoleId: number
   /** How many days the activity log keeps an entry (30–3650); null: forever. */
   readonly activityKeepDays: number | null
+  /** What a deleted account's shouts become: kept under `deleted user`, or deleted. */
+  readonly erasure: ErasureMode
 }
 
 /** The settings table's row; `defaultRoleId` null means the member role. */
@@ -19,10 +21,11 @@ interface Stored {
   readonly signUp: boolean
   readonly defaultRoleId: number | null
   readonly activityKeepDays: number | null
+  readonly erasure: ErasureMode
 }
 
 const KEY = 'site'
-const DEFAULTS: Stored = { signUp: false, defaultRoleId: null, activityKeepDays: null }
+const DEFAULTS: Stored = { signUp: false, defaultRoleId: null, activityKeepDays: null, erasure: 'anonymise' }
 
 /** A role that would give a stranger the panel cannot be the role sign-ups get. */
 export class DefaultRoleNotAllowed extends BadRequest {}
@@ -33,7 +36,7 @@ export class SiteSettingsStore {
 
   async read (db: Knex = this.db): Promise<SiteSettings> {
     const stored = await this.stored(db)
-    return { signUp: stored.signUp, defaultRoleId: stored.defaultRoleId ?? (await this.roles.member(db)).id, activityKeepDays: stored.activityKeepDays }
+    return { signUp: stored.signUp, defaultRoleId: stored.defaultRoleId ?? (await this.roles.member(db)).id, activityKeepDays: stored.activityKeepDays, erasure: stored.erasure }
   }
 
   /**

@@ -33,6 +33,8 @@ export const CHANGE_KINDS = {
   settings: { carries: 'nothing', list: 'rebuild', pinned: 'unchanged', settings: true, rooms: false },
   // A room made, changed or archived: its rules, its place among the others, who may read it.
   rooms: { carries: 'nothing', list: 'unchanged', pinned: 'unchanged', settings: false, rooms: true },
+  // A deleted account's shouts now under `deleted user`: the kept lists are made anew (pages show it at their next load).
+  'authors-renamed': { carries: 'nothing', list: 'rebuild', pinned: 'rebuild', settings: false, rooms: false },
   // A watched word added or removed: every process compiles the list anew.
   'watched-words': { carries: 'nothing', list: 'unchanged', pinned: 'unchanged', settings: false, rooms: false },
   // A mute made or lifted: the member's open pages show or hide their composer.

@@ -60,11 +60,11 @@ t.test('the host\'s endpoints are found by the same discovery as an addon\'s', a
   const code = await loadHostCode(HOST_DIR)
   t.same(code.endpoints.map(e => e.exportName).sort(), [
     'ActivityFeed', 'ChangePassword', 'ChangePreferences', 'CreateBotToken', 'CreateOwnToken', 'CreateRole', 'CreateUser', 'CreateWebhook',
-    'DeleteUser', 'DeleteWebhook', 'ExportOwnData', 'ExportUserData', 'FinishSetup', 'GetSiteSettings', 'Health', 'KnownUsers', 'ListAddons',
-    'ListBotTokens', 'ListDeliveries', 'ListNotifications', 'ListOwnTokens', 'ListPermissions', 'ListRoles', 'ListUsers', 'ListWebhooks', 'Login',
-    'Logout', 'MarkNotificationsRead', 'Me', 'NotificationStream', 'PanelModules', 'PanelOverview', 'PingWebhook', 'PrivacyNotes', 'ReadPreferences',
-    'RedeliverDelivery', 'RevokeBotToken', 'RevokeOwnToken', 'SetAddonEnabled', 'SetupStatus', 'SignUp', 'SignUpStatus', 'UpdateRole',
-    'UpdateSiteSettings', 'UpdateUser', 'UpdateWebhook'
+    'DeleteOwnAccount', 'DeleteUser', 'DeleteWebhook', 'ExportOwnData', 'ExportUserData', 'FinishSetup', 'GetSiteSettings', 'Health', 'KnownUsers',
+    'ListAddons', 'ListBotTokens', 'ListDeliveries', 'ListNotifications', 'ListOwnTokens', 'ListPermissions', 'ListRoles', 'ListUsers',
+    'ListWebhooks', 'Login', 'Logout', 'MarkNotificationsRead', 'Me', 'NotificationStream', 'PanelModules', 'PanelOverview', 'PingWebhook',
+    'PrivacyNotes', 'ReadPreferences', 'RedeliverDelivery', 'RevokeBotToken', 'RevokeOwnToken', 'SetAddonEnabled', 'SetupStatus', 'SignUp',
+    'SignUpStatus', 'UpdateRole', 'UpdateSiteSettings', 'UpdateUser', 'UpdateWebhook'
   ])
   t.same(code.migrations.map(m => m.name), ['001-platform', '002-sign-in-attempts', '003-user-disabled', '004-members', '005-retired-usernames', '006-notifications', '007-preferences', '008-api-tokens', '009-webhooks', '010-address-keys', '011-activity-retention'], 'host migrations are discovered too')
   const sources = await Promise.all((await fs.readdir(path.join(HOST_DIR, 'endpoints'))).map(f => fs.readFile(path.join(HOST_DIR, 'endpoints', f), 'utf8')))

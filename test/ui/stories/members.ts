@@ -203,6 +203,20 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.ok(box !== null && box.x + box.width <= 375, 'the send button is on the screen')
   })
 
+  await t.test('the member deletes their account from Preferences: signed out, their shouts under "deleted user"', async t => {
+    await member.goto(`${server.url}/`)
+    await member.getByRole('button', { name: 'Preferences' }).click()
+    await member.getByText('Delete my account', { exact: true }).click()
+    const form = member.locator('.account-danger form')
+    await form.getByLabel('Password').fill('a long password')
+    await form.getByRole('button', { name: 'Delete my account for good' }).click()
+    await member.getByRole('button', { name: 'Sign in' }).waitFor()
+    t.equal(await member.getByText('Signed in as ayse').count(), 0, 'signed out')
+    await visitor.reload()
+    await widgetOf(visitor).locator('.author', { hasText: 'deleted user' }).first().waitFor()
+    t.equal(await widgetOf(visitor).getByText('ayse', { exact: true }).count(), 0, 'her name is on none of her shouts')
+  })
+
   await t.test('no console errors, no dialogs, on any page', async t => {
     t.same(problems, [])
   })

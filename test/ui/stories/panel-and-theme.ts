@@ -275,7 +275,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await helper.getByText('The username or password is wrong.').waitFor()
 
     await panel.getByRole('button', { name: 'Delete helper' }).click()
-    await item.getByText('Delete helper? The account and its sessions are removed; the activity log and the shouts keep the name, which no one can take again.').waitFor()
+    await item.getByText('Delete helper? The account, its sessions and tokens go; its shouts stay under the name “deleted user” or are deleted, as the site\'s settings say. The name can never be taken again.').waitFor()
     t.equal(await panel.evaluate(() => document.activeElement?.textContent), 'Cancel', 'focus on the safe choice')
     await item.getByRole('button', { name: 'Cancel' }).click()
     t.equal(await panel.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'Delete helper', 'and back')

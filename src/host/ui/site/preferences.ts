@@ -1,4 +1,4 @@
-import { h, outcome } from '../../../sdk/ui.js'
+import { field, h, outcome } from '../../../sdk/ui.js'
 import { api } from '../panel/api.js'
 import { errorText, type hostStrings } from '../panel/strings.js'
 
@@ -91,4 +91,32 @@ export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Prefere
     result.ok(saved.desktopNotifications && permission !== 'granted' ? t('site.preferences.savedBlocked') : t('site.preferences.saved'))
   }
   return form
+}
+
+/**
+ * "Delete my account", folded away under the preferences: the password, then the account
+ * goes (its shouts as the site's settings say) and the page reloads signed out.
+ */
+export function deleteAccount (t: ReturnType<typeof hostStrings>): HTMLElement {
+  const result = outcome()
+  const password = h('input', { type: 'password', name: 'password', required: true, maxlength: 128, autocomplete: 'current-password' }) as HTMLInputElement
+  const form = h('form', { class: 'account-form' },
+    h('p', { class: 'hint' }, t('site.deleteAccount.warning')),
+    field(t('site.password'), password), result,
+    h('div', { class: 'account-row' }, h('button', { type: 'submit', class: 'danger' }, t('site.deleteAccount.submit')))) as HTMLFormElement
+  form.addEventListener('submit', event => {
+    event.preventDefault()
+    const button = form.querySelector<HTMLButtonElement>('button[type=submit]')!
+    button.disabled = true
+    void api('DELETE', '/api/users/me', { password: password.value }).then(answer => {
+      button.disabled = false
+      if (!answer.ok) {
+        result.error(errorText(t, answer))
+        return
+      }
+      localStorage.removeItem(KEPT)
+      location.assign('/')
+    })
+  })
+  return h('details', { class: 'account-danger' }, h('summary', {}, t('site.deleteAccount.title')), form)
 }

@@ -10,16 +10,19 @@ export function settingsPage (t: T) {
     const result = outcome()
     const signUp = h('input', { type: 'checkbox', id: 'site-sign-up', 'aria-describedby': 'site-sign-up-hint' }) as HTMLInputElement
     const role = h('select', { id: 'site-default-role' }) as HTMLSelectElement
+    const erasure = h('select', { id: 'site-erasure' },
+      h('option', { value: 'anonymise' }, t('ui.settings.erasureAnonymise')), h('option', { value: 'delete' }, t('ui.settings.erasureDelete'))) as HTMLSelectElement
     const keepDays = h('input', { type: 'number', id: 'site-activity-keep-days', min: 30, max: 3650, step: 1, placeholder: t('ui.settings.forever') }) as HTMLInputElement
     const form = h('form', { class: 'stack card' },
       h('div', { class: 'check' }, signUp,
         h('label', { for: 'site-sign-up' }, h('span', {}, t('ui.settings.signUp')), h('br'), h('span', { class: 'hint', id: 'site-sign-up-hint' }, t('ui.settings.signUpHint')))),
       field(t('ui.settings.defaultRole'), role, t('ui.settings.defaultRoleHint')),
       field(t('ui.settings.activityKeepDays'), keepDays, t('ui.settings.activityKeepDaysHint')),
+      field(t('ui.settings.erasure'), erasure, t('ui.settings.erasureHint')),
       result,
       h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
     onSubmit(form, result, answer => errorText(t, answer),
-      () => api('PUT', '/panel/api/settings', { signUp: signUp.checked, defaultRoleId: Number(role.value), activityKeepDays: keepDays.value === '' ? null : Number(keepDays.value) }),
+      () => api('PUT', '/panel/api/settings', { signUp: signUp.checked, defaultRoleId: Number(role.value), activityKeepDays: keepDays.value === '' ? null : Number(keepDays.value), erasure: erasure.value }),
       () => result.ok(t('ui.settings.saved')))
     root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
     void api('GET', '/panel/api/settings').then(answer => {
@@ -32,6 +35,7 @@ export function settingsPage (t: T) {
       signUp.checked = answer.body!.signUp === true
       const days = answer.body!.activityKeepDays as number | null
       keepDays.value = days === null ? '' : String(days)
+      erasure.value = answer.body!.erasure as string
     })
   }
 }

@@ -1,5 +1,6 @@
 import { field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type Outcome, type PanelUser } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
+import { buttonAction } from '../button-action.js'
 import { errorText, type T } from '../strings.js'
 
 interface User { id: number, username: string, email: string, roleId: number, disabled: boolean, bot: boolean }
@@ -141,12 +142,7 @@ function userItem (t: T, me: PanelUser, user: User, roles: readonly Role[], role
    * keeps the focus); a refusal is said in words.
    */
   async function act (button: HTMLButtonElement, send: () => Promise<ApiAnswer>, done: () => void): Promise<void> {
-    if (button.getAttribute('aria-disabled') === 'true') return
-    button.setAttribute('aria-disabled', 'true')
-    const answer = await send()
-    button.removeAttribute('aria-disabled')
-    if (answer.ok) done()
-    else said.error(say(answer))
+    await buttonAction(button, send, done, said, say)
   }
 
   show()

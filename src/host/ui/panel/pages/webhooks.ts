@@ -1,5 +1,6 @@
 import { field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type Outcome } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
+import { buttonAction } from '../button-action.js'
 import { errorText, type T } from '../strings.js'
 
 interface Webhook { id: number, url: string, events: string[], active: boolean, createdAt: number }
@@ -110,12 +111,7 @@ function hookItem (t: T, locale: string, hook: Webhook, say: (answer: ApiAnswer)
   refresh.addEventListener('click', () => void deliveries())
 
   async function act (button: HTMLButtonElement, send: () => Promise<ApiAnswer>, done: () => void): Promise<void> {
-    if (button.getAttribute('aria-disabled') === 'true') return
-    button.setAttribute('aria-disabled', 'true')
-    const answer = await send()
-    button.removeAttribute('aria-disabled')
-    if (answer.ok) done()
-    else said.error(say(answer))
+    await buttonAction(button, send, done, said, say)
   }
 
   show()
