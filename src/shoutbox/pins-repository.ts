@@ -27,8 +27,11 @@ export function pinsRepository (db: Database) {
   return {
     /** The room's pinned shouts, newest pin first. */
     async list (room: Pick<Room, 'id' | 'slug'>): Promise<RoomShout[]> {
-      return db(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id').where('s.room_id', room.id)
-        .orderBy('p.id', 'desc').select<RoomShout[]>('s.id', 's.message', 's.username', 's.date', db.raw('?::text as room', [room.slug]), db.raw(`${replyToOf('s.reply_to_id')} as "replyTo"`))
+      const rows = await db(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id').where('s.room_id', room.id)
+        .orderBy('p.id', 'desc').select<Array<RoomShout & { by_bot: boolean }>>('s.id', 's.message', 's.username', 's.date', db.raw('?::text as room', [room.slug]),
+          db.raw(`${replyToOf('s.reply_to_id')} as "replyTo"`), 's.bot as by_bot')
+      // A bot's shout says so; a person's has no `bot` key.
+      return rows.map(({ by_bot: bot, ...shout }) => bot ? { ...shout, bot: true as const } : shout)
     },
 
     /**

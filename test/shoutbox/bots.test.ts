@@ -39,6 +39,9 @@ t.test('a bot posts with a token, and its shouts say so', async t => {
   t.equal((await as(app, undefined).get(`/api/shoutbox/shouts/${posted.shout.id as number}`)).json().shout.bot, true, 'its permalink')
   const archive = (await as(app, undefined).get('/api/shoutbox/archive?limit=5')).json().shouts as Array<Record<string, unknown>>
   t.equal(archive.find(shout => shout.message === 'v2.3 is out')!.bot, true, 'the archive')
+  t.equal((await as(app, admin).put(`/api/panel/shoutbox/${posted.shout.id as number}/pin`, { pinned: true })).statusCode, 200)
+  const pinned = (await as(app, undefined).get('/api/shoutbox/pinned')).json().shouts as Array<Record<string, unknown>>
+  t.same(pinned.map(shout => [shout.message, shout.bot]), [['v2.3 is out', true]], 'the kept pinned list')
   const list = (await as(app, undefined).get('/api/shoutbox/list')).json().shouts as Array<Record<string, unknown>>
   t.same(Object.keys(list[0]!).sort(), ['date', 'id', 'message', 'username'], 'the seed\'s list keeps the seed\'s shape')
 
