@@ -203,6 +203,22 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.ok(box !== null && box.x + box.width <= 375, 'the send button is on the screen')
   })
 
+  await t.test('the member makes an API token in Preferences, sees its secret once, and revokes it', async t => {
+    await member.goto(`${server.url}/`)
+    await member.getByRole('button', { name: 'Preferences' }).click()
+    await member.getByText('API tokens', { exact: true }).click()
+    const box = member.locator('.account-tokens-box')
+    await box.getByText('No token yet.').waitFor()
+    await box.getByLabel('What it is for').fill('my script')
+    t.ok(await box.getByLabel('addon.shoutbox.post').isChecked(), 'posting, ticked')
+    await box.getByRole('button', { name: 'Make a token' }).click()
+    t.match(await box.locator('.token-secret').textContent(), /^sbx_[A-Za-z0-9_-]{43}$/, 'its secret, once')
+    await box.getByText(/addon\.shoutbox\.post · expires in 3 months · last used never/).waitFor()
+    await box.getByRole('button', { name: 'Revoke my script' }).click()
+    await box.getByText('my script is revoked.').waitFor()
+    await box.getByText('No token yet.').waitFor()
+  })
+
   await t.test('the member deletes their account from Preferences: signed out, their shouts under "deleted user"', async t => {
     await member.goto(`${server.url}/`)
     await member.getByRole('button', { name: 'Preferences' }).click()

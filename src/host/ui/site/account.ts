@@ -1,6 +1,7 @@
 import { field, h, outcome, type ApiAnswer } from '../../../sdk/ui.js'
 import { api } from '../panel/api.js'
 import { errorText, hostStrings } from '../panel/strings.js'
+import { apiTokens } from './tokens.js'
 import { announce, applyKeptTheme, applyTheme, deleteAccount, preferencesForm, type Preferences } from './preferences.js'
 
 /**
@@ -115,7 +116,7 @@ async function start (area: HTMLElement): Promise<void> {
       submit(element, result, () => api('POST', '/api/auth/signup', { username: username.value, email: email.value, password: password.value }))
     }
     const title = { 'sign-in': t('site.signInTitle'), 'sign-up': t('site.signUpTitle'), preferences: t('site.preferencesTitle') }[form]
-    panel.replaceChildren(h('h2', { id: 'account-panel-title' }, title), element, ...(form === 'preferences' ? [deleteAccount(t)] : []))
+    panel.replaceChildren(h('h2', { id: 'account-panel-title' }, title), element, ...(form === 'preferences' ? [apiTokens(t, locale), deleteAccount(t)] : []))
     panel.hidden = false
     for (const button of area.querySelectorAll<HTMLElement>('[data-form]')) button.setAttribute('aria-expanded', String(button.dataset.form === form))
     element.querySelector<HTMLInputElement>('input')?.focus()
