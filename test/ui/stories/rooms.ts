@@ -176,7 +176,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await games.getByLabel('Slow mode (seconds)').fill('10')
     await games.getByRole('button', { name: 'Save' }).click()
     await page.getByText('Games night saved.').waitFor()
-    await page.getByRole('button', { name: 'Move Games night up' }).click()
+    await page.getByRole('button', { name: 'Move up: Games night' }).click()
     await page.getByText('Games night moved.').waitFor()
     t.equal(await page.evaluate(() => document.activeElement?.id), 'room-4-up', 'the focus stays on the button pressed')
     await page.screenshot({ path: path.join(shots, 'rooms-panel.png'), fullPage: true })
