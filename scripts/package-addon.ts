@@ -50,7 +50,10 @@ export async function packageAddon ({ addonDir, codeDir, outDir }: PackageOption
 
 /**
  * The addon's browser modules (`ui/*.ts`: `panel.ts` for the panel, a theme widget…),
- * bundled for the browser, and its stylesheets. The host serves them at `/addons/<id>/ui/`.
+ * bundled for the browser, its stylesheets, and its classic scripts (`ui/classic/*.ts`:
+ * one self-contained file each, for pages of other sites, which load a plain
+ * `<script src>`; a stylesheet they import is its text). The host serves them at
+ * `/addons/<id>/ui/`.
  */
 async function packageUi (uiDir: string, outDir: string): Promise<void> {
   const files = await fs.readdir(uiDir).catch(() => [] as string[])
@@ -59,6 +62,14 @@ async function packageUi (uiDir: string, outDir: string): Promise<void> {
     await build({
       entryPoints: modules, outdir: outDir, bundle: true, splitting: true, format: 'esm', platform: 'browser',
       target: 'es2022', minify: true, sourcemap: 'linked', chunkNames: 'chunks/[name]-[hash]', logLevel: 'error'
+    })
+  }
+  const classic = (await fs.readdir(path.join(uiDir, 'classic')).catch(() => [] as string[]))
+    .filter(f => f.endsWith('.ts') && !f.endsWith('.d.ts')).map(f => path.join(uiDir, 'classic', f))
+  if (classic.length > 0) {
+    await build({
+      entryPoints: classic, outdir: outDir, bundle: true, format: 'iife', platform: 'browser',
+      target: 'es2022', minify: true, sourcemap: 'linked', loader: { '.css': 'text' }, logLevel: 'error'
     })
   }
   for (const css of files.filter(f => f.endsWith('.css'))) {

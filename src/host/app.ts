@@ -119,6 +119,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const app: FastifyInstance = Fastify({
     serverFactory: handler => createServer(options.serverTimeouts ?? SERVER_TIMEOUTS, (request, response) => {
       if (refusedWithoutHost(request, response)) return
+      app.embedCors.apply(request, response)
       if (!app.answerCache.serve(request, response)) handler(request, response)
     }),
     logger: safeLogging(options.logger),
@@ -166,7 +167,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
     await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams, opensPerMinute: config.streamOpensPerMinute } })
     await app.register(cookie)
-    await app.register(httpConventions, { allowedOrigins, publicUrl: config.publicUrl, conditions })
+    await app.register(httpConventions, { allowedOrigins, embedOrigins: config.embedOrigins, publicUrl: config.publicUrl, conditions })
     // Before any endpoint: the document is made from the routes as they are registered.
     await app.register(openApiPlugin, { version: VERSION })
     // Phase two: the host's endpoints, then each enabled addon in its own encapsulated context.

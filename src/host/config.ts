@@ -23,6 +23,11 @@ export interface HostConfig {
   /** Extra origins allowed to send state-changing requests, e.g. `https://example.org`. */
   readonly allowedOrigins: readonly string[]
   /**
+   * Sites whose pages may show the board through `embed.js` (`EMBED_ORIGINS`): their
+   * scripts may read the public endpoints and the stream, never with credentials.
+   */
+  readonly embedOrigins: readonly string[]
+  /**
    * The site's public origin (`PUBLIC_URL`, e.g. `https://shouts.example.org`): allowed in
    * the Origin check; when https, the session cookie is always Secure and `__Host-` prefixed.
    */
@@ -100,7 +105,8 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     databaseSchema,
     databasePoolSize: parseCount('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE ?? '20') || 1,
     trustProxy: parseTrustProxy(env.TRUST_PROXY ?? '0'),
-    allowedOrigins: (env.ALLOWED_ORIGINS ?? '').split(',').map(s => s.trim()).filter(Boolean).map(parseOrigin),
+    allowedOrigins: parseOrigins('ALLOWED_ORIGINS', env.ALLOWED_ORIGINS),
+    embedOrigins: parseOrigins('EMBED_ORIGINS', env.EMBED_ORIGINS),
     publicUrl: parsePublicUrl(emptyToUndefined(env.PUBLIC_URL)?.trim()),
     streamsPerClient: parseAtLeastOne('STREAMS_PER_CLIENT', env.STREAMS_PER_CLIENT ?? '20'),
     maxStreams: parseAtLeastOne('MAX_STREAMS', env.MAX_STREAMS ?? '10000'),
@@ -178,11 +184,14 @@ function parsePublicUrl (value: string | undefined): string | undefined {
   return url.origin
 }
 
-function parseOrigin (value: string): string {
-  try {
-    const url = new URL(value)
+/** A comma-separated list of origins (`https://example.org`, a port if any), as browsers send them in `Origin`. */
+function parseOrigins (name: string, value: string | undefined): string[] {
+  return (value ?? '').split(',').map(s => s.trim()).filter(Boolean).map(origin => {
+    let url: URL | undefined
+    try {
+      url = new URL(origin)
+    } catch {}
+    if (url === undefined || !['http:', 'https:'].includes(url.protocol)) throw new ConfigError(`${name}: "${origin}" is not an origin like https://example.org`)
     return url.origin
-  } catch {
-    throw new ConfigError(`ALLOWED_ORIGINS: "${value}" is not an origin like https://example.org`)
-  }
+  })
 }

@@ -41,6 +41,7 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
     : scope.answerCache.declare(endpoint.path, `${owner.ctx.addonId}:${endpoint.cache.topic}`,
       update === undefined ? undefined : (previous, notice) => update(previous, notice, owner.ctx), scope.log)
 
+  if (endpoint.method === 'GET' && endpoint.access === 'Api') scope.embedCors.open(endpoint.path)
   scope.route({
     method: endpoint.method,
     url: endpoint.path,
@@ -50,7 +51,11 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
     handler: cached === undefined
       ? async (request, reply) => {
         // An answer that depends on who asks (a room some may not read): never kept by a shared cache.
-        if (endpoint.readsSession === true) void reply.header('cache-control', 'private, no-cache').header('vary', 'Cookie')
+        if (endpoint.readsSession === true) {
+          // Beside what may vary already (Origin, for the embedding sites: EmbedCors).
+          const vary = reply.raw.getHeader('vary')
+          void reply.header('cache-control', 'private, no-cache').header('vary', vary === undefined ? 'Cookie' : `${String(vary)}, Cookie`)
+        }
         return send(reply, await handle(endpoint, makeCall(scope, request, reply, owner.ctx)))
       }
       : async (request, reply) => sendCached(request, reply, cached, () => endpoint.handle(makeCall(scope, request, reply, owner.ctx)))

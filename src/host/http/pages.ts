@@ -33,14 +33,20 @@ const THEME_PAGES = [
   ['/privacy', 'privacy.html']
 ] as const
 
+/**
+ * The script other sites include to show the board (`<script src="{base}/embed.js">`):
+ * an addon's `ui/embed.js` (Shoutbox's, from ui/classic/embed.ts), the first one found.
+ */
+const EMBED_SCRIPT = 'embed.js'
+
 async function isDirectory (dir: string): Promise<boolean> {
   return fs.stat(dir).then(s => s.isDirectory(), () => false)
 }
 
 /**
  * The panel at /panel/, the theme's pages (THEME_PAGES), the API reference at /docs/api,
- * and each running addon's browser files at /addons/<id>/ui/. Files only: no directory
- * listings, no path outside the root.
+ * each running addon's browser files at /addons/<id>/ui/, and /embed.js. Files only: no
+ * directory listings, no path outside the root.
  */
 export async function registerPages (app: FastifyInstance, uiDir: string): Promise<void> {
   const panelDir = path.join(uiDir, 'panel')
@@ -66,11 +72,19 @@ export async function registerPages (app: FastifyInstance, uiDir: string): Promi
       return reply.type('text/html; charset=utf-8').send(reference)
     })
   }
+  let embedScript: Buffer | undefined
   for (const runtime of app.addons.runtimes.values()) {
     const dir = runtime.addon.source.uiDir
     if (!await isDirectory(dir)) continue
+    embedScript ??= await fs.readFile(path.join(dir, EMBED_SCRIPT)).catch(() => undefined)
     await app.register(fastifyStatic, {
       root: dir, prefix: `/addons/${runtime.id}/ui/`, setHeaders: pageHeaders, decorateReply: false, index: false
     })
+  }
+  if (embedScript !== undefined) {
+    const script = embedScript
+    app.get(`/${EMBED_SCRIPT}`, (_request, reply) => reply
+      .headers({ 'content-type': 'text/javascript; charset=utf-8', 'cache-control': 'no-cache', 'cross-origin-resource-policy': 'cross-origin' })
+      .send(script))
   }
 }

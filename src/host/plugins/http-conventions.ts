@@ -1,11 +1,27 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
+import { EmbedCors } from '../http/embed-cors.js'
 import { entryHook } from '../http/entry-hook.js'
 import { answerError, installErrorHandling, type ConditionLog } from '../http/error-handler.js'
 import { installJsonBodyParser } from '../http/json-body.js'
 
-/** For every route: the error envelope, JSON bodies only, the headers of every answer, the cross-site refusal. */
-export const httpConventions = fp<{ allowedOrigins: readonly string[], publicUrl: string | undefined, conditions: ConditionLog }>(async (app, { allowedOrigins, publicUrl, conditions }) => {
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** CORS for the embedding sites (`EMBED_ORIGINS`) on the public GET routes, which open themselves as they are registered. */
+    embedCors: EmbedCors
+  }
+}
+
+interface HttpConventionsOptions {
+  allowedOrigins: readonly string[]
+  embedOrigins: readonly string[]
+  publicUrl: string | undefined
+  conditions: ConditionLog
+}
+
+/** For every route: the error envelope, JSON bodies only, the headers of every answer, the cross-site refusal, embedding sites' CORS. */
+export const httpConventions = fp<HttpConventionsOptions>(async (app, { allowedOrigins, embedOrigins, publicUrl, conditions }) => {
+  app.decorate('embedCors', new EmbedCors(embedOrigins))
   installErrorHandling(app, conditions)
   installJsonBodyParser(app)
   app.addHook('onRequest', entryHook(allowedOrigins, () => app.addons.stopping, publicUrl))

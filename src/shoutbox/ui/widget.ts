@@ -6,7 +6,7 @@ import { NotificationBell } from './shared/notifications.js'
 import { EmojiPicker, expandShortcodes } from './shared/emoji-picker.js'
 import { excerptOf } from '../excerpt.js'
 import { LiveShouts } from './shared/live-shouts.js'
-import { archiveOf, botBadge, DEFAULT_ROOM, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
+import { archiveOf, botBadge, DEFAULT_ROOM, isRoomSlug, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
@@ -961,8 +961,14 @@ async function askRooms (): Promise<void> {
   if (readable.ok && learnRooms(readable.body!.rooms as Room[]) && mayPost() !== couldPost) drawYou()
 }
 
-/** The room shown last time, if the browser kept it (the server says later whether it may still be read). */
+/**
+ * The room the address names (`/?room=games`: the embed's "Join the conversation"), or
+ * the one shown last time, if the browser kept it (the server says later whether it may
+ * still be read).
+ */
 function rememberedRoom (): string {
+  const named = new URLSearchParams(location.search).get('room')
+  if (named !== null && isRoomSlug(named)) return named
   try {
     return localStorage.getItem(ROOM_KEY) ?? DEFAULT_ROOM
   } catch {

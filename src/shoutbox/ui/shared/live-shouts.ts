@@ -41,6 +41,11 @@ export interface LiveShoutsOptions {
   readonly arrived?: (shout: FullShout) => void
   /** Called for each event of a room not shown now, with its room. */
   readonly elsewhere?: (kind: EventKind, shout: RoomShout & { room: string }) => void
+  /**
+   * The board's origin, for a page of another site (the embed): it reads the board there,
+   * as a visitor (without credentials). Absent: the page's own origin, as its member.
+   */
+  readonly origin?: string
 }
 
 /** The stream's events that change what a page shows (every kind on the stream); the rest (`ready`, `reset`) reload it. */
@@ -104,7 +109,7 @@ export class LiveShouts {
       return
     }
     // Every room the reader may read: the one shown is applied, the others counted.
-    const stream = new EventSource('/api/shoutbox/stream')
+    const stream = new EventSource(`${this.options.origin ?? ''}/api/shoutbox/stream`)
     this.stream = stream
     for (const kind of SHOUT_EVENTS) {
       stream.addEventListener(kind, event => this.hear(kind, (event as MessageEvent<string>).data))
@@ -167,7 +172,7 @@ export class LiveShouts {
   async more (): Promise<boolean> {
     if (this.older === null) return false
     const room = this.room
-    const page = await fetchShouts(`/api/shoutbox/archive?room=${encodeURIComponent(room)}&limit=${this.options.pageSize ?? 100}&before=${this.older}`)
+    const page = await this.fetchShouts(`/api/shoutbox/archive?room=${encodeURIComponent(room)}&limit=${this.options.pageSize ?? 100}&before=${this.older}`)
     if (page === undefined || room !== this.room) return true
     const known = new Set(this.shouts.map(shout => shout.id))
     const added = page.shouts.filter(shout => !known.has(shout.id))
@@ -216,7 +221,7 @@ export class LiveShouts {
     const limit = pageSize === undefined ? undefined : Math.min(Math.max(this.shouts.length, pageSize), 100)
     const query = new URLSearchParams({ room: this.room })
     if (limit !== undefined) query.set('limit', String(limit))
-    const answer = await fetchShouts(`/api/shoutbox/latest?${query.toString()}`) as { shouts: FullShout[], pinned: FullShout[], next: number | null, limit: number } | undefined
+    const answer = await this.fetchShouts(`/api/shoutbox/latest?${query.toString()}`) as { shouts: FullShout[], pinned: FullShout[], next: number | null, limit: number } | undefined
     if (answer === undefined) return undefined
     this.limit = answer.limit
     return { shouts: answer.shouts, pinned: answer.pinned, older: answer.next }
@@ -320,13 +325,14 @@ export class LiveShouts {
     if (this.polling !== undefined) clearInterval(this.polling)
     this.polling = undefined
   }
-}
 
-async function fetchShouts (url: string): Promise<{ shouts: FullShout[], next?: number | null } | undefined> {
-  try {
-    const response = await fetch(url, { credentials: 'same-origin' })
-    return response.ok ? await response.json() as { shouts: FullShout[], next?: number | null } : undefined
-  } catch {
-    return undefined // offline for a moment: the stream's next reset, or the next poll, reads again
+  private async fetchShouts (path: string): Promise<{ shouts: FullShout[], next?: number | null } | undefined> {
+    const origin = this.options.origin
+    try {
+      const response = await fetch((origin ?? '') + path, { credentials: origin === undefined ? 'same-origin' : 'omit' })
+      return response.ok ? await response.json() as { shouts: FullShout[], next?: number | null } : undefined
+    } catch {
+      return undefined // offline for a moment: the stream's next reset, or the next poll, reads again
+    }
   }
 }

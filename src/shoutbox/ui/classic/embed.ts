@@ -1,0 +1,91 @@
+/**
+ * `<script src="https://board.example.org/embed.js" data-room="general" async></script>`
+ * on a page of another site (one of `EMBED_ORIGINS`): the room's latest shouts, read-only
+ * and live, drawn right after the tag in a shadow root (the page's styles do not reach
+ * in, the board's do not leak out), with a link to join the conversation on the board.
+ * It reads the board as a visitor does, without credentials.
+ *
+ *   data-room   the room's address name (the default room when absent)
+ *   data-limit  how many shouts it shows, 1–50 (10 when absent)
+ *
+ * The page restyles it through the board's custom properties (`--shoutbox-*`), set on
+ * the element it adds (`.shoutbox-embed`) or on any ancestor.
+ */
+import { h } from '../../../sdk/ui.js'
+import { shoutboxStrings } from '../strings.js'
+import { LiveShouts } from '../shared/live-shouts.js'
+import { DEFAULT_ROOM, isRoomSlug, pageLocale, shoutItem } from '../shared/shout-view.js'
+import palette from '../palette.css'
+import widget from '../widget.css'
+
+const DEFAULT_LIMIT = 10
+const MAX_LIMIT = 50
+
+/** What the shadow root adds to the widget's own stylesheet. */
+const EMBED_CSS = `
+:host { display: block; color-scheme: light dark; font-family: inherit; }
+.shoutbox-widget h2 { display: flex; flex-wrap: wrap; gap: .25rem .6rem; align-items: baseline; }
+.shoutbox-embed-join { margin: .6rem 0 0; font-size: .9rem; }
+`
+
+function embed (script: HTMLScriptElement): void {
+  const origin = new URL(script.src).origin
+  const room = isRoomSlug(script.dataset.room ?? '') ? script.dataset.room! : DEFAULT_ROOM
+  const asked = Number(script.dataset.limit ?? DEFAULT_LIMIT)
+  const limit = Number.isInteger(asked) ? Math.min(Math.max(asked, 1), MAX_LIMIT) : DEFAULT_LIMIT
+  const locale = pageLocale()
+  const t = shoutboxStrings(locale)
+
+  const host = h('div', { class: 'shoutbox-embed' })
+  script.after(host)
+  const shadow = host.attachShadow({ mode: 'open' })
+  // Constructed, so a page whose CSP forbids inline styles still draws it.
+  const sheet = new CSSStyleSheet()
+  sheet.replaceSync(palette.replaceAll(':root', ':host') + widget + EMBED_CSS)
+  shadow.adoptedStyleSheets = [sheet]
+
+  const title = h('span', {}, t('embed.title', { room }))
+  const list = h('ul', { class: 'shoutbox-list', 'aria-busy': 'true' })
+  const join = h('a', { href: `${origin}/` }, t('embed.join')) as HTMLAnchorElement
+  shadow.append(h('section', { class: 'shoutbox-widget', 'aria-label': t('widget.title') },
+    h('h2', {}, title),
+    list,
+    h('p', { class: 'shoutbox-embed-join' }, join)))
+
+  const draw = (): void => {
+    list.removeAttribute('aria-busy')
+    const shown = live.shouts.slice(0, limit)
+    if (shown.length === 0) {
+      list.replaceChildren(h('li', { class: 'empty' }, live.loaded ? t('widget.empty') : t('embed.loading')))
+      return
+    }
+    list.replaceChildren(...shown.map(shout => {
+      const item = shoutItem(shout, locale)
+      // The board's own links (a shout's page, a quoted shout) lead to the board.
+      for (const link of item.querySelectorAll<HTMLAnchorElement>('a[href^="/"]')) link.href = origin + link.getAttribute('href')!
+      return item
+    }))
+  }
+  const live = new LiveShouts({ room, origin, changed: draw })
+  draw()
+  live.start()
+
+  // The room's name, and whether a visitor may read it at all.
+  void fetch(`${origin}/api/shoutbox/rooms`, { credentials: 'omit' })
+    .then(async response => response.ok ? (await response.json() as { rooms: Array<{ slug: string, name: string }> }).rooms : undefined)
+    .catch(() => undefined)
+    .then(rooms => {
+      if (rooms === undefined) return
+      const found = rooms.find(r => r.slug === room)
+      if (found === undefined) {
+        live.stop()
+        list.replaceChildren(h('li', { class: 'empty' }, t('embed.unavailable')))
+        return
+      }
+      title.textContent = t('embed.title', { room: found.name })
+      join.href = room === DEFAULT_ROOM ? `${origin}/` : `${origin}/?room=${encodeURIComponent(room)}`
+    })
+}
+
+const script = document.currentScript
+if (script instanceof HTMLScriptElement && script.src !== '') embed(script)
