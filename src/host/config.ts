@@ -187,10 +187,7 @@ function parsePublicUrl (value: string | undefined): string | undefined {
 /** A comma-separated list of origins (`https://example.org`, a port if any), as browsers send them in `Origin`. */
 function parseOrigins (name: string, value: string | undefined): string[] {
   return (value ?? '').split(',').map(s => s.trim()).filter(Boolean).map(origin => {
-    let url: URL | undefined
-    try {
-      url = new URL(origin)
-    } catch {}
+    const url = URL.canParse(origin) ? new URL(origin) : undefined
     if (url === undefined || !['http:', 'https:'].includes(url.protocol)) throw new ConfigError(`${name}: "${origin}" is not an origin like https://example.org`)
     return url.origin
   })
