@@ -29,6 +29,8 @@ t.test('flags win over environment variables', async t => {
   t.equal(fromEnv.databaseUrl, 'postgres://u@h/db')
   t.equal(fromEnv.trustProxy, 1)
   t.same(fromEnv.allowedOrigins, ['https://a.example', 'https://b.example'])
+  t.same(loadConfig([], {}).embedOrigins, [], 'no site embeds the board unless listed')
+  t.same(loadConfig([], { EMBED_ORIGINS: 'https://blog.example , http://localhost:8080/' }).embedOrigins, ['https://blog.example', 'http://localhost:8080'])
 })
 
 t.test('TRUST_PROXY: a number of hops, or addresses and CIDR ranges, IPv4 and IPv6', async t => {
@@ -72,5 +74,8 @@ t.test('bad settings are refused with one clear line', async t => {
   t.throws(() => loadConfig(['--bogus'], {}), { name: 'ConfigError', message: /Unknown option '--bogus'/ })
   t.throws(() => loadConfig([], { DATABASE_URL: 'mysql://x' }), /DATABASE_URL must start with postgres/)
   t.throws(() => loadConfig([], { ALLOWED_ORIGINS: 'not a url' }), /ALLOWED_ORIGINS/)
+  for (const bad of ['blog.example', 'ftp://blog.example', 'javascript:alert(1)']) {
+    t.throws(() => loadConfig([], { EMBED_ORIGINS: bad }), { name: 'ConfigError', message: `EMBED_ORIGINS: "${bad}" is not an origin like https://example.org` }, bad)
+  }
   t.throws(() => loadConfig([], { DATABASE_SCHEMA: 'Bad-Name' }), /DATABASE_SCHEMA/)
 })
