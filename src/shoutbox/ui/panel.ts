@@ -116,9 +116,14 @@ export default function register (panel: PanelHost): void {
     const olderButton = h('button', { type: 'button', class: 'secondary', hidden: true, onclick: () => void showOlder() }, t('history.older')) as HTMLButtonElement
     const draw = (): void => {
       if (!live.loaded) return
+      // A redraw keeps the keyboard's place: the focus goes back to the same button of the same shout.
+      const focused = list.contains(document.activeElement) ? document.activeElement as HTMLElement : undefined
+      const place = focused?.closest<HTMLElement>('li[data-id]')?.dataset.id
+      const action = focused?.dataset.action
       const pinned = new Set(live.pinned.map(shout => shout.id))
       list.replaceChildren(...(live.shouts.length === 0 ? [h('li', {}, t('ui.shouts.empty'))] : live.shouts.map(shout => item(shout, pinned.has(shout.id)))))
       olderButton.hidden = live.older === null
+      if (place !== undefined && action !== undefined) list.querySelector<HTMLElement>(`li[data-id="${place}"] [data-action="${action}"]`)?.focus()
     }
     // Every shout, 50 at a time, newest first; kept current by the stream, so a post, edit,
     // pin or deletion by anyone (another admin, another process) shows without a reload.
@@ -142,7 +147,7 @@ export default function register (panel: PanelHost): void {
     const item = (shout: Shout, isPinned: boolean): HTMLElement => {
       const actions = h('div', { class: 'row' })
       const pinButton = (): HTMLElement => h('button', {
-        type: 'button', class: 'secondary', 'aria-label': `${t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin')}: ${shout.message.slice(0, 40)}`, onclick: () => void togglePin(shout, !isPinned)
+        type: 'button', class: 'secondary', 'data-action': 'pin', 'aria-label': `${t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin')}: ${shout.message.slice(0, 40)}`, onclick: () => void togglePin(shout, !isPinned)
       }, t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin'))
       const ask = (): void => {
         actions.replaceChildren(
@@ -152,7 +157,7 @@ export default function register (panel: PanelHost): void {
         actions.querySelector<HTMLButtonElement>('button.secondary')?.focus()
       }
       const reset = (): void => {
-        actions.replaceChildren(pinButton(), h('button', { type: 'button', class: 'secondary', 'aria-label': `${t('ui.shouts.delete')}: ${shout.message.slice(0, 40)}`, onclick: ask }, t('ui.shouts.delete')))
+        actions.replaceChildren(pinButton(), h('button', { type: 'button', class: 'secondary', 'data-action': 'delete', 'aria-label': `${t('ui.shouts.delete')}: ${shout.message.slice(0, 40)}`, onclick: ask }, t('ui.shouts.delete')))
       }
       const remove = async (): Promise<void> => {
         const answer = await panel.api('DELETE', `/panel/api/shoutbox/${shout.id}`)
@@ -164,7 +169,7 @@ export default function register (panel: PanelHost): void {
         }
       }
       reset()
-      return h('li', {},
+      return h('li', { 'data-id': String(shout.id) },
         h('span', { class: 'text' }, richText(shout.message, known.isUser)),
         h('span', { class: 'meta' }, isPinned ? h('strong', {}, t('ui.shouts.pinned')) : null, isPinned ? ' · ' : null, t('ui.shouts.by', { username: shout.username }), ' · ',
           h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(panel.locale) }, relativeTime(shout.date, panel.locale))),

@@ -163,6 +163,36 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.match((await http(server, 'GET', '/api/panel/shoutbox/config', { cookie })).body, { maxPinned: 3, keepDays: 365, reactions: ['👍', '🔥', '🇹🇷'] })
   })
 
+  await t.test('by keyboard alone: Tab reaches Unpin and Pin, each with a visible focus; Enter and Space press them', async t => {
+    const admin = await context(1280, 800)
+    await admin.addCookies([{ name: 'shoutbox_session', value: cookie.split('=')[1]!, url: server.url }])
+    const panel = await admin.newPage()
+    await panel.goto(`${server.url}/panel/#/shoutbox/shouts`)
+    await panel.locator('ul.items li', { hasText: 'Shout 19: hello from the board' }).waitFor()
+    /** Presses Tab until the focus is on the button named `name`; what the focus looks like there. */
+    const tabTo = async (name: string): Promise<string> => {
+      for (let presses = 0; presses < 300; presses++) {
+        await panel.keyboard.press('Tab')
+        if (await panel.evaluate(() => document.activeElement?.getAttribute('aria-label')) === name) {
+          return panel.evaluate(() => getComputedStyle(document.activeElement!).outlineStyle)
+        }
+      }
+      throw new Error(`Tab never reached ${name}`)
+    }
+    t.not(await tabTo('Unpin: Shout 21: hello from the board'), 'none', 'the focus is drawn')
+    await panel.keyboard.press('Enter')
+    await panel.getByText('Shout unpinned.').waitFor()
+    await panel.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Pin: Shout 21: hello from the board')
+    t.pass('the focus stays on the shout, on the button that pins it again')
+    t.not(await tabTo('Pin: Shout 19: hello from the board'), 'none')
+    await panel.keyboard.press('Space')
+    await panel.getByText('Shout pinned.').waitFor()
+    await panel.locator('ul.items li', { hasText: 'Shout 19: hello from the board' }).getByText('Pinned', { exact: true }).waitFor()
+    const pinned = (await http(server, 'GET', '/api/shoutbox/pinned')).body!.shouts as Array<{ message: string }>
+    t.ok(pinned.some(shout => shout.message === 'Shout 19: hello from the board'), 'pinned')
+    t.notOk(pinned.some(shout => shout.message === 'Shout 21: hello from the board'), 'and the other unpinned')
+  })
+
   await t.test('on a phone: no sideways scrolling', async t => {
     const phone = await (await context(375, 740)).newPage()
     for (const [url, name, ready] of [
