@@ -58,6 +58,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
       await page.goto(server.url + state.url)
       await state.ready(page)
       t.same(await axeViolations(page), [], `${state.name}, ${colorScheme}, ${width} px: no violation`)
+      t.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= width, `${state.name}, ${width} px: no sideways scrolling`)
       if (shots !== undefined) {
         const file = `${state.name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase()}-${width}-${colorScheme}.png`
         await page.screenshot({ path: path.join(shots, file), fullPage: !state.url.startsWith('/docs/') })
@@ -172,6 +173,18 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     panel('password', page => page.getByLabel('Current password').waitFor())
   ]
   for (const state of [...site, ...pages]) await t.test(state.name, t => check(t, state))
+
+  await t.test('what only a screen reader hears is not drawn: a reaction\'s words on the archive and a shout\'s page', async t => {
+    const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })).newPage()
+    for (const url of ['/shouts', `/shouts/${picnic}`]) {
+      await page.goto(server.url + url)
+      const words = page.locator('.reactions .sr', { hasText: '1 reaction' }).first()
+      await words.waitFor({ state: 'attached' })
+      const box = await words.boundingBox()
+      t.ok(box !== null && box.width <= 1 && box.height <= 1, `${url}: "1 reaction" is for screen readers only`)
+    }
+    await page.context().close()
+  })
 
   t.same(problems, [], 'no script error, no console error')
 }

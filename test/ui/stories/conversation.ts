@@ -58,11 +58,13 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await replying.getByText('Replying to bora').waitFor()
     t.equal(await member.evaluate(() => document.activeElement?.id), 'shoutbox-message', 'the composer takes the focus')
     t.match(await widgetOf(member).getByLabel('Your shout').getAttribute('aria-describedby'), /shoutbox-replying/, 'a screen reader hears what it answers')
-    // Escape stops answering; Reply again, then send.
+    // Escape stops answering; Reply again and send, by keyboard alone: Enter on Reply, type, Enter.
     await member.keyboard.press('Escape')
     await replying.waitFor({ state: 'hidden' })
-    await itemOf(member, 'Who is coming to the picnic').getByRole('button', { name: /^Reply/ }).click()
-    await widgetOf(member).getByLabel('Your shout').fill('I am! I will bring lemonade.')
+    await itemOf(member, 'Who is coming to the picnic').getByRole('button', { name: /^Reply/ }).focus()
+    await member.keyboard.press('Enter')
+    await replying.getByText('Replying to bora').waitFor()
+    await member.keyboard.type('I am! I will bring lemonade.')
     await member.keyboard.press('Enter')
     const reply = itemOf(member, 'I will bring lemonade')
     await reply.locator('.quote').getByText('In reply to bora').waitFor()

@@ -96,12 +96,14 @@ function hookItem (t: T, locale: string, hook: Webhook, say: (answer: ApiAnswer)
           said.ok(t('ui.webhooks.queued'))
           setTimeout(() => void deliveries(), 1500)
         }))
+        // Labelled: on a phone each row is a card of labelled lines.
+        const label = (key: string): Record<string, string> => ({ 'data-label': t(`ui.webhooks.column.${key}`) })
         return h('tr', {},
-          h('td', {}, delivery.event),
-          h('td', {}, h('span', { class: delivery.status === 'failed' ? 'tag warn' : 'tag' }, t(`ui.webhooks.status.${delivery.status}`))),
-          h('td', {}, String(delivery.attempts)),
-          h('td', {}, delivery.responseCode === null ? '—' : String(delivery.responseCode)),
-          h('td', {}, delivery.nextAttemptAt === null
+          h('td', label('event'), delivery.event),
+          h('td', label('status'), h('span', { class: delivery.status === 'failed' ? 'tag warn' : 'tag' }, t(`ui.webhooks.status.${delivery.status}`))),
+          h('td', label('attempts'), String(delivery.attempts)),
+          h('td', label('response'), delivery.responseCode === null ? '—' : String(delivery.responseCode)),
+          h('td', label('when'), delivery.nextAttemptAt === null
             ? relativeTime(delivery.createdAt, locale)
             : t('ui.webhooks.nextTry', { when: relativeTime(delivery.nextAttemptAt, locale) })),
           h('td', {}, again))
