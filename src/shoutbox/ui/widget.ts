@@ -568,7 +568,8 @@ function drawQuote (item: Item): void {
     const original = items.get(id)?.li
     if (original === undefined) return
     event.preventDefault()
-    original.scrollIntoView({ block: 'nearest', behavior: 'smooth' })
+    // A jump, not a glide, for a reader who asked for less motion.
+    original.scrollIntoView({ block: 'nearest', behavior: matchMedia('(prefers-reduced-motion: reduce)').matches ? 'instant' : 'smooth' })
     original.focus({ preventScroll: true })
     original.classList.remove('shoutbox-flash')
     void original.offsetWidth // the highlight starts again on a second click

@@ -174,6 +174,20 @@ export async function story (t: Test, browser: Browser): Promise<void> {
   ]
   for (const state of [...site, ...pages]) await t.test(state.name, t => check(t, state))
 
+  await t.test('less motion when the reader asks for it: following a quote jumps to the shout and marks it without an animation', async t => {
+    for (const reducedMotion of ['reduce', 'no-preference'] as const) {
+      const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US', reducedMotion })).newPage()
+      await page.goto(`${server.url}/`)
+      await page.locator('.shoutbox-widget .quote a').first().click()
+      const original = item(page, 'Who is coming to the picnic')
+      await page.waitForFunction(() => document.activeElement?.classList.contains('shoutbox-flash') === true)
+      const animation = await original.evaluate(element => getComputedStyle(element).animationName)
+      if (reducedMotion === 'reduce') t.equal(animation, 'none', 'no animation: a still outline marks it')
+      else t.equal(animation, 'shoutbox-flash', 'otherwise it flashes')
+      await page.context().close()
+    }
+  })
+
   await t.test('what only a screen reader hears is not drawn: a reaction\'s words on the archive and a shout\'s page', async t => {
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-US' })).newPage()
     for (const url of ['/shouts', `/shouts/${picnic}`]) {
