@@ -1,5 +1,5 @@
 /**
- * `npm run screenshots`: every page at desktop (1280 px) and phone (375 px) width, into
+ * `npm run screenshots`: every page at desktop (1280 px) and phone (360 px) width, into
  * docs/screenshots/. Starts its own host on a fresh embedded database.
  * `-- --only home-composer,sign-in` takes only the shots named.
  */
@@ -69,7 +69,7 @@ try {
     ['overview', '/panel/#/overview', async page => { await page.locator('svg.chart rect').last().waitFor() }],
     ['api-docs', '/docs/api', async page => { await page.locator('section.op').first().waitFor() }]
   ]
-  for (const [width, height, suffix] of [[1280, 800, 'desktop'], [375, 740, 'phone']] as const) {
+  for (const [width, height, suffix] of [[1280, 800, 'desktop'], [360, 740, 'phone']] as const) {
     const context = await browser.newContext({ viewport: { width, height } })
     await context.addCookies([{ name: cookie.split('=')[0]!, value: cookie.split('=')[1]!, url: base }])
     const page = await context.newPage()
@@ -85,6 +85,15 @@ try {
       await anonymous.goto(`${base}/panel/`)
       await anonymous.getByRole('heading', { name: 'Sign in' }).waitFor()
       await anonymous.screenshot({ path: path.join(out, `sign-in-${suffix}.png`) })
+    }
+    if (wanted('home-dark')) {
+      // The member's page in the dark theme, as a device set to dark shows it.
+      const dark = await browser.newContext({ viewport: { width, height }, colorScheme: 'dark' })
+      await dark.addCookies([{ name: 'shoutbox_session', value: member.split('=')[1]!, url: base }])
+      const home = await dark.newPage()
+      await home.goto(`${base}/`)
+      await home.locator('.mention').waitFor()
+      await home.screenshot({ path: path.join(out, `home-dark-${suffix}.png`), fullPage: true })
     }
     if (wanted('home-composer')) {
       const signedIn = await browser.newContext({ viewport: { width, height } })
