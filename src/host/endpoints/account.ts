@@ -2,7 +2,6 @@ import { InvalidCredentials, LoggedInApi, NotLoggedIn, Successful, TooManyReques
 import type { HostContext } from '../addons/context.js'
 import { LastAdmin } from '../errors.js'
 import { eraseAccount } from '../identity/erasure.js'
-import { ADMIN_ROLE_ID } from '../identity/roles.js'
 import { clearSessionCookie } from '../identity/sessions.js'
 import { checkedAttempt } from '../identity/sign-in.js'
 
@@ -37,7 +36,7 @@ export class DeleteOwnAccount extends LoggedInApi<typeof DeleteOwnSchema, HostCo
       await identity.users.lockAccountChanges(trx)
       const current = await identity.users.find(account.id, trx)
       if (current === undefined || current.disabled) throw new NotLoggedIn()
-      if (current.roleId === ADMIN_ROLE_ID && (await identity.users.activeAdminIds(trx)).every(id => id === current.id)) throw new LastAdmin()
+      await identity.users.refuseLastAdmin(current, trx)
       await eraseAccount(identity, ctx.addons, account.id, trx)
       await ctx.activityLog.write({ type: 'DELETED_OWN_ACCOUNT', user: null, details: { user: account.username, targetUserId: account.id } }, trx)
     })

@@ -21,8 +21,18 @@ const EXAMPLE = {
 
 const ANSWER = okAnswer({ export: ExportSchema }, { export: EXAMPLE }, 'Everything stored about the user, as one JSON document')
 
-/** Its file name when a browser saves it. */
-const attachment = (username: string): string => `attachment; filename="shoutbox-data-${username.replace(/[^A-Za-z0-9_-]/g, '_')}.json"`
+/**
+ * The export of `user` (asked by the caller: themself, or an administrator), logged
+ * EXPORTED_USER_DATA, as a file a browser saves (`shoutbox-data-<username>.json`).
+ */
+async function sendExport (call: SignedInCall<object, HostContext>, user: { id: number, username: string }): Promise<Successful> {
+  const { ctx } = call
+  const data = await exportUser(ctx.db, ctx.identity.tokens, ctx.addons, user.id)
+  if (data === undefined) throw new NotFound()
+  await ctx.activityLog.write({ type: 'EXPORTED_USER_DATA', user: call.user, details: { user: user.username, targetUserId: user.id } })
+  call.reply.header('content-disposition', `attachment; filename="shoutbox-data-${user.username.replace(/[^A-Za-z0-9_-]/g, '_')}.json"`)
+  return new Successful({ export: data })
+}
 
 /** GET /api/users/me/export — everything stored about the caller. Logged EXPORTED_USER_DATA. */
 export class ExportOwnData extends LoggedInApi<object, HostContext> {
@@ -32,13 +42,8 @@ export class ExportOwnData extends LoggedInApi<object, HostContext> {
   override readonly closedToTokens = true
   override readonly answers = { ok: ANSWER }
 
-  async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
-    const { ctx, user } = call
-    const data = await exportUser(ctx.db, ctx.identity.tokens, ctx.addons, user.id)
-    if (data === undefined) throw new NotFound()
-    await ctx.activityLog.write({ type: 'EXPORTED_USER_DATA', user, details: { user: user.username, targetUserId: user.id } })
-    call.reply.header('content-disposition', attachment(user.username))
-    return new Successful({ export: data })
+  handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
+    return sendExport(call, call.user)
   }
 }
 
@@ -58,10 +63,6 @@ export class ExportUserData extends PanelApi<typeof UserSchema, HostContext> {
     const target = await ctx.identity.users.sessionUser(Number(call.params.id))
     if (target === undefined) throw new NotFound()
     assertHoldsAll(call.user, target.permissions)
-    const data = await exportUser(ctx.db, ctx.identity.tokens, ctx.addons, target.id)
-    if (data === undefined) throw new NotFound()
-    await ctx.activityLog.write({ type: 'EXPORTED_USER_DATA', user: call.user, details: { user: target.username, targetUserId: target.id } })
-    call.reply.header('content-disposition', attachment(target.username))
-    return new Successful({ export: data })
+    return sendExport(call, target)
   }
 }

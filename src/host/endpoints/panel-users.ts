@@ -6,7 +6,7 @@ import type { HostContext } from '../addons/context.js'
 import { EmailTaken, LastAdmin, UnknownRole, UsernameTaken } from '../errors.js'
 import { eraseAccount } from '../identity/erasure.js'
 import { assertHoldsAll } from '../identity/granting.js'
-import { ADMIN_ROLE_ID, type Role } from '../identity/roles.js'
+import type { Role } from '../identity/roles.js'
 import { clearSessionCookie } from '../identity/sessions.js'
 import { withoutHash, type User, type UserChange, type UserWithHash } from '../identity/users.js'
 import type { Identity } from '../plugins/identity.js'
@@ -121,8 +121,7 @@ export class UpdateUser extends PanelApi<typeof UpdateUserSchema, HostContext> {
         ...(disabled === undefined || disabled === target.disabled ? {} : { disabled }),
         ...(passwordHash === undefined ? {} : { passwordHash })
       }
-      const losesAdmin = (change.roleId !== undefined || change.disabled === true) && isActiveAdmin(target)
-      if (losesAdmin) await assertNotLastAdmin(identity, target, trx)
+      if (change.roleId !== undefined || change.disabled === true) await identity.users.refuseLastAdmin(target, trx)
       if (target.id === caller.id && (change.roleId !== undefined || change.passwordHash !== undefined)) throw new NoPermission()
       if (Object.keys(change).length === 0) return withoutHash(target)
 
@@ -157,7 +156,7 @@ export class DeleteUser extends PanelApi<typeof DeleteUserSchema, HostContext> {
     await ctx.transaction(async trx => {
       await identity.users.lockAccountChanges(trx)
       const { target } = await managedUser(identity, caller, id, trx)
-      if (isActiveAdmin(target)) await assertNotLastAdmin(identity, target, trx)
+      await identity.users.refuseLastAdmin(target, trx)
       await eraseAccount(identity, ctx.addons, id, trx)
       await ctx.activityLog.write({ type: 'DELETED_USER', user: caller, details: { user: target.username, targetUserId: target.id } }, trx)
     })
@@ -181,14 +180,6 @@ async function givableRole (identity: Identity, caller: SessionUser, roleId: num
   if (role === undefined) throw new UnknownRole()
   assertHoldsAll(caller, role.permissions)
   return role
-}
-
-const isActiveAdmin = (user: User): boolean => user.roleId === ADMIN_ROLE_ID && !user.disabled
-
-/** Call with the account changes locked: the count cannot change under us. */
-async function assertNotLastAdmin (identity: Identity, target: User, trx: Transaction): Promise<void> {
-  const admins = await identity.users.activeAdminIds(trx)
-  if (admins.every(id => id === target.id)) throw new LastAdmin()
 }
 
 function changeEntries (caller: SessionUser, target: User, change: UserChange, from: Role | undefined, to: Role | undefined): ActivityLogEntryInput[] {

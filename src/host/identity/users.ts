@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
 import { BadRequest, type SessionUser } from '../../sdk/index.js'
-import { EmailTaken, UnknownRole, UsernameTaken } from '../errors.js'
+import { EmailTaken, LastAdmin, UnknownRole, UsernameTaken } from '../errors.js'
 import { PG_FOREIGN_KEY_VIOLATION, PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION, isPgError, violatedConstraint } from '../database/errors.js'
 import { ADMIN_ROLE_ID } from './roles.js'
 
@@ -201,11 +201,19 @@ export function usersRepository (db: Knex) {
       await trx.raw('select pg_advisory_xact_lock(?)', [ACCOUNT_CHANGES_LOCK_KEY])
     },
 
-    async activeAdminIds (trx: Knex = db): Promise<number[]> {
-      const rows: Array<{ id: number }> = await trx('users').where({ role_id: ADMIN_ROLE_ID, disabled: false }).orderBy('id').select('id')
-      return rows.map(row => row.id)
+    /**
+     * Refuses (409 LAST_ADMIN) to let `target` stop being an active administrator when no
+     * other is left. Call with the account changes locked: the count cannot change under us.
+     */
+    async refuseLastAdmin (target: Pick<User, 'id' | 'roleId' | 'disabled'>, trx: Knex.Transaction): Promise<void> {
+      if (!isActiveAdmin(target)) return
+      const another = await trx('users').where({ role_id: ADMIN_ROLE_ID, disabled: false }).whereNot({ id: target.id }).first('id')
+      if (another === undefined) throw new LastAdmin()
     }
   }
 }
+
+/** An administrator who may sign in: of those, one must always remain. */
+export const isActiveAdmin = (user: Pick<User, 'roleId' | 'disabled'>): boolean => user.roleId === ADMIN_ROLE_ID && !user.disabled
 
 export type UsersRepository = ReturnType<typeof usersRepository>

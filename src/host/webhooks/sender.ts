@@ -52,8 +52,10 @@ interface Outcome {
 }
 
 const MAX_ANSWER_BYTES = 64 * 1024
-/** How long a delivery done with stays in the log. */
-export const KEEP_DONE_MS = 30 * 24 * 60 * 60_000
+/** How long a delivery done with (delivered or failed) stays in the panel's log. */
+const KEEP_DONE_MS = 30 * 24 * 60 * 60_000
+/** How often a process prunes the deliveries done with. */
+const PRUNE_EVERY_MS = 60 * 60_000
 
 /**
  * Sends the outbox's due deliveries. Every process runs one; a delivery is claimed — its
@@ -80,6 +82,7 @@ export class WebhookSender {
   private stopped = true
   private anyActive = false
   private checkedActiveAt = 0
+  private lastPruneAt = 0
   private readonly inFlight = new Set<http.ClientRequest>()
 
   constructor (private readonly db: Knex, private readonly cluster: Cluster, private readonly log: FastifyBaseLogger, private readonly options: SenderOptions) {
@@ -143,13 +146,10 @@ export class WebhookSender {
     return claimed.length === this.batch
   }
 
-  /** Deliveries done with (delivered or failed) stay in the panel's log this long. */
-  private lastPruneAt = 0
-
   /** At most once an hour: deletes the deliveries delivered or failed over 30 days ago. */
   private async pruneIfDue (): Promise<void> {
     const now = this.now()
-    if (now - this.lastPruneAt < 60 * 60_000) return
+    if (now - this.lastPruneAt < PRUNE_EVERY_MS) return
     this.lastPruneAt = now
     await this.db('webhook_deliveries').whereNot('status', 'pending').where('created_at', '<', now - KEEP_DONE_MS).delete()
   }
