@@ -3,6 +3,7 @@ import type { Knex } from 'knex'
 import { ALL_PERMISSIONS, holdsNode, type SessionUser } from '../../sdk/index.js'
 import type { Cluster } from '../services/cluster.js'
 import { hashToken, IDENTITY_CHANGED, SIGNED_OUT, USER_SIGNED_OUT } from './sessions.js'
+import { SESSION_USER_COLUMNS, toSessionUser, withRole, type SessionUserRow } from './users.js'
 
 /** What a token's owner sees of it: never its secret, which is shown once, on creation. */
 export interface ApiToken {
@@ -144,23 +145,14 @@ export class ApiTokens {
     const hash = hashToken(secret)
     const now = this.now()
     const generation = this.generation
-    const row = await this.db('api_tokens')
-      .join('users', 'users.id', 'api_tokens.user_id')
-      .join('roles', 'roles.id', 'users.role_id')
+    const row = await withRole(this.db('api_tokens').join('users', 'users.id', 'api_tokens.user_id'))
       .where('api_tokens.secret_hash', hash)
       .andWhere('users.disabled', false)
-      .first<{ token_id: number, token_permissions: string[], expires_at: number | string, id: number, username: string, bot: boolean, role_id: number, role_name: string, permissions: string[] } | undefined>(
-        'api_tokens.id as token_id', 'api_tokens.permissions as token_permissions', 'api_tokens.expires_at',
-        'users.id', 'users.username', 'users.bot', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions')
+      .first<(SessionUserRow & { token_id: number, token_permissions: string[], expires_at: number | string }) | undefined>(
+        ...SESSION_USER_COLUMNS, 'api_tokens.id as token_id', 'api_tokens.permissions as token_permissions', 'api_tokens.expires_at')
     if (row === undefined || Number(row.expires_at) <= now) return null
-    const user: SessionUser = {
-      id: row.id,
-      username: row.username,
-      role: { id: row.role_id, name: row.role_name },
-      permissions: tokenPermissions(row.token_permissions, row.permissions),
-      bot: row.bot,
-      viaToken: true
-    }
+    // What the token was given that its user still holds.
+    const user: SessionUser = { ...toSessionUser(row), permissions: tokenPermissions(row.token_permissions, row.permissions), viaToken: true }
     if (this.cluster.isLinked && generation === this.generation) {
       if (this.known.size >= CACHE_SIZE) this.known.delete(this.known.keys().next().value!)
       this.known.set(hash, { user, tokenId: row.token_id, expiresAt: Number(row.expires_at) })

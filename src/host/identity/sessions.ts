@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { ReplyControl, SessionUser } from '../../sdk/index.js'
 import type { Cluster } from '../services/cluster.js'
+import { SESSION_USER_COLUMNS, toSessionUser, withRole, type SessionUserRow } from './users.js'
 
 /** The session cookie's name on a site not known to be served over https. */
 export const SESSION_COOKIE_NAME = 'shoutbox_session'
@@ -152,7 +153,7 @@ export class Sessions {
       await this.destroy(token)
       return null
     }
-    const user = { id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions }
+    const user = toSessionUser(row)
     if (this.cluster.isLinked && generation === this.generation) {
       if (this.known.size >= CACHE_SIZE) this.known.delete(this.known.keys().next().value!)
       this.known.set(hash, { user, expiresAt: row.expires_at })
@@ -187,13 +188,10 @@ function sessionsRepository (db: Knex) {
     },
 
     async findWithUser (tokenHash: string) {
-      return db('sessions')
-        .join('users', 'users.id', 'sessions.user_id')
-        .join('roles', 'roles.id', 'users.role_id')
+      return withRole(db('sessions').join('users', 'users.id', 'sessions.user_id'))
         .where('sessions.token_hash', tokenHash)
         .andWhere('users.disabled', false)
-        .first<{ id: number, username: string, role_id: number, role_name: string, permissions: string[], expires_at: number } | undefined>(
-          'users.id', 'users.username', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions', 'sessions.expires_at')
+        .first<(SessionUserRow & { expires_at: number }) | undefined>(...SESSION_USER_COLUMNS, 'sessions.expires_at')
     },
 
     async delete (tokenHash: string): Promise<void> {

@@ -4,6 +4,27 @@ import { EmailTaken, LastAdmin, UnknownRole, UsernameTaken } from '../errors.js'
 import { PG_FOREIGN_KEY_VIOLATION, PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION, isPgError, violatedConstraint } from '../database/errors.js'
 import { ADMIN_ROLE_ID } from './roles.js'
 
+/** The columns a `SessionUser` is made of (`toSessionUser`), from a query joined with each user's role (`withRole`). */
+export const SESSION_USER_COLUMNS = ['users.id', 'users.username', 'users.bot', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions'] as const
+
+/** A row of SESSION_USER_COLUMNS. */
+export interface SessionUserRow {
+  readonly id: number
+  readonly username: string
+  readonly bot: boolean
+  readonly role_id: number
+  readonly role_name: string
+  readonly permissions: string[]
+}
+
+/** `query`, over `users` or a table joined to it, joined with each user's role: what a signed-in user is read from. */
+export const withRole = <Q extends Knex.QueryBuilder>(query: Q): Q => query.join('roles', 'roles.id', 'users.role_id') as Q
+
+/** A user as every access check sees them: their role and its permissions; `bot` only for a bot account. */
+export const toSessionUser = (row: SessionUserRow): SessionUser => ({
+  id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions, ...(row.bot ? { bot: true } : {})
+})
+
 export interface User {
   readonly id: number
   readonly username: string
@@ -114,13 +135,8 @@ export function usersRepository (db: Knex) {
 
     /** The account `id` with its role and the role's permissions, shaped as a session resolves a user (see `Sessions.resolve`). */
     async sessionUser (id: number, trx: Knex = db): Promise<SessionUser | undefined> {
-      const row = await trx('users')
-        .join('roles', 'roles.id', 'users.role_id')
-        .where({ 'users.id': id })
-        .first<{ id: number, username: string, bot: boolean, role_id: number, role_name: string, permissions: string[] } | undefined>(
-          'users.id', 'users.username', 'users.bot', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions')
-        .catch(outOfRange)
-      return row === undefined ? undefined : { id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions, bot: row.bot }
+      const row = await withRole(trx('users')).where({ 'users.id': id }).first<SessionUserRow | undefined>(...SESSION_USER_COLUMNS).catch(outOfRange)
+      return row === undefined ? undefined : toSessionUser(row)
     },
 
     /** The usernames of the accounts `ids`, by id (those that exist). */
@@ -133,13 +149,11 @@ export function usersRepository (db: Knex) {
     /** The active accounts named `names` (compared case-insensitively), each as `sessionUser` shapes it. */
     async activeSessionUsers (names: readonly string[]): Promise<SessionUser[]> {
       if (names.length === 0) return []
-      const rows = await db('users')
-        .join('roles', 'roles.id', 'users.role_id')
+      const rows = await withRole(db('users'))
         .whereRaw('lower(users.username) = any(?)', [names.map(name => name.toLowerCase())])
         .andWhere('users.disabled', false)
-        .select<Array<{ id: number, username: string, role_id: number, role_name: string, permissions: string[] }>>(
-          'users.id', 'users.username', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions')
-      return rows.map(row => ({ id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions }))
+        .select<SessionUserRow[]>(...SESSION_USER_COLUMNS)
+      return rows.map(toSessionUser)
     },
 
     /** Those of `names` that are the usernames of active accounts (compared case-insensitively), as spelled in the database. */
