@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Knex } from 'knex'
 import type { AddonContext, ConfigValue, PermissionDeclaration, SessionUser } from '../../sdk/index.js'
 import { holdsNode } from '../identity/permissions.js'
-import { IDENTITY_CHANGED, USER_SIGNED_OUT } from '../identity/sessions.js'
+import { IDENTITY_CHANGED, isUserSignedOut, USER_SIGNED_OUT } from '../identity/sessions.js'
 import type { UsersRepository } from '../identity/users.js'
 import type { Identity } from '../plugins/identity.js'
 import type { Webhooks } from '../plugins/webhooks.js'
@@ -108,7 +108,7 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
       findByNames: names => services.users.activeSessionUsers(names),
       namesOf: ids => services.users.namesOf(ids),
       onAccessChange (handler) {
-        cluster.subscribe(USER_SIGNED_OUT, payload => handler((JSON.parse(payload) as { userId: number }).userId))
+        cluster.subscribeJson(USER_SIGNED_OUT, isUserSignedOut, ({ userId }) => handler(userId))
         cluster.subscribe(IDENTITY_CHANGED, () => handler(null))
         cluster.onResync(() => handler(null))
       }

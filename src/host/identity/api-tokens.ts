@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import { ALL_PERMISSIONS, holdsNode, type SessionUser } from '../../sdk/index.js'
 import type { Cluster } from '../services/cluster.js'
-import { hashToken, IDENTITY_CHANGED, SIGNED_OUT, USER_SIGNED_OUT } from './sessions.js'
+import { hashToken, IDENTITY_CHANGED, isUserSignedOut, SIGNED_OUT, USER_SIGNED_OUT } from './sessions.js'
 import { SESSION_USER_COLUMNS, toSessionUser, withRole, type SessionUserRow } from './users.js'
 
 /** What a token's owner sees of it: never its secret, which is shown once, on creation. */
@@ -77,8 +77,7 @@ export class ApiTokens {
       this.generation++
       this.known.delete(hash)
     })
-    cluster.subscribe(USER_SIGNED_OUT, payload => {
-      const { userId } = JSON.parse(payload) as { userId: number }
+    cluster.subscribeJson(USER_SIGNED_OUT, isUserSignedOut, ({ userId }) => {
       this.generation++
       for (const [hash, entry] of this.known) if (entry.user.id === userId) this.known.delete(hash)
     })

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
-import type { ReplyControl, SessionUser } from '../../sdk/index.js'
+import { Type, type Static } from '@sinclair/typebox'
+import { checker, type ReplyControl, type SessionUser } from '../../sdk/index.js'
 import type { Cluster } from '../services/cluster.js'
 import { SESSION_USER_COLUMNS, toSessionUser, withRole, type SessionUserRow } from './users.js'
 
@@ -42,10 +43,15 @@ export const IDENTITY_CHANGED = 'host:identity-changed'
 const CACHE_SIZE = 10_000
 
 /** The notice that a user's sessions ended: all of them but the one whose hash is `keep`. */
-interface UserSignedOut {
-  readonly userId: number
-  readonly keep: string | null
-}
+const UserSignedOutSchema = Type.Object({
+  userId: Type.Integer({ minimum: 1 }),
+  /** The hash of the one session kept (a password change keeps the changer's), or null. */
+  keep: Type.Union([Type.String(), Type.Null()])
+})
+type UserSignedOut = Static<typeof UserSignedOutSchema>
+
+/** What USER_SIGNED_OUT carries: every process's sessions, tokens and addons hear it. */
+export const isUserSignedOut = checker(UserSignedOutSchema)
 
 /** Sessions that ended: one, by the hash of its token, or a user's all but `keep`. */
 export type SessionsEnded = { readonly hash: string } | UserSignedOut
@@ -79,8 +85,7 @@ export class Sessions {
       this.known.delete(hash)
       this.tellEnded({ hash })
     })
-    cluster.subscribe(USER_SIGNED_OUT, payload => {
-      const notice = JSON.parse(payload) as UserSignedOut
+    cluster.subscribeJson(USER_SIGNED_OUT, isUserSignedOut, notice => {
       this.forgetUser(notice)
       this.tellEnded(notice)
     })
@@ -101,7 +106,7 @@ export class Sessions {
   async endSessionsOf (userId: number, trx: Knex.Transaction, keep?: string): Promise<void> {
     const notice: UserSignedOut = { userId, keep: keep === undefined ? null : hashToken(keep) }
     await this.table.deleteOfUser(userId, notice.keep, trx)
-    await this.cluster.notify(USER_SIGNED_OUT, JSON.stringify(notice), trx)
+    await this.cluster.notifyJson(USER_SIGNED_OUT, notice, trx)
   }
 
   /**

@@ -6,6 +6,18 @@ import type { Database } from '../database/connect.js'
 
 type Handler = (payload: string) => void
 
+/** The value of a JSON text, or undefined when it is not JSON: the one parse of what the cluster carries. */
+function parseJson (text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return undefined
+  }
+}
+
+const isMessage = (value: unknown): value is Message => typeof value === 'object' && value !== null &&
+  typeof (value as Message).origin === 'string' && typeof (value as Message).topic === 'string' && typeof (value as Message).payload === 'string'
+
 interface Message {
   readonly origin: string
   readonly topic: string
@@ -61,6 +73,24 @@ export class Cluster {
     const set = this.handlers.get(topic) ?? new Set()
     set.add(handler)
     this.handlers.set(topic, set)
+  }
+
+  /**
+   * Subscribes to a topic whose messages are JSON (sent with `notifyJson`): each is parsed
+   * and checked by `accepts` before `handler` hears it; one that is not what the topic
+   * carries (from a newer or older process) is dropped, and logged.
+   */
+  subscribeJson<T> (topic: string, accepts: (value: unknown) => value is T, handler: (value: T) => void): void {
+    this.subscribe(topic, payload => {
+      const value = parseJson(payload)
+      if (accepts(value)) handler(value)
+      else this.log.warn({ topic }, 'dropped a cluster message that is not what its topic carries')
+    })
+  }
+
+  /** Sends `value`, as JSON, to every process's `subscribeJson` handlers of `topic` (with `trx`: once it commits). */
+  async notifyJson (topic: string, value: unknown, trx?: Knex.Transaction): Promise<void> {
+    await this.notify(topic, JSON.stringify(value), trx)
   }
 
   onResync (handler: () => void): void {
@@ -124,13 +154,8 @@ export class Cluster {
     })
     client.on('notification', notice => {
       if (notice.channel !== this.channel || notice.payload === undefined || notice.payload.startsWith(this.ownPrefix)) return
-      let message: Message
-      try {
-        message = JSON.parse(notice.payload) as Message
-      } catch {
-        return
-      }
-      if (message.origin !== this.origin) this.deliver(message.topic, message.payload)
+      const message = parseJson(notice.payload)
+      if (isMessage(message) && message.origin !== this.origin) this.deliver(message.topic, message.payload)
     })
     const lost = (error?: Error): void => {
       if (this.client !== client) return

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex'
+import { Type } from '@sinclair/typebox'
+import { checker } from '../../sdk/index.js'
 import type { Cluster } from './cluster.js'
 
 /** A notification as its user reads it. */
@@ -19,6 +21,22 @@ export type NotificationEvent =
 
 /** The cluster topic every process hears notification events on (each delivers them to its own streams of that user). */
 const TOPIC = 'host:notifications'
+
+/** What TOPIC carries: a NotificationEvent and whose it is. */
+const isEventOfUser = checker(Type.Object({
+  userId: Type.Integer({ minimum: 1 }),
+  event: Type.Union([
+    Type.Object({
+      event: Type.Literal('notification'),
+      notification: Type.Object({
+        id: Type.Integer(), kind: Type.String(), addonId: Type.String(), data: Type.Record(Type.String(), Type.Unknown()), createdAt: Type.Integer(), read: Type.Boolean()
+      }),
+      unread: Type.Integer()
+    }),
+    Type.Object({ event: Type.Literal('notifications-removed'), ids: Type.Array(Type.Integer()), unread: Type.Integer() }),
+    Type.Object({ event: Type.Literal('notifications-read'), unread: Type.Integer() })
+  ])
+}))
 
 /** The most a page of the list holds. */
 export const MAX_PAGE = 50
@@ -47,8 +65,7 @@ export class NotificationStore {
   private readonly listeners = new Map<number, Set<(event: NotificationEvent) => void>>()
 
   constructor (private readonly db: Knex, private readonly cluster: Cluster) {
-    cluster.subscribe(TOPIC, payload => {
-      const { userId, event } = JSON.parse(payload) as { userId: number, event: NotificationEvent }
+    cluster.subscribeJson(TOPIC, isEventOfUser, ({ userId, event }) => {
       for (const listener of this.listeners.get(userId) ?? []) listener(event)
     })
   }
@@ -113,6 +130,6 @@ export class NotificationStore {
   }
 
   private async announce (userId: number, event: NotificationEvent, trx?: Knex.Transaction): Promise<void> {
-    await this.cluster.notify(TOPIC, JSON.stringify({ userId, event }), trx)
+    await this.cluster.notifyJson(TOPIC, { userId, event }, trx)
   }
 }

@@ -3,6 +3,7 @@ import t from 'tap'
 import { ADMIN, build, login, setUp } from '../../helpers/app.js'
 import { DB_KIND, testDatabase } from '../../helpers/database.js'
 import { eventually } from '../../helpers/eventually.js'
+import { USER_SIGNED_OUT } from '../../../src/host/identity/sessions.js'
 
 const me = async (app: FastifyInstance, cookie: string) => {
   const response = await app.inject({ url: '/api/auth/me', headers: { cookie } })
@@ -85,4 +86,22 @@ t.test('ending a user\'s sessions reaches every process', { skip: DB_KIND !== 'p
     t.same(await me(b, current), [200, { result: 'ok', user }], 'this one still works on b')
     t.same(await me(a, current), [200, { result: 'ok', user }], 'and on a')
   })
+})
+
+t.test('a sign-out notice that is not what the topic carries is dropped by every process; the next good one is heard', { skip: DB_KIND !== 'postgres' && 'two processes: this runs on PostgreSQL' }, async t => {
+  const db = await testDatabase()
+  t.teardown(() => db.drop())
+  const a = await build(t, { db })
+  const b = await build(t, { db })
+  const admin = await setUp(a)
+  const heard: unknown[] = []
+  b.identity.sessions.onEnd(ended => heard.push(ended))
+  for (const garbage of ['not json', '{"userId":"1","keep":null}', '{"userId":1}', '[1]', 'null']) {
+    await a.cluster.notify(USER_SIGNED_OUT, garbage)
+  }
+  await a.cluster.notifyJson(USER_SIGNED_OUT, { userId: 1, keep: null })
+  // Heard in the order sent: once the good one has arrived, the others were read and dropped.
+  await eventually(async () => heard.length, count => count > 0)
+  t.same(heard, [{ userId: 1, keep: null }], 'b heard the good notice alone')
+  t.equal((await me(b, admin))[0], 200, 'and goes on serving')
 })
