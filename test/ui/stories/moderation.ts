@@ -55,21 +55,28 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.equal(await shoutIn(member, 'BUY CHEAP WATCHES NOW').getByRole('button', { name: /^Mute/ }).count(), 0, 'a member has no Mute')
   })
 
-  await t.test('the moderator deletes a shout with a confirmation', async t => {
+  await t.test('the moderator deletes a shout with a confirmation, by keyboard', async t => {
     const item = shoutIn(moderator, 'a second one to delete')
-    await item.getByRole('button', { name: /^Delete/ }).click()
+    // By keyboard: Enter on Delete; the focus waits on Cancel, Shift+Tab reaches "Yes, delete".
+    await item.getByRole('button', { name: /^Delete/ }).focus()
+    await moderator.keyboard.press('Enter')
     await item.getByText('Delete this shout by ayse?').waitFor()
-    await item.getByRole('button', { name: 'Yes, delete' }).click()
+    t.equal(await moderator.evaluate(() => document.activeElement?.textContent), 'Cancel', 'the safe choice has the focus')
+    await moderator.keyboard.press('Shift+Tab')
+    await moderator.keyboard.press('Enter')
     await shoutIn(member, 'a second one to delete').waitFor({ state: 'detached' })
     t.pass('gone from the member\'s widget too')
   })
 
-  await t.test('the moderator edits the member\'s shout in place (at any time, logged); the member sees the new text', async t => {
+  await t.test('the moderator edits the member\'s shout in place by keyboard (at any time, logged); the member sees the new text', async t => {
     const item = shoutIn(moderator, 'BUY CHEAP WATCHES NOW')
-    await item.getByRole('button', { name: 'Edit — shout by ayse: BUY CHEAP WATCHES NOW' }).click()
-    const area = item.getByLabel('Edit the shout by ayse')
-    await area.fill('[advertising removed]')
-    await area.press('Enter')
+    // By keyboard: Enter on Edit, the text replaced, Enter.
+    await item.getByRole('button', { name: 'Edit — shout by ayse: BUY CHEAP WATCHES NOW' }).focus()
+    await moderator.keyboard.press('Enter')
+    await item.getByLabel('Edit the shout by ayse').waitFor()
+    await moderator.keyboard.press('ControlOrMeta+A')
+    await moderator.keyboard.type('[advertising removed]')
+    await moderator.keyboard.press('Enter')
     await shoutIn(member, '[advertising removed]').waitFor()
     t.equal(await shoutIn(member, 'BUY CHEAP WATCHES NOW').count(), 0, 'the old text is gone from the member\'s widget')
     const feed = (await http(server, 'GET', '/api/panel/logs/activity', { cookie: admin })).body!.logs as Array<{ type: string, username: string }>
