@@ -342,3 +342,23 @@ t.test('two processes send each delivery once', { skip: DB_KIND !== 'postgres' &
   t.equal(new Set(ids).size, 120)
   t.same(new Set(target.received.map(r => r.body.data.message)).size, 120, 'each shout told once')
 })
+
+t.test('deliveries done with leave the log after 30 days, pruned at most once an hour; waiting ones stay, however old', async t => {
+  let clock = Date.now()
+  const app = await build(t, { ...QUICK, webhooks: { ...QUICK.webhooks, now: () => clock } })
+  const admin = await setUp(app)
+  const target = await receiver(t)
+  const { id: hookId } = await hook(app, admin, target.url, ['shout.created'])
+  const DAY = 24 * 60 * 60_000
+  const row = (status: string, ageDays: number) => ({
+    hook_id: hookId, event: 'shout.created', data: JSON.stringify({ status, ageDays }), status, next_attempt_at: clock + 365 * DAY, created_at: clock - ageDays * DAY
+  })
+  await app.db('webhook_deliveries').insert([row('delivered', 31), row('failed', 40), row('pending', 31), row('delivered', 29), row('failed', 1)])
+  const left = async () => (await app.db('webhook_deliveries').orderBy('created_at').select('data')).map(r => (typeof r.data === 'string' ? JSON.parse(r.data) : r.data) as { status: string, ageDays: number })
+  // The sender pruned as it started; within the hour it does not again, however many rounds it runs.
+  await new Promise(resolve => setTimeout(resolve, 300))
+  t.equal((await left()).length, 5, 'nothing pruned within the hour')
+  clock += 61 * 60_000
+  const after = await eventually(left, rows => rows.length < 5)
+  t.same(after.value, [{ status: 'pending', ageDays: 31 }, { status: 'delivered', ageDays: 29 }, { status: 'failed', ageDays: 1 }], 'the done ones over 30 days old are gone; a waiting one stays')
+})
