@@ -7,6 +7,7 @@ export const ENDPOINT: unique symbol = Symbol.for('shoutbox.sdk.endpoint')
 export const LISTENER: unique symbol = Symbol.for('shoutbox.sdk.listener')
 export const PLATFORM_ERROR: unique symbol = Symbol.for('shoutbox.sdk.platform-error')
 export const SUCCESSFUL: unique symbol = Symbol.for('shoutbox.sdk.successful')
+export const STREAMED_LIST: unique symbol = Symbol.for('shoutbox.sdk.streamed-list')
 export const ADDON: unique symbol = Symbol.for('shoutbox.sdk.addon')
 /** Set as an own static property on the SDK's abstract bases, so discovery skips them. */
 export const SDK_BASE: unique symbol = Symbol.for('shoutbox.sdk.base')

@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox'
-import { ENDPOINT, SUCCESSFUL, markSdkBase } from './brands.js'
+import { ENDPOINT, STREAMED_LIST, SUCCESSFUL, markSdkBase } from './brands.js'
 import type { EndpointAnswers } from './answers.js'
 import type { AddonContext, SessionUser } from './context.js'
 
@@ -27,6 +27,29 @@ export class Successful<F extends object = object> {
   constructor (fields?: F) {
     this.fields = fields ?? ({} as F)
   }
+}
+
+/**
+ * A successful answer too long to hold in memory at once: `{"result":"ok", ...fields,
+ * [key]: [...]}` with HTTP 200, whose array is read batch by batch while it is sent, at
+ * the pace the client reads it. Each request that gets it calls `batches` anew. It
+ * carries no ETag, and the host never keeps it, even for an endpoint with a `cache`
+ * policy: return it only for an answer too big to keep.
+ */
+export class StreamedList {
+  readonly [STREAMED_LIST] = true
+
+  /**
+   * @param key the array's field, written last
+   * @param batches the array's items, a batch at a time; the next batch is asked for only once the one before is on its way
+   * @param fields the answer's other fields, written before the array
+   */
+  constructor (readonly key: string, readonly batches: () => AsyncIterable<readonly unknown[]>, readonly fields: Readonly<Record<string, unknown>> = {}) {}
+}
+
+/** Whether `answer` is a StreamedList, from this copy of the SDK or an addon's own. */
+export function isStreamedList (answer: unknown): answer is StreamedList {
+  return typeof answer === 'object' && answer !== null && (answer as Record<symbol, unknown>)[STREAMED_LIST] === true
 }
 
 /**
@@ -125,7 +148,7 @@ export interface Call<S extends EndpointSchema, U extends SessionUser | null, C 
 export type PublicCall<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> = Call<S, SessionUser | null, C>
 export type SignedInCall<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> = Call<S, SessionUser, C>
 
-export type Answer = Successful | void
+export type Answer = Successful | StreamedList | void
 
 /**
  * One HTTP endpoint. An addon ships endpoint classes in its `endpoints/` folder; the host

@@ -97,14 +97,18 @@ export function shoutsRepository (db: Database) {
   const REPLY_TO = db.raw(`${replyToOf(`${SHOUTS_TABLE}.reply_to_id`)} as "replyTo"`)
 
   return {
-    /** The seed's list: the default room's shouts, newest first (the store's order); `limit` null → all of them. The cut is made in SQL. */
-    listQuery (limit: number | null) {
+    /**
+     * The seed's list: the default room's shouts, newest first (the store's order); `limit`
+     * null → all of them; `before` → only those with a smaller id. The cut is made in SQL.
+     */
+    listQuery (limit: number | null, before?: number) {
       const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).where('room_id', GENERAL_ROOM_ID).orderBy('id', 'desc')
+      if (before !== undefined) query.where('id', '<', before)
       return limit === null ? query : query.limit(limit)
     },
 
-    async list (limit: number | null): Promise<Shout[]> {
-      return this.listQuery(limit)
+    async list (limit: number | null, before?: number): Promise<Shout[]> {
+      return this.listQuery(limit, before)
     },
 
     /**

@@ -5,6 +5,7 @@ import { RecentChanges, nextList } from '../../src/shoutbox/changes/list.js'
 import { ShoutboxSettings } from '../../src/shoutbox/settings.js'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { MAX_KEPT_BYTES } from '../../src/host/http/answer-cache.js'
+import { LIST_PAGE } from '../../src/shoutbox/endpoints/list-shouts.js'
 import { ADMIN, build, login, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, TEST_DATABASE_URL, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
@@ -237,4 +238,39 @@ t.test('a list answer over MAX_KEPT_BYTES (maxShouts unset on a big board) is se
   await app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie: await login(app, 'admin', ADMIN.password) }, payload: { maxShouts: 50 } })
   await app.inject({ url: '/api/shoutbox/list' })
   t.not(app.answerCache.of('/api/shoutbox/list')!.current, undefined, 'kept')
+})
+
+t.test('a list of more than LIST_PAGE shouts is streamed a page at a time, byte for byte what one answer would be, and never kept', async t => {
+  const app = await build(t)
+  const cookie = await setUp(app)
+  const total = LIST_PAGE * 2 + 7
+  for (let first = 0; first < total; first += 1000) {
+    await app.db('shoutbox_shouts').insert(Array.from({ length: Math.min(1000, total - first) }, (_, i) => ({ message: `shout ${first + i} "ü" <b>`, username: 'admin', date: 1_700_000_000_000 + first + i })))
+  }
+  const reads: number[] = []
+  const counting = (query: { sql: string }): void => { if (query.sql.includes('shoutbox_shouts')) reads.push(1) }
+  app.db.on('query', counting)
+  const before = { ...countsOf(app) }
+  const response = await app.inject({ url: '/api/shoutbox/list' })
+  app.db.off('query', counting)
+  t.equal(response.statusCode, 200)
+  t.match(response.headers['content-type'], /^application\/json/)
+  t.equal(response.headers.etag, undefined, 'no ETag: the answer is not known before it is sent')
+  t.equal(response.body, await rebuilt(app), 'maxShouts unset: every shout, newest first, as one JSON.stringify of the answer')
+  t.equal(reads.length, 3, 'three pages: the first (one more than a page), the second, and the short last')
+  t.equal(countsOf(app).made - before.made, 1)
+  t.equal(app.answerCache.of('/api/shoutbox/list')!.current, undefined, 'nothing kept')
+
+  // maxShouts over a page: streamed and cut exactly there, even in the middle of a page.
+  const admin = await login(app, 'admin', ADMIN.password)
+  await app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie: admin }, payload: { maxShouts: LIST_PAGE + 3 } })
+  const cut = await app.inject({ url: '/api/shoutbox/list' })
+  t.equal(cut.body, await rebuilt(app))
+  t.equal((cut.json().shouts as unknown[]).length, LIST_PAGE + 3)
+  // A publish meanwhile: the next list starts with it.
+  await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'the newest' } })
+  const after = (await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<{ message: string }>
+  t.equal(after[0]!.message, 'the newest')
+  t.equal(after.length, LIST_PAGE + 3)
+  t.equal(app.answerCache.of('/api/shoutbox/list')!.current, undefined, 'still nothing kept')
 })

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
 import type { FastifyBaseLogger } from 'fastify'
+import { isStreamedList, type StreamedList } from '../../sdk/index.js'
 import type { Cluster } from '../services/cluster.js'
 import { EVERY_ANSWER, JSON_TYPE } from './headers.js'
 
@@ -83,7 +84,7 @@ export const MAX_KEPT_BYTES = 1024 * 1024
 export class CachedAnswer {
   readonly counts: CacheCounts = { served: 0, made: 0, updated: 0, dropped: 0 }
   private kept: KeptAnswer | undefined
-  private making: Promise<KeptAnswer> | undefined
+  private making: Promise<KeptAnswer | StreamedList> | undefined
   private generation = 0
 
   constructor (private readonly cluster: Cluster, topic: string, private readonly update: CacheUpdate | undefined, private readonly log: FastifyBaseLogger) {
@@ -95,19 +96,25 @@ export class CachedAnswer {
     return this.kept
   }
 
-  /** The kept answer, or one made now by `handle` (concurrent misses share one). */
-  get (handle: () => Promise<Record<string, unknown>>): Promise<KeptAnswer> {
+  /**
+   * The kept answer, or one made now by `handle` (concurrent misses share one). A
+   * StreamedList from `handle` is passed on and never kept: each request that gets it
+   * reads its own batches.
+   */
+  get (handle: () => Promise<Record<string, unknown> | StreamedList>): Promise<KeptAnswer | StreamedList> {
     if (this.kept !== undefined) return Promise.resolve(this.kept)
     this.making ??= this.make(handle)
     return this.making
   }
 
-  private async make (handle: () => Promise<Record<string, unknown>>): Promise<KeptAnswer> {
+  private async make (handle: () => Promise<Record<string, unknown> | StreamedList>): Promise<KeptAnswer | StreamedList> {
     const generation = this.generation
     const linked = this.cluster.isLinked
     try {
-      const answer = new KeptAnswer(await handle())
+      const made = await handle()
       this.counts.made++
+      if (isStreamedList(made)) return made
+      const answer = new KeptAnswer(made)
       // A change announced while it was being made may not be in it: keep it only if none
       // was; and only if it is small enough to keep.
       if (linked && this.cluster.isLinked && generation === this.generation && answer.body.length <= MAX_KEPT_BYTES) this.kept = answer

@@ -1,8 +1,9 @@
 import type {} from '@fastify/cookie'
+import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import {
-  NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable,
-  type AddonContext, type Answer, type Call, type CookieOptions, type Endpoint, type EventStream, type SessionUser
+  NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable, isStreamedList,
+  type AddonContext, type Answer, type Call, type StreamedList, type CookieOptions, type Endpoint, type EventStream, type SessionUser
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
@@ -10,6 +11,7 @@ import { bearerSecret } from '../identity/api-tokens.js'
 import { hashToken } from '../identity/sessions.js'
 import type { CachedAnswer } from './answer-cache.js'
 import { responseSchemas } from './answers.js'
+import { JSON_TYPE } from './headers.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -217,11 +219,36 @@ function fieldsOf (answer: Answer): Record<string, unknown> {
 
 function send (reply: FastifyReply, answer: Answer): unknown {
   if (reply.sent) return reply
+  if (isStreamedList(answer)) return sendStreamed(reply, answer)
   return { result: 'ok', ...fieldsOf(answer) }
 }
 
+/**
+ * A StreamedList as it goes out: the envelope's head, then each batch's items, encoded
+ * as JSON.stringify would encode the whole answer. The stream reads the next batch only
+ * when the socket has taken the last (Fastify pipes it), so a slow client holds one batch,
+ * not the answer; a batch that fails ends the answer cut short, and is logged.
+ */
+function sendStreamed (reply: FastifyReply, list: StreamedList): FastifyReply {
+  async function * encoded (): AsyncGenerator<string> {
+    yield `${JSON.stringify({ result: 'ok', ...list.fields }).slice(0, -1)},${JSON.stringify(list.key)}:[`
+    let first = true
+    for await (const batch of list.batches()) {
+      if (batch.length === 0) continue
+      yield `${first ? '' : ','}${JSON.stringify(batch).slice(1, -1)}`
+      first = false
+    }
+    yield ']}'
+  }
+  return reply.code(200).header('content-type', JSON_TYPE).header('cache-control', 'no-cache').send(Readable.from(encoded(), { objectMode: false }))
+}
+
 async function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedAnswer, handle: () => Promise<Answer>): Promise<FastifyReply> {
-  const kept = await cached.get(async () => fieldsOf(await handle()))
+  const kept = await cached.get(async () => {
+    const answer = await handle()
+    return isStreamedList(answer) ? answer : fieldsOf(answer)
+  })
+  if (isStreamedList(kept)) return sendStreamed(reply, kept)
   cached.counts.served++
   const { status, head, body } = kept.answerFor(request.headers['if-none-match'])
   return reply.code(status).headers(head).send(body)

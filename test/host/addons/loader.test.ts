@@ -90,7 +90,7 @@ t.test('the fixture addon is discovered from its folder: no registration call, n
   t.notMatch(hostSource, /greeter/i, 'the host does not know the fixture')
   const loaded = await loadAddons(addonsDir, [])
   const greeter = loaded[0]!
-  t.same(greeter.endpoints.map(e => e.exportName).sort(), ['Boom', 'Echo', 'Greet', 'Hello', 'RecordedEvents', 'Slow', 'Teapot'])
+  t.same(greeter.endpoints.map(e => e.exportName).sort(), ['Boom', 'Counted', 'Echo', 'Greet', 'Hello', 'RecordedEvents', 'Slow', 'Teapot'])
   t.same(greeter.listeners.map(l => l.exportName).sort(),
     ['AlwaysThrows', 'RecordAddonStarted', 'RecordEcho', 'RecordSetupFinished', 'RecordShoutCreated', 'RecordShoutDeleted', 'RecordSignIn'])
   t.same(greeter.migrations.map(m => m.name), ['001-events'])

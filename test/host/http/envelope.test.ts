@@ -111,6 +111,18 @@ t.test('CONTRACT §3, row by row, as the host produces them', async t => {
     t.notMatch(response.body, /select|secret|at /)
   })
 
+  t.test('a StreamedList goes out as the JSON of the whole answer; a batch that fails cuts it short', async t => {
+    const whole = await app.inject({ url: '/api/greeter/counted?batches=3' })
+    t.equal(whole.statusCode, 200)
+    t.match(whole.headers['content-type'], /^application\/json/)
+    t.equal(whole.headers.etag, undefined)
+    t.equal(whole.body, JSON.stringify({ result: 'ok', counting: 'up', batches: 3, numbers: [1, 2, 3, 4, 5, 6, 7, 8, 9] }))
+    t.equal((await app.inject({ url: '/api/greeter/counted?batches=0' })).body, '{"result":"ok","counting":"up","batches":0,"numbers":[]}')
+    // The head has gone out: the answer is ended without its last chunk, so no client can take it for a whole one.
+    await t.rejects(app.inject({ url: '/api/greeter/counted?batches=3&failAt=1' }), { code: 'LIGHT_ECONNRESET' }, 'the answer is cut, not completed')
+    t.equal((await app.inject({ url: '/api/greeter/hello' })).statusCode, 200, 'the host serves on')
+  })
+
   t.test('every answer says nosniff', async t => {
     const response = await app.inject({ url: '/api/shoutbox/list' })
     t.equal(response.headers['x-content-type-options'], 'nosniff')
