@@ -186,6 +186,42 @@ if (database !== undefined) await listenToCommits(database)
 
 /** Connections not waiting for an answer: each publish takes one, or opens one, as from that many clients. */
 const idle: Sender[] = []
+/**
+ * In database mode, at most this many connections, as a host process's pool holds
+ * (DATABASE_POOL_SIZE's default); a publish beyond them waits for one, as it would in the
+ * host. One connection a publish in flight would pass PostgreSQL's 100 at 400 a second.
+ */
+const MAX_DATABASE_CONNECTIONS = 20
+let databaseConnections = 0
+/** Publishes waiting for a database connection, oldest first. */
+const waiting: Array<(connection: Sender) => void> = []
+
+/** A connection for the next publish now, or undefined when it must wait for one. */
+function takeConnection (): Sender | undefined {
+  let connection = idle.pop()
+  // One that failed while it waited is not used again.
+  while (connection?.closed === true) {
+    if (database !== undefined) databaseConnections--
+    connection = idle.pop()
+  }
+  if (connection !== undefined || database === undefined) return connection ?? new Connection()
+  if (databaseConnections >= MAX_DATABASE_CONNECTIONS) return undefined
+  databaseConnections++
+  return new DatabaseConnection(database)
+}
+
+/** A connection done with its publish goes to the oldest waiting one, or back to the idle ones. */
+function release (connection: Sender): void {
+  if (connection.closed && database !== undefined) databaseConnections--
+  const next = waiting.shift()
+  if (next === undefined) {
+    if (!connection.closed) idle.push(connection)
+    return
+  }
+  const usable = connection.closed ? takeConnection() : connection
+  if (usable === undefined) waiting.unshift(next)
+  else next(usable)
+}
 
 function publish (n: number): void {
   if (inFlight >= MAX_IN_FLIGHT) {
@@ -196,23 +232,24 @@ function publish (n: number): void {
   const sentAt = performance.now()
   inFlight++
   sent++
-  let connection = idle.pop()
-  // One that failed while it waited is not used again.
-  while (connection?.closed === true) connection = idle.pop()
-  connection ??= database === undefined ? new Connection() : new DatabaseConnection(database)
-  const timeout = setTimeout(() => connection.destroy(), 10_000)
-  connection.send(body, status => {
-    clearTimeout(timeout)
-    inFlight--
-    latencies.push(performance.now() - sentAt)
-    if (status >= 200 && status < 300) {
-      ok++
-      if (!stopped) okBeforeStop++
-    } else {
-      errors++
-    }
-    if (!connection.closed) idle.push(connection)
-  })
+  const send = (connection: Sender): void => {
+    const timeout = setTimeout(() => connection.destroy(), 10_000)
+    connection.send(body, status => {
+      clearTimeout(timeout)
+      inFlight--
+      latencies.push(performance.now() - sentAt)
+      if (status >= 200 && status < 300) {
+        ok++
+        if (!stopped) okBeforeStop++
+      } else {
+        errors++
+      }
+      release(connection)
+    })
+  }
+  const connection = takeConnection()
+  if (connection === undefined) waiting.push(send)
+  else send(connection)
 }
 
 const start = performance.now()

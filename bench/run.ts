@@ -61,9 +61,10 @@
  *
  * reactions: as stream10k's 10,000 readers, with 20 publishes 250 ms apart, while 100
  * members send 100 reaction requests a second (bench/reactions.ts) to 10 shouts; each
- * round also runs the host without reactions and the bare fan-out (no reactions), in an
- * order that rotates: delivery p99 reacting / quiet and reacting / bare, and the
- * `shout-reactions` events a stream reader heard, in all and at most in one second
+ * round also runs the host without reactions, and the bare fan-out without them and under
+ * the same reactions (counted in memory, their counts written once a second per shout),
+ * in an order that rotates: delivery p99 host reacting / bare reacting, reacting / quiet,
+ * and the `shout-reactions` events a stream reader heard, in all and at most in one second
  * (coalesced: at most one a second per shout, so 10).
  *
  * webhooks: publishes at WEBHOOKS_RATE a second for `--seconds` × 2, with three active
@@ -97,7 +98,7 @@ import { START_FLAGS } from '../test/helpers/start-flags.js'
 import { querySql } from '../test/helpers/storage-sql.js'
 import { archiveSeedSql, measureArchive, measureSearches, SEARCHES, wholeBoardSearchSql } from './archive.js'
 import type { PublisherResult } from './publisher.js'
-import { prepareReactors, startReacting, type ReactingResult } from './reactions.js'
+import { prepareReactors, startReacting, type ReactingResult, type Reactors } from './reactions.js'
 import type { SubscribersResult } from './subscribers.js'
 import { startWebhookReceiver } from './webhooks.js'
 
@@ -1329,37 +1330,56 @@ try {
   if (PARTS.has('stream10k')) await streamPart('stream10k, a burst of 20 publishes', SUBSCRIBERS ?? 10_000, 0)
 
   if (PARTS.has('reactions')) {
-    // Each round: the host quiet, the host while members react, the bare fan-out — in an
-    // order that rotates — with the same readers and publishes.
+    // Each round: the host quiet, the host while members react, the bare fan-out quiet and
+    // the bare fan-out under the same reactions — in an order that rotates — with the same
+    // readers and publishes. The bare fan-out keeps the reactions in memory and writes their
+    // counts under the host's once-a-second rule (bench/bare-stream.ts): what any server
+    // obeying that rule must at least do for this load.
     const readers = SUBSCRIBERS ?? 10_000
     const label = `reactions, ${fmt(readers)} readers, 20 publishes 250 ms apart while ${REACTIONS_PER_SECOND} reactions/s arrive on ${REACTION_SHOUTS} shouts`
     const reactors = await prepareReactors(await site.url(), site.cookie, REACTING_MEMBERS, REACTION_SHOUTS)
-    const reacting: ReactingResult[] = []
+    const hostReacting: ReactingResult[] = []
+    const bareReacting: ReactingResult[] = []
     const quiet: FanOut[] = []
     const busy: FanOut[] = []
     const bare: FanOut[] = []
+    const bareBusy: FanOut[] = []
+    /** The members' load, started with the publishes and stopped after their deliveries. */
+    const reactingOn = (baseUrl: string, results: ReactingResult[], who: Reactors): Background => {
+      let load: ReturnType<typeof startReacting> | undefined
+      return {
+        start: () => { load = startReacting(baseUrl, who, REACTIONS_PER_SECOND) },
+        stop: async () => { results.push(await load!.stop()) }
+      }
+    }
     for (let round = 1; round <= ROUNDS; round++) {
       const runs = [
         async () => { quiet.push(await fanOut(hostTarget(await restarted(), await site.url()), readers, 250)) },
         async () => {
           const target = hostTarget(await restarted(), await site.url())
-          let load: ReturnType<typeof startReacting> | undefined
-          busy.push(await fanOut(target, readers, 250, FAN_OUT_PUBLISHES, false, {
-            start: () => { load = startReacting(target.baseUrl, reactors, REACTIONS_PER_SECOND) },
-            stop: async () => { reacting.push(await load!.stop()) }
-          }))
+          busy.push(await fanOut(target, readers, 250, FAN_OUT_PUBLISHES, false, reactingOn(target.baseUrl, hostReacting, reactors)))
         },
-        async () => { bare.push(await withBareStream(target => fanOut(target, readers, 250))) }
+        async () => { bare.push(await withBareStream(target => fanOut(target, readers, 250))) },
+        // A new bare process each run: it knows no reaction yet.
+        async () => { bareBusy.push(await withBareStream(target => fanOut(target, readers, 250, FAN_OUT_PUBLISHES, false, reactingOn(target.baseUrl, bareReacting, { ...reactors, on: new Set() })))) }
       ]
       for (let i = 0; i < runs.length; i++) await runs[(i + round - 1) % runs.length]!()
-      log(`${label}, round ${round}: p50/p99 host quiet ${quiet.at(-1)!.p50}/${quiet.at(-1)!.p99} ms, reacting ${busy.at(-1)!.p50}/${busy.at(-1)!.p99} ms, bare ${bare.at(-1)!.p50}/${bare.at(-1)!.p99} ms; ` +
-        `${reacting.at(-1)!.events} reaction events in ${fmt(reacting.at(-1)!.seconds, 1)} s`)
+      log(`${label}, round ${round}: p50/p99 host quiet ${quiet.at(-1)!.p50}/${quiet.at(-1)!.p99} ms, reacting ${busy.at(-1)!.p50}/${busy.at(-1)!.p99} ms; ` +
+        `bare quiet ${bare.at(-1)!.p50}/${bare.at(-1)!.p99} ms, reacting ${bareBusy.at(-1)!.p50}/${bareBusy.at(-1)!.p99} ms; ` +
+        `reaction events ${hostReacting.at(-1)!.events} (host), ${bareReacting.at(-1)!.events} (bare) in ${fmt(hostReacting.at(-1)!.seconds, 1)} s`)
     }
-    fanOutRows(label, busy, bare)
-    const byRound = (key: 'p50' | 'p99'): number => median(busy.map((run, i) => run[key] / quiet[i]![key]))
-    rows.push([`  the host without reactions, same readers and publishes: p50 / p99 ${fmt(median(quiet.map(run => run.p50)))} / ${fmt(median(quiet.map(run => run.p99)))} ms; reacting / quiet, paired by round: p50 ${fmt(byRound('p50'), 2)}, p99 ${fmt(byRound('p99'), 2)}`, '', '', '', '', ''])
-    const statuses = reacting.map(run => Object.entries(run.statuses).map(([status, n]) => `${n} × ${status}`).join(', ')).join('; ')
-    rows.push([`  reaction events on the stream (a reader answered ${[...new Set(reacting.map(run => run.readerStatus))].join(', ')}): ${reacting.map(run => `${run.events} in ${fmt(run.seconds, 1)} s (${fmt(run.events / run.seconds, 1)}/s), at most ${run.mostInASecond} in a second`).join('; ')} — for ${reacting.map(run => run.sent).join(', ')} requests (${statuses})`, '', '', '', '', ''])
+    fanOutRows(label, busy, bareBusy)
+    const paired = (runs: FanOut[], against: FanOut[], key: 'p50' | 'p99'): string => fmt(median(runs.map((run, i) => run[key] / against[i]![key])), 2)
+    const p = (runs: FanOut[]): string => `${fmt(median(runs.map(run => run.p50)))} / ${fmt(median(runs.map(run => run.p99)))} ms`
+    rows.push([`  (the bare fan-out above took the same reaction requests and wrote their counts once a second per shout)`, '', '', '', '', ''])
+    rows.push([`  the host without reactions: p50 / p99 ${p(quiet)}; reacting / quiet, paired by round: p50 ${paired(busy, quiet, 'p50')}, p99 ${paired(busy, quiet, 'p99')}`, '', '', '', '', ''])
+    rows.push([`  the bare fan-out without reactions: p50 / p99 ${p(bare)}; host reacting / bare quiet: p50 ${paired(busy, bare, 'p50')}, p99 ${paired(busy, bare, 'p99')}; bare reacting / bare quiet: p99 ${paired(bareBusy, bare, 'p99')}`, '', '', '', '', ''])
+    const heard = (results: ReactingResult[]): string => {
+      const statuses = results.map(run => Object.entries(run.statuses).map(([status, n]) => `${n} × ${status}`).join(', ')).join('; ')
+      return `${results.map(run => `${run.events} in ${fmt(run.seconds, 1)} s (${fmt(run.events / run.seconds, 1)}/s), at most ${run.mostInASecond} in a second`).join('; ')} — for ${results.map(run => run.sent).join(', ')} requests (${statuses}); a reader answered ${[...new Set(results.map(run => run.readerStatus))].join(', ')}`
+    }
+    rows.push([`  reaction events on the host's stream: ${heard(hostReacting)}`, '', '', '', '', ''])
+    rows.push([`  reaction events on the bare stream: ${heard(bareReacting)}`, '', '', '', '', ''])
   }
 
   if (PARTS.has('listmemory')) {
