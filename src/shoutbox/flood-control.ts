@@ -4,7 +4,7 @@ import { DuplicateShout } from './errors.js'
 import type { Settings } from './schemas.js'
 import { FLOOD_CONTROL_TABLE as TABLE } from './tables.js'
 
-const MINUTE_MS = 60_000
+export const MINUTE_MS = 60_000
 /** The same text again within this long is a duplicate. */
 const DUPLICATE_WITHIN_MS = 60_000
 

@@ -1,15 +1,15 @@
 import { BadRequest, NotFound, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
 import type { ReactionCounts } from './changes/kinds.js'
+import { Muted } from './errors.js'
 import { announceChange } from './changes/notice.js'
-import { lockFloodRow, withinMinute } from './flood-control.js'
-import { assertNotMuted } from './mutes.js'
+import { MINUTE_MS, withinMinute } from './flood-control.js'
 import { perContext } from './per-context.js'
 import { assertMayPost } from './posting.js'
 import { canRead, Rooms } from './rooms.js'
 import type { Reaction } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
 import { shoutsRepository } from './shouts-repository.js'
-import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, REACTIONS_TABLE, SHOUTS_TABLE } from './tables.js'
+import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, MUTES_TABLE, REACTIONS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 /** The shout was deleted while a reaction to it was being stored. */
 const PG_FOREIGN_KEY_VIOLATION = '23503'
@@ -35,6 +35,20 @@ export function assertReactionSet (set: readonly string[]): void {
   if (wrong !== undefined) throw new BadRequest({ reason: 'each reaction is one emoji', value: wrong })
 }
 
+/** One emoji's count on a shout as the database groups it, and whether the viewer's reaction is among them. */
+interface ReactionRow {
+  readonly emoji: string
+  readonly count: number | string
+  readonly mine: boolean
+}
+
+/** A shout's rows as its answer shows them: in the set's order, `mine` only for a signed-in viewer. */
+function reactionsOf (rows: readonly ReactionRow[], set: readonly string[], viewerId: number | null): Reaction[] {
+  const order = new Map(set.map((emoji, i) => [emoji, i]))
+  return [...rows].sort((a, b) => order.get(a.emoji)! - order.get(b.emoji)!)
+    .map(row => viewerId === null ? { emoji: row.emoji, count: Number(row.count) } : { emoji: row.emoji, count: Number(row.count), mine: row.mine })
+}
+
 /** The reactions: one row per member, shout and emoji. */
 export function reactionsRepository (db: Database) {
   return {
@@ -47,46 +61,78 @@ export function reactionsRepository (db: Database) {
       if (shoutIds.length === 0) return found
       const rows = await (trx ?? db)(REACTIONS_TABLE).whereIn('shout_id', [...shoutIds]).whereIn('emoji', [...set])
         .groupBy('shout_id', 'emoji')
-        .select<Array<{ shout_id: number | string, emoji: string, count: number | string, mine: boolean }>>(
+        .select<Array<ReactionRow & { shout_id: number | string }>>(
           'shout_id', 'emoji', db.raw('count(*) as count'), db.raw('coalesce(bool_or(user_id = ?), false) as mine', [viewerId ?? 0]))
-      const order = new Map(set.map((emoji, i) => [emoji, i]))
-      rows.sort((a, b) => order.get(a.emoji)! - order.get(b.emoji)!)
+      const byShout = new Map<number, ReactionRow[]>()
       for (const row of rows) {
         const id = Number(row.shout_id)
-        const reaction: Reaction = viewerId === null ? { emoji: row.emoji, count: Number(row.count) } : { emoji: row.emoji, count: Number(row.count), mine: row.mine }
-        found.set(id, [...(found.get(id) ?? []), reaction])
+        const shoutRows = byShout.get(id)
+        if (shoutRows === undefined) byShout.set(id, [row])
+        else shoutRows.push(row)
       }
+      for (const [id, shoutRows] of byShout) found.set(id, reactionsOf(shoutRows, set, viewerId))
       return found
     },
 
-    /** Adds (`on`) or takes back `userId`'s `emoji` on the shout: true when that changed anything. */
-    async set (trx: Transaction, shoutId: number, userId: number, emoji: string, on: boolean): Promise<boolean> {
-      if (on) {
-        const added = await trx(REACTIONS_TABLE).insert({ shout_id: shoutId, user_id: userId, emoji, created_at: Date.now() })
-          .onConflict(['shout_id', 'emoji', 'user_id']).ignore().returning('shout_id')
-        return added.length > 0
-      }
-      // `returning`, not the count: the embedded database's driver answers no count.
-      const removed = await trx(REACTIONS_TABLE).where({ shout_id: shoutId, user_id: userId, emoji }).delete().returning('shout_id')
-      return removed.length > 0
+    /**
+     * What a reaction to `shoutId` by `userId` must know first, in one round trip: the
+     * shout's room (undefined: there is no such shout), and, when `mutes` is asked, the
+     * mute that stops the member posting at `now` (`muted`, and `until`: null for one until
+     * lifted).
+     */
+    async target (shoutId: number, userId: number, now: number, mutes: boolean): Promise<{ roomId: number | undefined, muted: boolean, until: number | null }> {
+      const { rows } = await db.raw<{ rows: Array<{ room_id: number | null, muted: boolean, until: number | string | null }> }>(`
+        select (select room_id from ?? where id = ?) as room_id, m.user_id is not null as muted, m.until
+        from (select 1) as one left join ?? as m on ? and m.user_id = ? and (m.until is null or m.until > ?)`,
+      [SHOUTS_TABLE, shoutId, MUTES_TABLE, mutes, userId, now])
+      const row = rows[0]!
+      return { roomId: row.room_id ?? undefined, muted: row.muted, until: row.until === null ? null : Number(row.until) }
     },
 
     /**
-     * Counts a reaction change of `userId` against REACTIONS_PER_MINUTE, in the member's
-     * flood-control row, locked until `trx` ends (so every process counts the same);
-     * TOO_MANY_REQUESTS with the seconds to wait past it.
+     * Adds (`on`) or takes back `userId`'s `emoji` on the shout, counted against
+     * REACTIONS_PER_MINUTE in the member's flood-control row: one statement, its own
+     * transaction, that locks the member's row, keeps their changes of the last minute,
+     * and — when one more is allowed — notes this one and makes the change. So every
+     * process counts the same, and members reacting together never wait for each other.
+     * True when the change changed anything; TOO_MANY_REQUESTS, with the seconds to wait,
+     * past the limit (nothing changed).
      */
-    async admit (trx: Transaction, userId: number): Promise<void> {
-      const row = await lockFloodRow<{ reactions_recent: number[] }>(trx, userId, ['reactions_recent'])
-      const now = Date.now()
-      const recent = withinMinute(row.reactions_recent, REACTIONS_PER_MINUTE, now)
-      await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).update({ reactions_recent: JSON.stringify([...recent, now]) })
-    },
-
-    /** The room of shout `shoutId`; undefined when there is none. */
-    async roomOf (shoutId: number): Promise<number | undefined> {
-      const row = await db(SHOUTS_TABLE).where({ id: shoutId }).first<{ room_id: number } | undefined>('room_id')
-      return row?.room_id
+    async change (shoutId: number, userId: number, emoji: string, on: boolean, now = Date.now()): Promise<boolean> {
+      const statement = (): Promise<{ rows: Array<{ found: number | string, kept: number[], admitted: number | string, changed: number | string }> }> => db.raw(`
+        with f as (select reactions_recent from ?? where author_id = ? for update),
+        recent as (
+          select coalesce((select jsonb_agg(e.at order by e.i) from f, jsonb_array_elements(f.reactions_recent) with ordinality as e(at, i)
+            where (e.at)::bigint > ?), '[]'::jsonb) as kept
+        ),
+        admitted as (
+          update ?? as flood set reactions_recent = recent.kept || to_jsonb(?::bigint)
+          from recent where flood.author_id = ? and jsonb_array_length(recent.kept) < ?
+          returning 1
+        ),
+        added as (
+          insert into ?? (shout_id, user_id, emoji, created_at) select ?::bigint, ?::integer, ?::text, ?::bigint
+          where ?::boolean and exists (select 1 from admitted)
+          on conflict (shout_id, emoji, user_id) do nothing returning 1
+        ),
+        removed as (
+          delete from ?? where shout_id = ? and user_id = ? and emoji = ? and not ?::boolean and exists (select 1 from admitted) returning 1
+        )
+        select (select count(*) from f) as found, (select kept from recent) as kept, (select count(*) from admitted) as admitted,
+          (select count(*) from added) + (select count(*) from removed) as changed`,
+      [FLOOD_CONTROL_TABLE, userId, now - MINUTE_MS,
+        FLOOD_CONTROL_TABLE, now, userId, REACTIONS_PER_MINUTE,
+        REACTIONS_TABLE, shoutId, userId, emoji, now, on,
+        REACTIONS_TABLE, shoutId, userId, emoji, on])
+      let row = (await statement()).rows[0]!
+      if (Number(row.found) === 0) {
+        // A member's first action writes their row.
+        await db(FLOOD_CONTROL_TABLE).insert({ author_id: userId }).onConflict('author_id').ignore()
+        row = (await statement()).rows[0]!
+      }
+      // Throws TOO_MANY_REQUESTS with the wait: the minute is full.
+      if (Number(row.admitted) === 0) withinMinute(row.kept.map(Number), REACTIONS_PER_MINUTE, now)
+      return Number(row.changed) > 0
     },
 
     /**
@@ -95,10 +141,19 @@ export function reactionsRepository (db: Database) {
      * (they are marked pending). `onlyPending`: claims only counts marked pending (the
      * announcement that waited). One statement: the shout's row is locked for it alone,
      * so members reacting to one shout at once do not wait for each other's transactions.
+     * With `answer`, it also reads the shout's counts as `of` gives them to its viewer
+     * (`counts`; the statement starts after the change committed, so they hold it).
      */
-    async claim (shoutId: number, onlyPending: boolean): Promise<{ due: boolean, pending: boolean, announcedAt: number, roomId: number } | undefined> {
+    async claim (shoutId: number, onlyPending: boolean, answer?: { set: readonly string[], viewerId: number }): Promise<{ due: boolean, pending: boolean, announcedAt: number, roomId: number, counts: Reaction[] } | undefined> {
       const now = Date.now()
-      const { rows } = await db.raw<{ rows: Array<{ due: boolean, pending: boolean, announced_at: number | string, room_id: number }> }>(`
+      const counts = answer === undefined
+        ? { sql: 'null', bindings: [] }
+        : {
+            sql: `(select coalesce(json_agg(json_build_object('emoji', r.emoji, 'count', r.count, 'mine', r.mine)), '[]'::json)
+              from (select emoji, count(*) as count, coalesce(bool_or(user_id = ?), false) as mine from ?? where shout_id = ? and emoji in (${answer.set.map(() => '?').join(', ')}) group by emoji) as r)`,
+            bindings: [answer.viewerId, REACTIONS_TABLE, shoutId, ...answer.set]
+          }
+      const { rows } = await db.raw<{ rows: Array<{ due: boolean, pending: boolean, announced_at: number | string, room_id: number, counts: ReactionRow[] | null }> }>(`
         with s as (
           select id, reactions_announced_at <= ? and (reactions_pending or not ?) as due from ?? where id = ? for update
         )
@@ -106,10 +161,17 @@ export function reactionsRepository (db: Database) {
           reactions_announced_at = case when s.due then ? else shout.reactions_announced_at end,
           reactions_pending = case when s.due then false when ? then shout.reactions_pending else true end
         from s where shout.id = s.id
-        returning s.due, shout.reactions_pending as pending, shout.reactions_announced_at as announced_at, shout.room_id`,
-      [now - REACTIONS_EVENT_EVERY_MS, onlyPending, SHOUTS_TABLE, shoutId, SHOUTS_TABLE, now, onlyPending])
+        returning s.due, shout.reactions_pending as pending, shout.reactions_announced_at as announced_at, shout.room_id, ${counts.sql} as counts`,
+      [now - REACTIONS_EVENT_EVERY_MS, onlyPending, SHOUTS_TABLE, shoutId, SHOUTS_TABLE, now, onlyPending, ...counts.bindings])
       const row = rows[0]
-      return row === undefined ? undefined : { due: row.due, pending: row.pending, announcedAt: Number(row.announced_at), roomId: row.room_id }
+      if (row === undefined) return undefined
+      return {
+        due: row.due,
+        pending: row.pending,
+        announcedAt: Number(row.announced_at),
+        roomId: row.room_id,
+        counts: answer === undefined ? [] : reactionsOf(row.counts ?? [], answer.set, answer.viewerId)
+      }
     },
 
     /**
@@ -154,24 +216,23 @@ export class Reactions {
     const { ctx } = this
     const settings = await ShoutboxSettings.of(ctx).current()
     if (!settings.reactions.includes(emoji)) throw new BadRequest({ reason: 'not one of the site\'s reactions', reactions: settings.reactions })
-    await assertNotMuted(ctx, user)
     const repository = reactionsRepository(ctx.db)
-    const [rooms, roomId] = await Promise.all([Rooms.of(ctx).all(), repository.roomOf(shoutId)])
-    const room = roomId === undefined ? undefined : rooms.find(each => each.id === roomId)
+    // Holders of MANAGE_SHOUTBOX are never muted (a mute left from before does not hold them).
+    const [rooms, target] = await Promise.all([Rooms.of(ctx).all(), repository.target(shoutId, user.id, Date.now(), !ctx.permissions.has(user, 'MANAGE_SHOUTBOX'))])
+    if (target.muted) throw new Muted(target.until)
+    const room = rooms.find(each => each.id === target.roomId)
     if (room === undefined || !canRead(room, user)) throw new NotFound()
     assertMayPost(room, user)
     let changed: boolean
     try {
-      changed = await ctx.transaction(async trx => {
-        await repository.admit(trx, user.id)
-        return await repository.set(trx, shoutId, user.id, emoji, on)
-      })
+      changed = await repository.change(shoutId, user.id, emoji, on)
     } catch (error) {
       // Deleted since it was found: as if it never was.
       if ((error as { code?: unknown }).code === PG_FOREIGN_KEY_VIOLATION) throw new NotFound()
       throw error
     }
-    if (changed) await this.announce(shoutId, false)
+    const answer = { set: settings.reactions, viewerId: user.id }
+    if (changed) return await this.announce(shoutId, false, answer)
     return (await repository.of([shoutId], settings.reactions, user.id)).get(shoutId) ?? []
   }
 
@@ -186,23 +247,25 @@ export class Reactions {
 
   /**
    * Puts the shout's counts on the stream if they may go now, else makes sure they go when
-   * they may. `waited`: the announcement of counts marked pending (nothing pending: nothing to say).
+   * they may. `waited`: the announcement of counts marked pending (nothing pending: nothing
+   * to say). With `answer`, the shout's counts for its viewer, read with the claim.
    */
-  async announce (shoutId: number, waited: boolean): Promise<void> {
+  async announce (shoutId: number, waited: boolean, answer?: { set: readonly string[], viewerId: number }): Promise<Reaction[]> {
     const { ctx } = this
-    const claim = await reactionsRepository(ctx.db).claim(shoutId, waited)
-    if (claim === undefined) return
+    const claim = await reactionsRepository(ctx.db).claim(shoutId, waited, answer)
+    if (claim === undefined) return []
     if (!claim.due) {
       if (claim.pending) this.announceLater(shoutId, Math.max(claim.announcedAt + REACTIONS_EVENT_EVERY_MS - Date.now(), 0))
-      return
+      return claim.counts
     }
     const [settings, rooms] = await Promise.all([ShoutboxSettings.of(ctx).current(), Rooms.of(ctx).all()])
     const room = rooms.find(each => each.id === claim.roomId)
-    if (room === undefined) return
+    if (room === undefined) return claim.counts
     await ctx.transaction(async trx => {
       const event = await reactionsRepository(ctx.db).record(trx, shoutId, room.slug, settings.reactions)
       await announceChange(ctx, trx, 'shout-reactions', [{ ...event, kind: 'shout-reactions' }])
     })
+    return claim.counts
   }
 
   /** Forgets the announcements not yet made (the addon stops; the next change of those shouts announces them). */

@@ -191,8 +191,15 @@ t.test('attack: reactions from those who may not react, to shouts they may not s
   t.equal(forged.statusCode, 403, 'a cross-site request is refused')
   const users = (await as(app, admin).get('/api/panel/users')).json().users as Array<{ id: number, username: string }>
   await as(app, admin).post('/api/panel/shoutbox/mutes', { userId: users.find(u => u.username === 'mira')!.id, minutes: 10 })
-  t.same((await as(app, member).put(reactionUrl(general.id, '👍'))).json().error, 'MUTED', 'a muted member')
+  const muted = (await as(app, member).put(reactionUrl(general.id, '👍'))).json()
+  t.same(muted.error, 'MUTED', 'a muted member')
+  t.ok(muted.until > Date.now() + 9 * 60_000, 'told until when')
   t.same(await reactionRows(), [], 'none of them stored')
+  // A mute whose time has passed holds nobody.
+  const mira = users.find(u => u.username === 'mira')!.id
+  await app.db('shoutbox_mutes').where({ user_id: mira }).update({ until: Date.now() - 1000 })
+  t.equal((await as(app, member).put(reactionUrl(general.id, '👍'))).statusCode, 200, 'once the mute has passed')
+  t.equal((await as(app, member).delete(reactionUrl(general.id, '👍'))).statusCode, 200)
   const archived = await as(app, admin).get('/api/panel/shoutbox/rooms')
   const newsRoom = archived.json().rooms.find((r: { slug: string }) => r.slug === 'news')
   await as(app, admin).delete(`/api/panel/shoutbox/rooms/${newsRoom.id as number}`)
