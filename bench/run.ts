@@ -1287,7 +1287,8 @@ try {
     rows.push([`  ${fmt(sum(host, 'missed'))} missed an event, ${fmt(sum(host, 'closed'))} closed, ${fmt(sum(host, 'duplicates'))} duplicates; slowest ${fmt(mid(host, 'max'))} ms`, '', '', '', '', ''])
     rows.push([`  publishes answered in ${fmt(mid(host, 'answerP50'))} ms (p50), ${fmt(mid(host, 'answerMax'))} ms at most`, '', '', '', '', ''])
     rows.push([`  delivery from the publish's sending, p50 / p99: host ${fmt(mid(host, 'sentP50'))} / ${fmt(mid(host, 'sentP99'))} ms, bare ${fmt(mid(bare, 'sentP50'))} / ${fmt(mid(bare, 'sentP99'))} ms`, '', '', '', '', ''])
-    rows.push([`  host resident memory: ${fmt(mid(host, 'idleMiB'))} MiB before they connected, ${fmt(mid(host, 'rssMiB'))} MiB with them, ${fmt(mid(host, 'perSubscriberKiB'), 1)} KiB a subscriber`, '', '', '', '', ''])
+    rows.push([`  host resident memory: ${fmt(mid(host, 'idleMiB'))} MiB before they connected, ${fmt(mid(host, 'rssMiB'))} MiB with them, ${fmt(mid(host, 'perSubscriberKiB'), 1)} KiB a subscriber ` +
+      `(bare node:http: ${fmt(mid(bare, 'idleMiB'))} MiB, ${fmt(mid(bare, 'rssMiB'))} MiB, ${fmt(mid(bare, 'perSubscriberKiB'), 1)} KiB a subscriber)`, '', '', '', '', ''])
     rows.push([`  bare node:http fan-out, same subscribers and frames (${sum(bare, 'delivered')}/${sum(bare, 'expected')} delivered)`, '', '', '', `${fmt(mid(bare, 'p50'))} / ${fmt(mid(bare, 'p99'))} ms`, ''])
     rows.push([`  host / bare, paired by round: p50 ${fmt(ratio('p50'), 2)}, p99 ${fmt(ratio('p99'), 2)}`, '', '', '', '', ''])
   }
@@ -1378,6 +1379,8 @@ try {
       const statuses = results.map(run => Object.entries(run.statuses).map(([status, n]) => `${n} × ${status}`).join(', ')).join('; ')
       return `${results.map(run => `${run.events} in ${fmt(run.seconds, 1)} s (${fmt(run.events / run.seconds, 1)}/s), at most ${run.mostInASecond} in a second`).join('; ')} — for ${results.map(run => run.sent).join(', ')} requests (${statuses}); a reader answered ${[...new Set(results.map(run => run.readerStatus))].join(', ')}`
     }
+    const cpu = (runs: FanOut[]): string => fmt(median(runs.map(run => run.cpuPerPublishMs)), 1)
+    rows.push([`  server CPU over the publishing, ms a publish: host quiet ${cpu(quiet)}, reacting ${cpu(busy)}; bare quiet ${cpu(bare)}, reacting ${cpu(bareBusy)}`, '', '', '', '', ''])
     rows.push([`  reaction events on the host's stream: ${heard(hostReacting)}`, '', '', '', '', ''])
     rows.push([`  reaction events on the bare stream: ${heard(bareReacting)}`, '', '', '', '', ''])
   }

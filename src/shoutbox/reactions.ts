@@ -142,10 +142,10 @@ export function reactionsRepository (db: Database) {
      * announcement that waited). One statement: the shout's row is locked for it alone,
      * so members reacting to one shout at once do not wait for each other's transactions.
      * With `answer`, it also reads the shout's counts as `of` gives them to its viewer
-     * (`counts`; the statement starts after the change committed, so they hold it).
+     * (`counts`; the statement starts after the change committed, so they hold it). `now`:
+     * the announcement's time (a whole second, for counts sent together).
      */
-    async claim (shoutId: number, onlyPending: boolean, answer?: { set: readonly string[], viewerId: number }): Promise<{ due: boolean, pending: boolean, announcedAt: number, roomId: number, counts: Reaction[] } | undefined> {
-      const now = Date.now()
+    async claim (shoutId: number, onlyPending: boolean, answer?: { set: readonly string[], viewerId: number }, now = Date.now()): Promise<{ due: boolean, pending: boolean, announcedAt: number, roomId: number, counts: Reaction[] } | undefined> {
       const counts = answer === undefined
         ? { sql: 'null', bindings: [] }
         : {
@@ -176,13 +176,13 @@ export function reactionsRepository (db: Database) {
 
     /**
      * Writes the shout's counts as a `shout-reactions` event of the stream's history: the
-     * event. Its time is the shout's announcement time too, so the next one is a whole
-     * second after this one is sent, not after it was claimed.
+     * event. Its time is the shout's announcement time too: by default now, so the next one
+     * is a whole second after this one is sent, not after it was claimed; for counts sent
+     * together at a whole second, that second (as claimed).
      */
-    async record (trx: Transaction, shoutId: number, room: string, set: readonly string[]): Promise<{ id: number, shout: ReactionCounts }> {
+    async record (trx: Transaction, shoutId: number, room: string, set: readonly string[], now = Date.now()): Promise<{ id: number, shout: ReactionCounts }> {
       const counts = (await this.of([shoutId], set, null, trx)).get(shoutId) ?? []
       const shout: ReactionCounts = { id: shoutId, room, reactions: counts }
-      const now = Date.now()
       await trx(SHOUTS_TABLE).where({ id: shoutId }).update({ reactions_announced_at: now })
       const [event] = await trx(EVENTS_TABLE).insert({ kind: 'shout-reactions', shout: JSON.stringify(shout), created_at: now }).returning<Array<{ id: number | string }>>('id')
       return { id: Number(event!.id), shout }
@@ -191,18 +191,22 @@ export function reactionsRepository (db: Database) {
 }
 
 /**
- * Members' reactions, and their stream events. A change is its own short transaction (the
- * member's reaction and their count against the limit); then, if the shout's counts last
- * went on the stream a second ago or more, they go now; else they are marked pending and
- * this process sends them when the second is up — with every change made meanwhile, in
- * any process (whichever process comes first writes the event; the others find nothing
- * pending). So a shout's counts go on the stream at most once a second, however many
- * members react at once, and members reacting together never queue behind one lock.
+ * Members' reactions, and their stream events. A change is one statement (the member's
+ * reaction and their count against the limit); then, if the shout's counts last went on
+ * the stream a second ago or more, they go now; else they are marked pending and this
+ * process sends them at the first whole second they may go — with every change made
+ * meanwhile, in any process (whichever process comes first writes the event; the others
+ * find nothing pending). So a shout's counts go on the stream at most once a second,
+ * however many members react at once, and members reacting together never queue behind
+ * one lock. Counts pending on several shouts go together at that whole second: one
+ * change, one write to each stream, not one a shout.
  */
 export class Reactions {
   static readonly of = perContext(ctx => new Reactions(ctx))
-  /** The shouts whose pending counts this process will announce, by id. */
-  private readonly timers = new Map<number, NodeJS.Timeout>()
+  /** The pending announcements this process will make, by the whole second they are due at: the shouts, and the timer. */
+  private readonly ticks = new Map<number, { readonly shouts: Set<number>, readonly timer: NodeJS.Timeout }>()
+  /** The shouts among them. */
+  private readonly waiting = new Set<number>()
 
   private constructor (private readonly ctx: AddonContext) {}
 
@@ -232,30 +236,68 @@ export class Reactions {
       throw error
     }
     const answer = { set: settings.reactions, viewerId: user.id }
-    if (changed) return await this.announce(shoutId, false, answer)
+    if (changed) return await this.announce(shoutId, answer)
     return (await repository.of([shoutId], settings.reactions, user.id)).get(shoutId) ?? []
   }
 
-  /** Announces the shout's pending counts in `wait` ms, unless this process already will. */
-  private announceLater (shoutId: number, wait: number): void {
-    if (this.timers.has(shoutId)) return
-    this.timers.set(shoutId, setTimeout(() => {
-      this.timers.delete(shoutId)
-      this.announce(shoutId, true).catch(error => this.ctx.log.warn({ err: error, shoutId }, 'could not announce reactions'))
-    }, wait).unref())
+  /** Announces the shout's pending counts at the first whole second from `dueAt`, unless this process already will. */
+  private announceLater (shoutId: number, dueAt: number): void {
+    if (this.waiting.has(shoutId)) return
+    this.waiting.add(shoutId)
+    const second = Math.ceil(dueAt / REACTIONS_EVENT_EVERY_MS) * REACTIONS_EVENT_EVERY_MS
+    let tick = this.ticks.get(second)
+    if (tick === undefined) {
+      const shouts = new Set<number>()
+      tick = {
+        shouts,
+        timer: setTimeout(() => {
+          this.ticks.delete(second)
+          for (const id of shouts) this.waiting.delete(id)
+          this.announceTogether([...shouts], second).catch(error => this.ctx.log.warn({ err: error, shouts: [...shouts] }, 'could not announce reactions'))
+        }, Math.max(second - Date.now(), 0)).unref()
+      }
+      this.ticks.set(second, tick)
+    }
+    tick.shouts.add(shoutId)
   }
 
   /**
-   * Puts the shout's counts on the stream if they may go now, else makes sure they go when
-   * they may. `waited`: the announcement of counts marked pending (nothing pending: nothing
-   * to say). With `answer`, the shout's counts for its viewer, read with the claim.
+   * The pending counts of `shoutIds`, announced as of the whole second `at`: those still
+   * pending and due go on the stream together, as one change; one that is not due yet
+   * (another process announced it meanwhile) waits for its next second.
    */
-  async announce (shoutId: number, waited: boolean, answer?: { set: readonly string[], viewerId: number }): Promise<Reaction[]> {
+  private async announceTogether (shoutIds: readonly number[], at: number): Promise<void> {
     const { ctx } = this
-    const claim = await reactionsRepository(ctx.db).claim(shoutId, waited, answer)
+    const repository = reactionsRepository(ctx.db)
+    const claims = await Promise.all(shoutIds.map(async id => ({ id, claim: await repository.claim(id, true, undefined, at) })))
+    const due: Array<{ id: number, roomId: number }> = []
+    for (const { id, claim } of claims) {
+      if (claim?.due === true) due.push({ id, roomId: claim.roomId })
+      else if (claim?.pending === true) this.announceLater(id, claim.announcedAt + REACTIONS_EVENT_EVERY_MS)
+    }
+    if (due.length === 0) return
+    const [settings, rooms] = await Promise.all([ShoutboxSettings.of(ctx).current(), Rooms.of(ctx).all()])
+    await ctx.transaction(async trx => {
+      const events = []
+      for (const { id, roomId } of due) {
+        const room = rooms.find(each => each.id === roomId)
+        if (room !== undefined) events.push({ ...await repository.record(trx, id, room.slug, settings.reactions, at), kind: 'shout-reactions' as const })
+      }
+      if (events.length > 0) await announceChange(ctx, trx, 'shout-reactions', events)
+    })
+  }
+
+  /**
+   * After a change: puts the shout's counts on the stream if they may go now, else makes
+   * sure they go when they may. Answers the shout's counts for `answer`'s viewer, read with
+   * the claim.
+   */
+  async announce (shoutId: number, answer: { set: readonly string[], viewerId: number }): Promise<Reaction[]> {
+    const { ctx } = this
+    const claim = await reactionsRepository(ctx.db).claim(shoutId, false, answer)
     if (claim === undefined) return []
     if (!claim.due) {
-      if (claim.pending) this.announceLater(shoutId, Math.max(claim.announcedAt + REACTIONS_EVENT_EVERY_MS - Date.now(), 0))
+      if (claim.pending) this.announceLater(shoutId, claim.announcedAt + REACTIONS_EVENT_EVERY_MS)
       return claim.counts
     }
     const [settings, rooms] = await Promise.all([ShoutboxSettings.of(ctx).current(), Rooms.of(ctx).all()])
@@ -270,8 +312,9 @@ export class Reactions {
 
   /** Forgets the announcements not yet made (the addon stops; the next change of those shouts announces them). */
   stop (): void {
-    for (const timer of this.timers.values()) clearTimeout(timer)
-    this.timers.clear()
+    for (const { timer } of this.ticks.values()) clearTimeout(timer)
+    this.ticks.clear()
+    this.waiting.clear()
   }
 }
 

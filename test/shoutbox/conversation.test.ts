@@ -262,6 +262,30 @@ t.test('the stream: reactions are coalesced, at most one event a second per shou
   t.same(await nextOf(reader, 'shout-reactions', seen), { id: shout.id, room: 'general', reactions: [{ emoji: '❤️', count: 6 }, { emoji: '😂', count: 5 }] }, 'a reaction taken back alone is heard')
 })
 
+t.test('the stream: counts pending on several shouts go out together, at one whole second', async t => {
+  const app = await build(t)
+  const { admin, mod, say } = await board(t, app)
+  const shouts = [await say(mod, 'One'), await say(mod, 'Two'), await say(mod, 'Three')]
+  const [first, second] = await Promise.all([account(app, admin, 'ann'), account(app, admin, 'ben')])
+  const url = `${await app.listen({ port: 0, host: '127.0.0.1' })}/api/shoutbox/stream`
+  const reader = connectSse(url)
+  t.teardown(() => reader.close())
+  await reader.next(e => e.event === 'ready')
+  // The first reaction to each goes at once; the second, within that second, waits.
+  for (const shout of shouts) await as(app, first!).put(reactionUrl(shout.id, '👍'))
+  for (const shout of shouts) await as(app, second!).put(reactionUrl(shout.id, '👍'))
+  await reader.next(e => e.event === 'shout-reactions' && JSON.parse(e.data).id === shouts[2]!.id && JSON.parse(e.data).reactions[0].count === 2, 10_000)
+  const rows = (await app.db('shoutbox_events').where({ kind: 'shout-reactions' }).orderBy('id').select('id', 'created_at', 'shout'))
+    .map(row => ({ id: Number(row.id), at: Number(row.created_at), count: (typeof row.shout === 'string' ? JSON.parse(row.shout) : row.shout).reactions[0].count as number }))
+  const later = rows.filter(row => row.count === 2)
+  t.equal(later.length, 3, 'one later event a shout')
+  t.equal(new Set(later.map(row => row.at)).size, 1, 'all three of one time')
+  t.equal(later[0]!.at % 1000, 0, 'a whole second')
+  t.same(later.map(row => row.id - later[0]!.id), [0, 1, 2], 'written together')
+  const heard = reader.events.filter(e => e.event === 'shout-reactions').map(e => JSON.parse(e.data).reactions[0].count as number)
+  t.same(heard, [1, 1, 1, 2, 2, 2], 'each heard once, in order')
+})
+
 t.test('every process: reactions on two processes are coalesced together, and heard on both', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {
   const db = await testDatabase()
   t.teardown(() => db.drop())
