@@ -24,9 +24,17 @@ export interface ReactingResult {
   readonly mostInASecond: number
   /** The reader's stream's status: 200, or why it heard nothing. */
   readonly readerStatus: number
+  /** How long the reaction requests took to be answered, ms. */
+  readonly answerP50: number
+  readonly answerP99: number
 }
 
 const EMOJI = ['👍', '❤️', '😂', '😮', '😢', '🎉']
+
+function percentile (values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN)
+}
 
 /** `members` members (made once, by the administrator's `cookie`, and signed in) and `shouts` shouts to react to. */
 export async function prepareReactors (url: string, cookie: string, members: number, shouts: number): Promise<Reactors> {
@@ -67,6 +75,7 @@ export function startReacting (url: string, reactors: Reactors, perSecond: numbe
     for (; seen < reader.events.length; seen++) if (reader.events[seen]!.event === 'shout-reactions') arrivals.push(Date.now())
   }, 5)
   const statuses: Record<string, number> = {}
+  const answerMs: number[] = []
   const pending: Array<Promise<void>> = []
   const { on } = reactors
   let sent = 0
@@ -82,9 +91,11 @@ export function startReacting (url: string, reactors: Reactors, perSecond: numbe
       const method = on.has(key) ? 'DELETE' : 'PUT'
       if (method === 'PUT') on.add(key)
       else on.delete(key)
+      const sentAt = performance.now()
       pending.push(fetch(`${url}/api/shoutbox/shouts/${shoutId}/reactions/${encodeURIComponent(emoji)}`, { method, headers: { cookie } })
         .then(async response => {
           await response.arrayBuffer()
+          answerMs.push(performance.now() - sentAt)
           statuses[response.status] = (statuses[response.status] ?? 0) + 1
         }, () => { statuses.failed = (statuses.failed ?? 0) + 1 }))
     }
@@ -107,7 +118,9 @@ export function startReacting (url: string, reactors: Reactors, perSecond: numbe
         // The events were counted until a second and a half after the stop: so is the time.
         seconds: (stopped + 1500 - started) / 1000,
         mostInASecond: Math.max(0, ...perSecondHeard.values()),
-        readerStatus: await reader.status
+        readerStatus: await reader.status,
+        answerP50: percentile(answerMs, 50),
+        answerP99: percentile(answerMs, 99)
       }
     }
   }

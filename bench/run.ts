@@ -1377,7 +1377,8 @@ try {
     rows.push([`  the bare fan-out without reactions: p50 / p99 ${p(bare)}; host reacting / bare quiet: p50 ${paired(busy, bare, 'p50')}, p99 ${paired(busy, bare, 'p99')}; bare reacting / bare quiet: p99 ${paired(bareBusy, bare, 'p99')}`, '', '', '', '', ''])
     const heard = (results: ReactingResult[]): string => {
       const statuses = results.map(run => Object.entries(run.statuses).map(([status, n]) => `${n} × ${status}`).join(', ')).join('; ')
-      return `${results.map(run => `${run.events} in ${fmt(run.seconds, 1)} s (${fmt(run.events / run.seconds, 1)}/s), at most ${run.mostInASecond} in a second`).join('; ')} — for ${results.map(run => run.sent).join(', ')} requests (${statuses}); a reader answered ${[...new Set(results.map(run => run.readerStatus))].join(', ')}`
+      return `${results.map(run => `${run.events} in ${fmt(run.seconds, 1)} s (${fmt(run.events / run.seconds, 1)}/s), at most ${run.mostInASecond} in a second`).join('; ')} — for ${results.map(run => run.sent).join(', ')} requests (${statuses}), ` +
+        `answered in p50 / p99 ${results.map(run => `${run.answerP50} / ${run.answerP99}`).join(', ')} ms; a reader answered ${[...new Set(results.map(run => run.readerStatus))].join(', ')}`
     }
     const cpu = (runs: FanOut[]): string => fmt(median(runs.map(run => run.cpuPerPublishMs)), 1)
     rows.push([`  server CPU over the publishing, ms a publish: host quiet ${cpu(quiet)}, reacting ${cpu(busy)}; bare quiet ${cpu(bare)}, reacting ${cpu(bareBusy)}`, '', '', '', '', ''])

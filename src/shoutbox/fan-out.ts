@@ -19,6 +19,8 @@ export class FanOut {
   private readonly joined = new Map<number, EventFrame>()
   private walking = false
   private stopped = false
+  /** Told when the walk under way ends (see `settled`). */
+  private settledWaiters: Array<() => void> = []
 
   /**
    * @param onError told of a stream whose write threw; the others are written to all the same
@@ -53,6 +55,20 @@ export class FanOut {
     this.stopped = true
     this.log = []
     this.joined.clear()
+    this.settle()
+  }
+
+  /** Resolves when no walk is under way: at once, or when every subscriber has every event in hand. */
+  settled (): Promise<void> {
+    if (!this.walking || this.stopped) return Promise.resolve()
+    return new Promise(resolve => this.settledWaiters.push(resolve))
+  }
+
+  private settle (): void {
+    this.walking = false
+    const waiters = this.settledWaiters
+    this.settledWaiters = []
+    for (const resolve of waiters) resolve()
   }
 
   private walk (): void {
@@ -72,7 +88,7 @@ export class FanOut {
       // Events arrived during the walk: those reached before them, and those who
       // subscribed during it, are walked to again, from the next turn.
       else if (this.forgetDelivered()) setImmediate(() => this.walk())
-      else this.walking = false
+      else this.settle()
     }
     slice()
   }

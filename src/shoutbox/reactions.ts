@@ -9,6 +9,7 @@ import { canRead, Rooms } from './rooms.js'
 import type { Reaction } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
 import { shoutsRepository } from './shouts-repository.js'
+import { StreamHub } from './stream-hub.js'
 import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, MUTES_TABLE, REACTIONS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 /** The shout was deleted while a reaction to it was being stored. */
@@ -16,6 +17,12 @@ const PG_FOREIGN_KEY_VIOLATION = '23503'
 
 /** Reaction changes one member may make a minute, in every process together. */
 export const REACTIONS_PER_MINUTE = 30
+/**
+ * How long a reaction waits at most for a delivery under way to every reader of this
+ * process (a publish's event to 10,000 streams takes about 100 ms of one core): the
+ * reaction's answer waits, the readers do not.
+ */
+const YIELD_TO_DELIVERY_MS = 250
 /** A shout's reaction counts go on the stream at most once in this long (later changes wait, and go together). */
 export const REACTIONS_EVENT_EVERY_MS = 1000
 
@@ -220,6 +227,8 @@ export class Reactions {
     const { ctx } = this
     const settings = await ShoutboxSettings.of(ctx).current()
     if (!settings.reactions.includes(emoji)) throw new BadRequest({ reason: 'not one of the site\'s reactions', reactions: settings.reactions })
+    // Readers first: a delivery under way to every stream here ends before this one's work begins.
+    await StreamHub.of(ctx).delivered(YIELD_TO_DELIVERY_MS)
     const repository = reactionsRepository(ctx.db)
     // Holders of MANAGE_SHOUTBOX are never muted (a mute left from before does not hold them).
     const [rooms, target] = await Promise.all([Rooms.of(ctx).all(), repository.target(shoutId, user.id, Date.now(), !ctx.permissions.has(user, 'MANAGE_SHOUTBOX'))])

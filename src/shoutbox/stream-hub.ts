@@ -72,6 +72,17 @@ export class StreamHub {
     prune()
   }
 
+  /**
+   * Resolves once the events in hand have been written to every stream here, or after
+   * `maxMs` at most: work that can wait a moment (a reaction) lets a delivery under way to
+   * every reader finish first, rather than slow it down between its slices.
+   */
+  async delivered (maxMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([this.fanOut.settled(), new Promise<void>(resolve => { timer = setTimeout(resolve, maxMs) })])
+    clearTimeout(timer)
+  }
+
   /** The host ends the streams themselves when it stops. */
   stop (): void {
     clearInterval(this.pruneTimer)

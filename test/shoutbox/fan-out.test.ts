@@ -153,3 +153,24 @@ t.test('a stream whose write throws is reported and skipped; the others get the 
   t.equal(errors.length, 2, 'the next event: reported once more, not walked to again and again')
   t.equal(fanOut.held, 0)
 })
+
+t.test('settled: at once with no walk under way; else when every subscriber has every event, events added meanwhile included', async t => {
+  const { fanOut, members } = board(1000, 100)
+  let early = false
+  await fanOut.settled().then(() => { early = true })
+  t.ok(early, 'no walk: at once')
+  fanOut.add(1, frame(1), 'general')
+  let done = false
+  const settling = fanOut.settled().then(() => { done = true })
+  await turn()
+  await turn()
+  fanOut.add(2, frame(2), 'general')
+  t.notOk(done, 'not while the walk goes on')
+  await settling
+  t.ok(members.every(({ stream }) => stream.text === texts(1, 2)), 'by then every stream has both events')
+  fanOut.add(3, frame(3), 'general')
+  const stopping = fanOut.settled()
+  fanOut.stop()
+  await stopping
+  t.pass('a stop tells those waiting')
+})
