@@ -14,3 +14,5 @@ export class InvalidSetupToken extends NoPermission {}
 export class LastAdmin extends Conflict {}
 /** `POST /api/auth/signup` while the site does not let visitors sign up. */
 export class SignUpClosed extends NoPermission {}
+/** A role that would give a stranger the panel cannot be the role sign-ups get. */
+export class DefaultRoleNotAllowed extends BadRequest {}

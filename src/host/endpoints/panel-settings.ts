@@ -1,7 +1,6 @@
 import { NoPermission, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
-import { UnknownRole } from '../errors.js'
-import { DefaultRoleNotAllowed } from '../identity/site-settings.js'
+import { DefaultRoleNotAllowed, UnknownRole } from '../errors.js'
 import { SiteSettingsFields } from '../schemas.js'
 
 /** GET /api/panel/settings — the site's settings, and the roles new accounts may get. */

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex'
-import { BadRequest, NoPermission, type ErasureMode, type SessionUser } from '../../sdk/index.js'
-import { SignUpClosed, UnknownRole } from '../errors.js'
+import { NoPermission, type ErasureMode, type SessionUser } from '../../sdk/index.js'
+import { DefaultRoleNotAllowed, SignUpClosed, UnknownRole } from '../errors.js'
 import { ALL, PANEL_ACCESS, holdsNode } from './permissions.js'
 import type { RolesRepository } from './roles.js'
 
@@ -26,9 +26,6 @@ interface Stored {
 
 const KEY = 'site'
 const DEFAULTS: Stored = { signUp: false, defaultRoleId: null, activityKeepDays: null, erasure: 'anonymise' }
-
-/** A role that would give a stranger the panel cannot be the role sign-ups get. */
-export class DefaultRoleNotAllowed extends BadRequest {}
 
 /** The site's settings, in the host's `settings` table (shared by every process, read on each use). */
 export class SiteSettingsStore {
