@@ -19,8 +19,8 @@ export class FanOut {
   private readonly joined = new Map<number, EventFrame>()
   private walking = false
   private stopped = false
-  /** Told when the walk under way ends (see `settled`). */
-  private settledWaiters: Array<() => void> = []
+  /** Told when the walk under way ends (see `settled`); each leaves when its time is up. */
+  private readonly settledWaiters = new Set<() => void>()
 
   /**
    * @param onError told of a stream whose write threw; the others are written to all the same
@@ -58,17 +58,31 @@ export class FanOut {
     this.settle()
   }
 
-  /** Resolves when no walk is under way: at once, or when every subscriber has every event in hand. */
-  settled (): Promise<void> {
+  /**
+   * Resolves when no walk is under way — at once, or when every subscriber has every event
+   * in hand — or after `maxMs` at most, whichever comes first.
+   */
+  settled (maxMs: number): Promise<void> {
     if (!this.walking || this.stopped) return Promise.resolve()
-    return new Promise(resolve => this.settledWaiters.push(resolve))
+    return new Promise(resolve => {
+      const done = (): void => {
+        clearTimeout(timer)
+        this.settledWaiters.delete(done)
+        resolve()
+      }
+      const timer = setTimeout(done, maxMs)
+      this.settledWaiters.add(done)
+    })
   }
 
   private settle (): void {
     this.walking = false
-    const waiters = this.settledWaiters
-    this.settledWaiters = []
-    for (const resolve of waiters) resolve()
+    for (const done of [...this.settledWaiters]) done()
+  }
+
+  /** Callers of `settled` still waiting. */
+  get waiting (): number {
+    return this.settledWaiters.size
   }
 
   private walk (): void {

@@ -25,6 +25,8 @@ export const REACTIONS_PER_MINUTE = 30
 const YIELD_TO_DELIVERY_MS = 250
 /** A shout's reaction counts go on the stream at most once in this long (later changes wait, and go together). */
 export const REACTIONS_EVENT_EVERY_MS = 1000
+/** Pending counts are sent at multiples of this: those of shouts due within one step go together. */
+const ANNOUNCE_GRID_MS = 500
 
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' })
 /** A grapheme that is an emoji: it starts with a pictograph, a flag's letters or a keycap's digit and ends as one. */
@@ -99,11 +101,15 @@ export function reactionsRepository (db: Database) {
     /**
      * Adds (`on`) or takes back `userId`'s `emoji` on the shout, counted against
      * REACTIONS_PER_MINUTE in the member's flood-control row: one statement, its own
-     * transaction, that locks the member's row, keeps their changes of the last minute,
-     * and — when one more is allowed — notes this one and makes the change. So every
-     * process counts the same, and members reacting together never wait for each other.
-     * True when the change changed anything; TOO_MANY_REQUESTS, with the seconds to wait,
-     * past the limit (nothing changed).
+     * transaction, locks the member's row, keeps their changes of the last minute, and —
+     * when one more is allowed — notes this one and adds the reaction. So every process
+     * counts the same, and members reacting together never wait for each other. A take-back
+     * is a second statement once the first has counted it: a statement's reads see the
+     * database as it began, before any wait for the member's row, so a delete in the same
+     * statement would miss the member's own add committed during that wait (an add runs
+     * into a concurrent delete by its conflict check, not by those reads). True when the
+     * change changed anything; TOO_MANY_REQUESTS, with the seconds to wait, past the limit
+     * (nothing changed).
      */
     async change (shoutId: number, userId: number, emoji: string, on: boolean, now = Date.now()): Promise<boolean> {
       const statement = (): Promise<{ rows: Array<{ found: number | string, kept: number[], admitted: number | string, changed: number | string }> }> => db.raw(`
@@ -121,16 +127,12 @@ export function reactionsRepository (db: Database) {
           insert into ?? (shout_id, user_id, emoji, created_at) select ?::bigint, ?::integer, ?::text, ?::bigint
           where ?::boolean and exists (select 1 from admitted)
           on conflict (shout_id, emoji, user_id) do nothing returning 1
-        ),
-        removed as (
-          delete from ?? where shout_id = ? and user_id = ? and emoji = ? and not ?::boolean and exists (select 1 from admitted) returning 1
         )
         select (select count(*) from f) as found, (select kept from recent) as kept, (select count(*) from admitted) as admitted,
-          (select count(*) from added) + (select count(*) from removed) as changed`,
+          (select count(*) from added) as changed`,
       [FLOOD_CONTROL_TABLE, userId, now - MINUTE_MS,
         FLOOD_CONTROL_TABLE, now, userId, REACTIONS_PER_MINUTE,
-        REACTIONS_TABLE, shoutId, userId, emoji, now, on,
-        REACTIONS_TABLE, shoutId, userId, emoji, on])
+        REACTIONS_TABLE, shoutId, userId, emoji, now, on])
       let row = (await statement()).rows[0]!
       if (Number(row.found) === 0) {
         // A member's first action writes their row.
@@ -139,7 +141,10 @@ export function reactionsRepository (db: Database) {
       }
       // Throws TOO_MANY_REQUESTS with the wait: the minute is full.
       if (Number(row.admitted) === 0) withinMinute(row.kept.map(Number), REACTIONS_PER_MINUTE, now)
-      return Number(row.changed) > 0
+      if (on) return Number(row.changed) > 0
+      // `returning`, not the count: the embedded database's driver answers no count.
+      const removed = await db(REACTIONS_TABLE).where({ shout_id: shoutId, user_id: userId, emoji }).delete().returning('shout_id')
+      return removed.length > 0
     },
 
     /**
@@ -149,10 +154,10 @@ export function reactionsRepository (db: Database) {
      * announcement that waited). One statement: the shout's row is locked for it alone,
      * so members reacting to one shout at once do not wait for each other's transactions.
      * With `answer`, it also reads the shout's counts as `of` gives them to its viewer
-     * (`counts`; the statement starts after the change committed, so they hold it). `now`:
-     * the announcement's time (a whole second, for counts sent together).
+     * (`counts`; the statement starts after the change committed, so they hold it).
      */
-    async claim (shoutId: number, onlyPending: boolean, answer?: { set: readonly string[], viewerId: number }, now = Date.now()): Promise<{ due: boolean, pending: boolean, announcedAt: number, roomId: number, counts: Reaction[] } | undefined> {
+    async claim (shoutId: number, onlyPending: boolean, answer?: { set: readonly string[], viewerId: number }): Promise<{ due: boolean, pending: boolean, announcedAt: number, roomId: number, counts: Reaction[] } | undefined> {
+      const now = Date.now()
       const counts = answer === undefined
         ? { sql: 'null', bindings: [] }
         : {
@@ -183,13 +188,13 @@ export function reactionsRepository (db: Database) {
 
     /**
      * Writes the shout's counts as a `shout-reactions` event of the stream's history: the
-     * event. Its time is the shout's announcement time too: by default now, so the next one
-     * is a whole second after this one is sent, not after it was claimed; for counts sent
-     * together at a whole second, that second (as claimed).
+     * event. Its time is the shout's announcement time too, so the next one is a whole
+     * second after this one is sent, not after it was claimed.
      */
-    async record (trx: Transaction, shoutId: number, room: string, set: readonly string[], now = Date.now()): Promise<{ id: number, shout: ReactionCounts }> {
+    async record (trx: Transaction, shoutId: number, room: string, set: readonly string[]): Promise<{ id: number, shout: ReactionCounts }> {
       const counts = (await this.of([shoutId], set, null, trx)).get(shoutId) ?? []
       const shout: ReactionCounts = { id: shoutId, room, reactions: counts }
+      const now = Date.now()
       await trx(SHOUTS_TABLE).where({ id: shoutId }).update({ reactions_announced_at: now })
       const [event] = await trx(EVENTS_TABLE).insert({ kind: 'shout-reactions', shout: JSON.stringify(shout), created_at: now }).returning<Array<{ id: number | string }>>('id')
       return { id: Number(event!.id), shout }
@@ -201,19 +206,22 @@ export function reactionsRepository (db: Database) {
  * Members' reactions, and their stream events. A change is one statement (the member's
  * reaction and their count against the limit); then, if the shout's counts last went on
  * the stream a second ago or more, they go now; else they are marked pending and this
- * process sends them at the first whole second they may go — with every change made
- * meanwhile, in any process (whichever process comes first writes the event; the others
- * find nothing pending). So a shout's counts go on the stream at most once a second,
- * however many members react at once, and members reacting together never queue behind
- * one lock. Counts pending on several shouts go together at that whole second: one
- * change, one write to each stream, not one a shout.
+ * process sends them when the second is up — with every change made meanwhile, in any
+ * process (whichever process comes first writes the event; the others find nothing
+ * pending). So a shout's counts go on the stream at most once a second, however many
+ * members react at once, and members reacting together never queue behind one lock.
+ * Pending counts are sent on a half-second grid, so those of shouts due within the same
+ * half second go together: one change, one write to each stream, not one a shout.
  */
 export class Reactions {
   static readonly of = perContext(ctx => new Reactions(ctx))
-  /** The pending announcements this process will make, by the whole second they are due at: the shouts, and the timer. */
+  /** The pending announcements this process will make, by the time on the grid they are due at: the shouts, and the timer. */
   private readonly ticks = new Map<number, { readonly shouts: Set<number>, readonly timer: NodeJS.Timeout }>()
   /** The shouts among them. */
   private readonly waiting = new Set<number>()
+  /** Those whose announcement failed after its claim: announced whether or not marked pending. */
+  private readonly retrying = new Set<number>()
+  private stopped = false
 
   private constructor (private readonly ctx: AddonContext) {}
 
@@ -249,51 +257,75 @@ export class Reactions {
     return (await repository.of([shoutId], settings.reactions, user.id)).get(shoutId) ?? []
   }
 
-  /** Announces the shout's pending counts at the first whole second from `dueAt`, unless this process already will. */
-  private announceLater (shoutId: number, dueAt: number): void {
-    if (this.waiting.has(shoutId)) return
+  /**
+   * Announces the shout's pending counts at the first point of the half-second grid from
+   * `dueAt` (with any other shout's due then), unless this process already will. With
+   * `retry`, the counts are announced whether or not they are marked pending (an
+   * announcement that failed after its claim).
+   */
+  private announceLater (shoutId: number, dueAt: number, retry = false): void {
+    if (retry) this.retrying.add(shoutId)
+    if (this.stopped || this.waiting.has(shoutId)) return
     this.waiting.add(shoutId)
-    const second = Math.ceil(dueAt / REACTIONS_EVENT_EVERY_MS) * REACTIONS_EVENT_EVERY_MS
-    let tick = this.ticks.get(second)
+    const at = Math.ceil(dueAt / ANNOUNCE_GRID_MS) * ANNOUNCE_GRID_MS
+    let tick = this.ticks.get(at)
     if (tick === undefined) {
       const shouts = new Set<number>()
       tick = {
         shouts,
         timer: setTimeout(() => {
-          this.ticks.delete(second)
-          for (const id of shouts) this.waiting.delete(id)
-          this.announceTogether([...shouts], second).catch(error => this.ctx.log.warn({ err: error, shouts: [...shouts] }, 'could not announce reactions'))
-        }, Math.max(second - Date.now(), 0)).unref()
+          this.ticks.delete(at)
+          const any = new Set<number>()
+          for (const id of shouts) {
+            this.waiting.delete(id)
+            if (this.retrying.delete(id)) any.add(id)
+          }
+          void this.announceTogether([...shouts], any)
+        }, Math.max(at - Date.now(), 0)).unref()
       }
-      this.ticks.set(second, tick)
+      this.ticks.set(at, tick)
     }
     tick.shouts.add(shoutId)
   }
 
   /**
-   * The pending counts of `shoutIds`, announced as of the whole second `at`: those still
-   * pending and due go on the stream together, as one change; one that is not due yet
-   * (another process announced it meanwhile) waits for its next second.
+   * The pending counts of `shoutIds` (of those in `any`, their counts, pending or not):
+   * those due go on the stream together, as one change; one not due yet (another process
+   * announced it meanwhile) waits for its turn. Should a claim fail, or the writing after
+   * the claims, those shouts are tried again a second later, so no count stays stale until
+   * the next change.
    */
-  private async announceTogether (shoutIds: readonly number[], at: number): Promise<void> {
+  private async announceTogether (shoutIds: readonly number[], any: ReadonlySet<number>): Promise<void> {
     const { ctx } = this
     const repository = reactionsRepository(ctx.db)
-    const claims = await Promise.all(shoutIds.map(async id => ({ id, claim: await repository.claim(id, true, undefined, at) })))
+    const claims = await Promise.allSettled(shoutIds.map(async id => await repository.claim(id, !any.has(id))))
     const due: Array<{ id: number, roomId: number }> = []
-    for (const { id, claim } of claims) {
+    for (const [i, settled] of claims.entries()) {
+      const id = shoutIds[i]!
+      if (settled.status === 'rejected') {
+        ctx.log.warn({ err: settled.reason, shoutId: id }, 'could not claim the announcement of reactions; trying again in a second')
+        this.announceLater(id, Date.now() + REACTIONS_EVENT_EVERY_MS, true)
+        continue
+      }
+      const claim = settled.value
       if (claim?.due === true) due.push({ id, roomId: claim.roomId })
       else if (claim?.pending === true) this.announceLater(id, claim.announcedAt + REACTIONS_EVENT_EVERY_MS)
     }
     if (due.length === 0) return
-    const [settings, rooms] = await Promise.all([ShoutboxSettings.of(ctx).current(), Rooms.of(ctx).all()])
-    await ctx.transaction(async trx => {
-      const events = []
-      for (const { id, roomId } of due) {
-        const room = rooms.find(each => each.id === roomId)
-        if (room !== undefined) events.push({ ...await repository.record(trx, id, room.slug, settings.reactions, at), kind: 'shout-reactions' as const })
-      }
-      if (events.length > 0) await announceChange(ctx, trx, 'shout-reactions', events)
-    })
+    try {
+      const [settings, rooms] = await Promise.all([ShoutboxSettings.of(ctx).current(), Rooms.of(ctx).all()])
+      await ctx.transaction(async trx => {
+        const events = []
+        for (const { id, roomId } of due) {
+          const room = rooms.find(each => each.id === roomId)
+          if (room !== undefined) events.push({ ...await repository.record(trx, id, room.slug, settings.reactions), kind: 'shout-reactions' as const })
+        }
+        if (events.length > 0) await announceChange(ctx, trx, 'shout-reactions', events)
+      })
+    } catch (error) {
+      ctx.log.warn({ err: error, shouts: due.map(({ id }) => id) }, 'could not announce reactions; trying again in a second')
+      for (const { id } of due) this.announceLater(id, Date.now() + REACTIONS_EVENT_EVERY_MS, true)
+    }
   }
 
   /**
@@ -321,9 +353,11 @@ export class Reactions {
 
   /** Forgets the announcements not yet made (the addon stops; the next change of those shouts announces them). */
   stop (): void {
+    this.stopped = true
     for (const { timer } of this.ticks.values()) clearTimeout(timer)
     this.ticks.clear()
     this.waiting.clear()
+    this.retrying.clear()
   }
 }
 

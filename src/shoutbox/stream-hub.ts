@@ -77,10 +77,8 @@ export class StreamHub {
    * `maxMs` at most: work that can wait a moment (a reaction) lets a delivery under way to
    * every reader finish first, rather than slow it down between its slices.
    */
-  async delivered (maxMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([this.fanOut.settled(), new Promise<void>(resolve => { timer = setTimeout(resolve, maxMs) })])
-    clearTimeout(timer)
+  delivered (maxMs: number): Promise<void> {
+    return this.fanOut.settled(maxMs)
   }
 
   /** The host ends the streams themselves when it stops. */

@@ -154,23 +154,36 @@ t.test('a stream whose write throws is reported and skipped; the others get the 
   t.equal(fanOut.held, 0)
 })
 
-t.test('settled: at once with no walk under way; else when every subscriber has every event, events added meanwhile included', async t => {
+t.test('settled: at once with no walk under way; else when every subscriber has every event, events added meanwhile included; or when its time is up', async t => {
   const { fanOut, members } = board(1000, 100)
   let early = false
-  await fanOut.settled().then(() => { early = true })
+  await fanOut.settled(60_000).then(() => { early = true })
   t.ok(early, 'no walk: at once')
   fanOut.add(1, frame(1), 'general')
   let done = false
-  const settling = fanOut.settled().then(() => { done = true })
+  const settling = fanOut.settled(60_000).then(() => { done = true })
   await turn()
   await turn()
   fanOut.add(2, frame(2), 'general')
   t.notOk(done, 'not while the walk goes on')
   await settling
   t.ok(members.every(({ stream }) => stream.text === texts(1, 2)), 'by then every stream has both events')
-  fanOut.add(3, frame(3), 'general')
-  const stopping = fanOut.settled()
+  t.equal(fanOut.waiting, 0)
+  // A walk that outlasts the wait (an event arrives every turn): the waiter leaves when its
+  // time is up, and is not kept.
+  let timeUp = false
+  const waiting = fanOut.settled(5).then(() => { timeUp = true })
+  let turns = 0
+  for (let id = 3; !timeUp; id++, turns++) {
+    fanOut.add(id, frame(id), 'general')
+    await turn()
+  }
+  await waiting
+  t.ok(turns > 0, `its time was up while the walk went on (${turns} turns)`)
+  t.equal(fanOut.waiting, 0, 'nobody left waiting')
+  const stopping = fanOut.settled(60_000)
+  t.equal(fanOut.waiting, 1)
   fanOut.stop()
   await stopping
-  t.pass('a stop tells those waiting')
+  t.equal(fanOut.waiting, 0, 'a stop tells those waiting')
 })

@@ -5,7 +5,7 @@ import { RecentChanges, nextList } from '../../src/shoutbox/changes/list.js'
 import { ShoutboxSettings } from '../../src/shoutbox/settings.js'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { MAX_KEPT_BYTES } from '../../src/host/http/answer-cache.js'
-import { LIST_PAGE } from '../../src/shoutbox/endpoints/list-shouts.js'
+import { LIST_PAGE, LIST_STREAMED_BYTES } from '../../src/shoutbox/endpoints/list-shouts.js'
 import { ADMIN, build, login, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, TEST_DATABASE_URL, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
@@ -240,37 +240,65 @@ t.test('a list answer over MAX_KEPT_BYTES (maxShouts unset on a big board) is se
   t.not(app.answerCache.of('/api/shoutbox/list')!.current, undefined, 'kept')
 })
 
-t.test('a list of more than LIST_PAGE shouts is streamed a page at a time, byte for byte what one answer would be, and never kept', async t => {
+t.test('a list of more than LIST_PAGE shouts is read a page at a time: kept while it fits LIST_STREAMED_BYTES, else streamed, byte for byte what one answer would be', async t => {
   const app = await build(t)
   const cookie = await setUp(app)
-  const total = LIST_PAGE * 2 + 7
-  for (let first = 0; first < total; first += 1000) {
-    await app.db('shoutbox_shouts').insert(Array.from({ length: Math.min(1000, total - first) }, (_, i) => ({ message: `shout ${first + i} "ü" <b>`, username: 'admin', date: 1_700_000_000_000 + first + i })))
+  const insert = async (count: number, message: (i: number) => string): Promise<void> => {
+    for (let first = 0; first < count; first += 1000) {
+      await app.db('shoutbox_shouts').insert(Array.from({ length: Math.min(1000, count - first) }, (_, i) => ({ message: message(first + i), username: 'admin', date: 1_700_000_000_000 + first + i })))
+    }
   }
   const reads: number[] = []
   const counting = (query: { sql: string }): void => { if (query.sql.includes('shoutbox_shouts')) reads.push(1) }
-  app.db.on('query', counting)
-  const before = { ...countsOf(app) }
-  const response = await app.inject({ url: '/api/shoutbox/list' })
-  app.db.off('query', counting)
-  t.equal(response.statusCode, 200)
-  t.match(response.headers['content-type'], /^application\/json/)
-  t.equal(response.headers.etag, undefined, 'no ETag: the answer is not known before it is sent')
-  t.equal(response.body, await rebuilt(app), 'maxShouts unset: every shout, newest first, as one JSON.stringify of the answer')
-  t.equal(reads.length, 3, 'three pages: the first (one more than a page), the second, and the short last')
-  t.equal(countsOf(app).made - before.made, 1)
-  t.equal(app.answerCache.of('/api/shoutbox/list')!.current, undefined, 'nothing kept')
+  const list = async () => {
+    reads.length = 0
+    app.db.on('query', counting)
+    const response = await app.inject({ url: '/api/shoutbox/list' })
+    app.db.off('query', counting)
+    return response
+  }
+  const kept = () => app.answerCache.of('/api/shoutbox/list')!.current
 
-  // maxShouts over a page: streamed and cut exactly there, even in the middle of a page.
+  // 6,000 short shouts: two pages, under LIST_STREAMED_BYTES: one answer, kept.
+  await insert(LIST_PAGE + 1000, i => `short ${i} "ü" <b>`)
+  const small = await list()
+  t.equal(small.body, await rebuilt(app))
+  t.ok(small.rawPayload.length < LIST_STREAMED_BYTES, `${small.rawPayload.length} bytes`)
+  t.equal(reads.length, 2, 'two pages read')
+  t.not(small.headers.etag, undefined, 'an ETag')
+  t.not(kept(), undefined, 'kept')
+
+  // 6,000 more, longer: the first page alone passes LIST_STREAMED_BYTES, so the list is streamed.
+  // (Written behind the host's back: a settings change makes the kept list anew.)
+  await insert(LIST_PAGE + 1000, i => `long ${i} ${'x'.repeat(150)}`)
   const admin = await login(app, 'admin', ADMIN.password)
-  await app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie: admin }, payload: { maxShouts: LIST_PAGE + 3 } })
-  const cut = await app.inject({ url: '/api/shoutbox/list' })
+  await app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie: admin }, payload: { maxShouts: 100_000 } })
+  t.equal(kept(), undefined, 'the kept list is dropped')
+  const before = { ...countsOf(app) }
+  const big = await list()
+  t.equal(big.statusCode, 200)
+  t.match(big.headers['content-type'], /^application\/json/)
+  t.equal(big.headers.etag, undefined, 'no ETag: the answer is not known before it is sent')
+  t.equal(big.body, await rebuilt(app), 'every shout, newest first, as one JSON.stringify of the answer')
+  t.equal((big.json().shouts as unknown[]).length, 2 * LIST_PAGE + 2000)
+  t.equal(reads.length, 3, 'three pages: the first, which passed the bytes, the second, and the short last')
+  t.equal(countsOf(app).made - before.made, 1)
+  t.equal(kept(), undefined, 'nothing kept')
+
+  // maxShouts over two pages: streamed, and cut exactly there, in the middle of a page.
+  await app.inject({ method: 'PUT', url: '/panel/api/shoutbox/config', headers: { cookie: admin }, payload: { maxShouts: 2 * LIST_PAGE + 3 } })
+  const cut = await list()
   t.equal(cut.body, await rebuilt(app))
-  t.equal((cut.json().shouts as unknown[]).length, LIST_PAGE + 3)
+  t.equal((cut.json().shouts as unknown[]).length, 2 * LIST_PAGE + 3)
+  t.equal(reads.length, 3)
+  // Two at once share the decision, each reads its own pages.
+  const [one, two] = await Promise.all([app.inject({ url: '/api/shoutbox/list' }), app.inject({ url: '/api/shoutbox/list' })])
+  t.equal(one.body, cut.body)
+  t.equal(two.body, cut.body)
   // A publish meanwhile: the next list starts with it.
   await app.inject({ method: 'POST', url: '/api/panel/shoutbox', headers: { cookie }, payload: { message: 'the newest' } })
   const after = (await app.inject({ url: '/api/shoutbox/list' })).json().shouts as Array<{ message: string }>
   t.equal(after[0]!.message, 'the newest')
-  t.equal(after.length, LIST_PAGE + 3)
-  t.equal(app.answerCache.of('/api/shoutbox/list')!.current, undefined, 'still nothing kept')
+  t.equal(after.length, 2 * LIST_PAGE + 3)
+  t.equal(kept(), undefined, 'still nothing kept')
 })
