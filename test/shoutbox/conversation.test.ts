@@ -280,7 +280,6 @@ t.test('the stream: counts pending on several shouts go out together', async t =
   const later = rows.filter(row => row.count === 2)
   t.equal(later.length, 3, 'one later event a shout')
   t.same(later.map(row => row.id - later[0]!.id), [0, 1, 2], 'written together, in one transaction')
-  t.ok(later.at(-1)!.at - later[0]!.at < 250, 'at one moment')
   const earlier = rows.filter(row => row.count === 1)
   t.ok(later.every((row, i) => row.at - earlier[i]!.at >= 1000), 'each a second or more after its shout\'s last')
   const heard = reader.events.filter(e => e.event === 'shout-reactions').map(e => JSON.parse(e.data).reactions[0].count as number)
