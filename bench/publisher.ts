@@ -13,6 +13,7 @@
  */
 import net from 'node:net'
 import pg from 'pg'
+import { percentile } from './stats.js'
 
 interface Job {
   readonly url: string
@@ -265,11 +266,6 @@ function tick (): void {
   }
   if (now - start >= job.maxSeconds * 1000) stop()
   if (!stopped) timer = setTimeout(tick, Math.max(0, start + next * interval - performance.now()))
-}
-
-function percentile (values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
 }
 
 function stop (): void {

@@ -3,6 +3,7 @@
  * stream reader who counts the `shout-reactions` events the stream carries meanwhile.
  */
 import { connectSse } from '../test/helpers/sse.js'
+import { percentile } from './stats.js'
 
 export interface Reactors {
   /** The members' session cookies. */
@@ -31,10 +32,6 @@ export interface ReactingResult {
 
 const EMOJI = ['👍', '❤️', '😂', '😮', '😢', '🎉']
 
-function percentile (values: readonly number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN)
-}
 
 /** `members` members (made once, by the administrator's `cookie`, and signed in) and `shouts` shouts to react to. */
 export async function prepareReactors (url: string, cookie: string, members: number, shouts: number): Promise<Reactors> {
@@ -119,8 +116,8 @@ export function startReacting (url: string, reactors: Reactors, perSecond: numbe
         seconds: (stopped + 1500 - started) / 1000,
         mostInASecond: Math.max(0, ...perSecondHeard.values()),
         readerStatus: await reader.status,
-        answerP50: percentile(answerMs, 50),
-        answerP99: percentile(answerMs, 99)
+        answerP50: Math.round(percentile(answerMs, 50)),
+        answerP99: Math.round(percentile(answerMs, 99))
       }
     }
   }

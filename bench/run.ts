@@ -100,6 +100,7 @@ import { archiveSeedSql, measureArchive, measureSearches, SEARCHES, wholeBoardSe
 import type { PublisherResult } from './publisher.js'
 import { prepareReactors, startReacting, type ReactingResult, type Reactors } from './reactions.js'
 import type { SubscribersResult } from './subscribers.js'
+import { percentile } from './stats.js'
 import { startWebhookReceiver } from './webhooks.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -130,10 +131,6 @@ const median = (values: number[]): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-const percentile = (values: number[], p: number): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN
 }
 const log = (line: string): void => { process.stderr.write(`# ${line}\n`) }
 const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))

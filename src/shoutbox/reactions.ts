@@ -313,15 +313,7 @@ export class Reactions {
     }
     if (due.length === 0) return
     try {
-      const [settings, rooms] = await Promise.all([ShoutboxSettings.of(ctx).current(), Rooms.of(ctx).all()])
-      await ctx.transaction(async trx => {
-        const events = []
-        for (const { id, roomId } of due) {
-          const room = rooms.find(each => each.id === roomId)
-          if (room !== undefined) events.push({ ...await repository.record(trx, id, room.slug, settings.reactions), kind: 'shout-reactions' as const })
-        }
-        if (events.length > 0) await announceChange(ctx, trx, 'shout-reactions', events)
-      })
+      await this.record(due)
     } catch (error) {
       ctx.log.warn({ err: error, shouts: due.map(({ id }) => id) }, 'could not announce reactions; trying again in a second')
       for (const { id } of due) this.announceLater(id, Date.now() + REACTIONS_EVENT_EVERY_MS, true)
@@ -341,14 +333,24 @@ export class Reactions {
       if (claim.pending) this.announceLater(shoutId, claim.announcedAt + REACTIONS_EVENT_EVERY_MS)
       return claim.counts
     }
-    const [settings, rooms] = await Promise.all([ShoutboxSettings.of(ctx).current(), Rooms.of(ctx).all()])
-    const room = rooms.find(each => each.id === claim.roomId)
-    if (room === undefined) return claim.counts
-    await ctx.transaction(async trx => {
-      const event = await reactionsRepository(ctx.db).record(trx, shoutId, room.slug, settings.reactions)
-      await announceChange(ctx, trx, 'shout-reactions', [{ ...event, kind: 'shout-reactions' }])
-    })
+    await this.record([{ id: shoutId, roomId: claim.roomId }])
     return claim.counts
+  }
+
+  /** Writes the claimed shouts' counts as `shout-reactions` events, and announces them as one change, in one transaction. */
+  private async record (claimed: ReadonlyArray<{ id: number, roomId: number }>): Promise<void> {
+    const { ctx } = this
+    const repository = reactionsRepository(ctx.db)
+    const [settings, rooms] = await Promise.all([ShoutboxSettings.of(ctx).current(), Rooms.of(ctx).all()])
+    await ctx.transaction(async trx => {
+      const events = []
+      for (const { id, roomId } of claimed) {
+        // A room this process does not know of: nothing to say in it.
+        const room = rooms.find(each => each.id === roomId)
+        if (room !== undefined) events.push({ ...await repository.record(trx, id, room.slug, settings.reactions), kind: 'shout-reactions' as const })
+      }
+      if (events.length > 0) await announceChange(ctx, trx, 'shout-reactions', events)
+    })
   }
 
   /** Forgets the announcements not yet made (the addon stops; the next change of those shouts announces them). */
