@@ -8,7 +8,7 @@
  * On a schema of its own, migrated by the host, one publish at a time:
  * - five round trips: what `Publisher` wrote, through the same code — begin, the shout
  *   and its event (`shoutsRepository.insert`), the CREATED_SHOUT entry
- *   (`ActivityLogStore.write`), the notice (`pg_notify`, as the cluster sends it), commit;
+ *   (`activityLogRepository().write`), the notice (`pg_notify`, as the cluster sends it), commit;
  * - one statement: what it writes now, `insertAnnounced` (the same rows, and the notice
  *   built in SQL and sent on the cluster's channel, where this process listens).
  * Prints, per publish, the wall time, this process's CPU (user + system) and every
@@ -17,7 +17,7 @@
 import { execSync } from 'node:child_process'
 import type { Knex } from 'knex'
 import { buildApp } from '../src/host/app.js'
-import { ActivityLogStore } from '../src/host/services/activity-log.js'
+import { activityLogRepository } from '../src/host/services/activity-log.js'
 import { I18n } from '../src/host/services/i18n.js'
 import { MAX_NOTICE_BYTES } from '../src/shoutbox/changes/notice.js'
 import { EVENTS_TABLE } from '../src/shoutbox/tables.js'
@@ -37,7 +37,7 @@ const app = await buildApp({ hasher: testHasher, config: testConfig(), database:
 await setUp(app) // the administrator (user 1), the author of every shout here
 const db: Knex = app.db
 const admin = { id: 1, username: 'admin' }
-const activity = new ActivityLogStore(db, new I18n())
+const activity = activityLogRepository(db, new I18n())
 const shout = (n: number) => ({ message: `shout ${n}`, username: admin.username, date: Date.now(), authorId: admin.id, roomId: 1, replyToId: null, bot: false })
 
 async function fiveRoundTrips (n: number): Promise<void> {

@@ -20,26 +20,26 @@ export const REVIEW_DELETIONS_TO_SILENCE = 3
 export async function countFloodRefusal (ctx: AddonContext, user: SessionUser, settings: Pick<Settings, 'autoMuteAfter' | 'autoMuteMinutes'>): Promise<void> {
   if (settings.autoMuteAfter === 0) return
   await ctx.transaction(async trx => {
-    if (await count(trx, user.id, 'refusals_recent', REFUSALS_WITHIN_MS) < settings.autoMuteAfter) return
-    await reset(trx, user.id, 'refusals_recent')
-    await muteMember(ctx, trx, { userId: user.id, minutes: settings.autoMuteMinutes, reason: null, by: null })
+    if (await count(user.id, 'refusals_recent', REFUSALS_WITHIN_MS, trx) < settings.autoMuteAfter) return
+    await reset(user.id, 'refusals_recent', trx)
+    await muteMember(ctx, { userId: user.id, minutes: settings.autoMuteMinutes, reason: null, by: null }, trx)
   })
 }
 
 /** A member's shout deleted by review: the third within a day mutes them for `autoMuteMinutes`. */
-export async function countReviewDeletion (ctx: AddonContext, trx: Transaction, authorId: number, settings: Pick<Settings, 'autoMuteMinutes'>): Promise<void> {
-  if (await count(trx, authorId, 'review_deletions_recent', DELETIONS_WITHIN_MS) < REVIEW_DELETIONS_TO_SILENCE) return
-  await reset(trx, authorId, 'review_deletions_recent')
+export async function countReviewDeletion (ctx: AddonContext, authorId: number, settings: Pick<Settings, 'autoMuteMinutes'>, trx: Transaction): Promise<void> {
+  if (await count(authorId, 'review_deletions_recent', DELETIONS_WITHIN_MS, trx) < REVIEW_DELETIONS_TO_SILENCE) return
+  await reset(authorId, 'review_deletions_recent', trx)
   const author = await ctx.users.find(authorId, trx)
   if (author === undefined || ctx.permissions.has(author, 'MANAGE_SHOUTBOX')) return
-  await muteMember(ctx, trx, { userId: authorId, minutes: settings.autoMuteMinutes, reason: null, by: null })
+  await muteMember(ctx, { userId: authorId, minutes: settings.autoMuteMinutes, reason: null, by: null }, trx)
 }
 
 type Counted = 'refusals_recent' | 'review_deletions_recent'
 
 /** Adds one to the member's `column` (times, ms) and answers how many fall within `withinMs`. */
-async function count (trx: Transaction, userId: number, column: Counted, withinMs: number): Promise<number> {
-  const row = await lockFloodRow<Record<Counted, number[]>>(trx, userId, [column])
+async function count (userId: number, column: Counted, withinMs: number, trx: Transaction): Promise<number> {
+  const row = await lockFloodRow<Record<Counted, number[]>>(userId, [column], trx)
   const now = Date.now()
   const recent = [...row[column].filter(at => at > now - withinMs), now]
   await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).update({ [column]: JSON.stringify(recent) })
@@ -47,6 +47,6 @@ async function count (trx: Transaction, userId: number, column: Counted, withinM
 }
 
 /** Starts the count again (a silence was just given for it). */
-async function reset (trx: Transaction, userId: number, column: Counted): Promise<void> {
+async function reset (userId: number, column: Counted, trx: Transaction): Promise<void> {
   await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).update({ [column]: '[]' })
 }

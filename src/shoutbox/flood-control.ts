@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { TooManyRequests, type AddonContext, type Transaction } from '../sdk/index.js'
+import { TooManyRequests, type Transaction } from '../sdk/index.js'
 import { DuplicateShout } from './errors.js'
 import type { Settings } from './schemas.js'
 import { FLOOD_CONTROL_TABLE as TABLE } from './tables.js'
@@ -35,7 +35,7 @@ export type FloodRules = Pick<Settings, 'minSecondsBetweenShouts' | 'maxShoutsPe
  * after the other; deleting one's shouts does not give the allowance back.
  */
 /** The member's flood-control row (its `columns`), made if missing and locked until `trx` ends: posts or reactions sent at once to any number of processes are counted one after the other. */
-export async function lockFloodRow<T> (trx: Transaction, authorId: number, columns: readonly string[]): Promise<T> {
+export async function lockFloodRow<T> (authorId: number, columns: readonly string[], trx: Transaction): Promise<T> {
   const locked = async (): Promise<T | undefined> => await trx(TABLE).where({ author_id: authorId }).forUpdate().first(...columns) as T | undefined
   // A member who ever acted has a row: one round trip. The first action writes it.
   const row = await locked()
@@ -56,26 +56,23 @@ export function withinMinute (recent: readonly number[], perMinute: number, now:
   return kept
 }
 
-export async function admitPost (ctx: AddonContext, authorId: number, message: string, rules: FloodRules, trx?: Transaction): Promise<void> {
+export async function admitPost (authorId: number, message: string, rules: FloodRules, trx: Transaction): Promise<void> {
   const digest = createHash('sha256').update(message).digest('base64url')
-  const admit = async (trx: Transaction): Promise<void> => {
-    const row = await lockFloodRow<Row>(trx, authorId, ['recent', 'last_posted_at', 'last_digest', 'room_posted_at'])
-    const now = Date.now()
-    const last = row.last_posted_at === null ? null : Number(row.last_posted_at)
-    if (last !== null && row.last_digest === digest && now - last < DUPLICATE_WITHIN_MS) throw new DuplicateShout()
-    const gapMs = rules.minSecondsBetweenShouts * 1000
-    if (last !== null && now - last < gapMs) throw new TooManyRequests((last + gapMs - now) / 1000)
-    const room = String(rules.room.id)
-    const lastHere = row.room_posted_at[room]
-    const slowMs = rules.room.slowModeSeconds * 1000
-    if (lastHere !== undefined && now - lastHere < slowMs) throw new TooManyRequests((lastHere + slowMs - now) / 1000)
-    const recent = withinMinute(row.recent, rules.maxShoutsPerMinute, now)
-    await trx(TABLE).where({ author_id: authorId }).update({
-      recent: JSON.stringify([...recent, now]),
-      last_posted_at: now,
-      last_digest: digest,
-      room_posted_at: trx.raw('room_posted_at || jsonb_build_object(?::text, ?::bigint)', [room, now])
-    })
-  }
-  await (trx === undefined ? ctx.transaction(admit) : admit(trx))
+  const row = await lockFloodRow<Row>(authorId, ['recent', 'last_posted_at', 'last_digest', 'room_posted_at'], trx)
+  const now = Date.now()
+  const last = row.last_posted_at === null ? null : Number(row.last_posted_at)
+  if (last !== null && row.last_digest === digest && now - last < DUPLICATE_WITHIN_MS) throw new DuplicateShout()
+  const gapMs = rules.minSecondsBetweenShouts * 1000
+  if (last !== null && now - last < gapMs) throw new TooManyRequests((last + gapMs - now) / 1000)
+  const room = String(rules.room.id)
+  const lastHere = row.room_posted_at[room]
+  const slowMs = rules.room.slowModeSeconds * 1000
+  if (lastHere !== undefined && now - lastHere < slowMs) throw new TooManyRequests((lastHere + slowMs - now) / 1000)
+  const recent = withinMinute(row.recent, rules.maxShoutsPerMinute, now)
+  await trx(TABLE).where({ author_id: authorId }).update({
+    recent: JSON.stringify([...recent, now]),
+    last_posted_at: now,
+    last_digest: digest,
+    room_posted_at: trx.raw('room_posted_at || jsonb_build_object(?::text, ?::bigint)', [room, now])
+  })
 }

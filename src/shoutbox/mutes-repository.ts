@@ -39,7 +39,7 @@ const toMute = (row: Row): Mute => ({
 export function mutesRepository (db: Database) {
   return {
     /** The member's mute in force at `now`, if any. */
-    async active (userId: number, now: number, trx: Database | Transaction = db): Promise<Mute | undefined> {
+    async active (userId: number, now: number, trx: Database = db): Promise<Mute | undefined> {
       const row = await trx(MUTES_TABLE).where({ user_id: userId }).where(q => { void q.whereNull('until').orWhere('until', '>', now) }).first<Row | undefined>()
       return row === undefined ? undefined : toMute(row)
     },

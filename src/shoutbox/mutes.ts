@@ -11,7 +11,7 @@ const MINUTE_MS = 60_000
  * for no such account; holders of MANAGE_SHOUTBOX cannot be muted (403). Logged
  * MUTED_USER; the member's open pages hide their composer at once.
  */
-export async function muteMember (ctx: AddonContext, trx: Transaction, { userId, minutes, reason, by }: { userId: number, minutes: number | null, reason: string | null, by: Actor | null }): Promise<Mute> {
+export async function muteMember (ctx: AddonContext, { userId, minutes, reason, by }: { userId: number, minutes: number | null, reason: string | null, by: Actor | null }, trx: Transaction): Promise<Mute> {
   const member = await ctx.users.find(userId, trx)
   if (member === undefined) throw new NotFound()
   if (ctx.permissions.has(member, 'MANAGE_SHOUTBOX')) throw new NoPermission()
@@ -21,7 +21,7 @@ export async function muteMember (ctx: AddonContext, trx: Transaction, { userId,
   const { variant, amount } = muteSentence(minutes, reason)
   await ctx.activityLog.write({ type: 'MUTED_USER', user: by, details: { userId, user: member.username, minutes, until, reason, amount, variant } }, trx)
   await ctx.webhooks.enqueue('member.muted', [{ data: { userId, username: member.username, until, reason, by: by?.username ?? null } }], trx)
-  await announceToMember(ctx, trx, 'posting-changed', userId)
+  await announceToMember(ctx, 'posting-changed', userId, trx)
   return made
 }
 

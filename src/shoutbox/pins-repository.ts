@@ -14,7 +14,7 @@ const PG_FOREIGN_KEY_VIOLATION = '23503'
  */
 export function pinsRepository (db: Database) {
   /** Records `kind` for the shouts whose ids the statement `change` on the pins table returns as `shout_id`. */
-  const withEvent = async (trx: Transaction, kind: string, change: ReturnType<Database['raw']>): Promise<number | undefined> => {
+  const withEvent = async (kind: string, change: ReturnType<Database['raw']>, trx: Transaction): Promise<number | undefined> => {
     const result = await trx.raw<{ rows: Array<{ id: number }> }>(`
       with p as (? returning shout_id)
       insert into ?? (kind, shout, created_at)
@@ -58,7 +58,7 @@ export function pinsRepository (db: Database) {
     /** The event id; `undefined` when there is no such shout (any more). */
     async pin (shoutId: number, trx: Transaction): Promise<number | undefined> {
       try {
-        return await withEvent(trx, 'shout-pinned', trx.raw('insert into ?? (shout_id, pinned_at) values (?, ?)', [PINS_TABLE, shoutId, Date.now()]))
+        return await withEvent('shout-pinned', trx.raw('insert into ?? (shout_id, pinned_at) values (?, ?)', [PINS_TABLE, shoutId, Date.now()]), trx)
       } catch (error) {
         if ((error as { code?: unknown }).code === PG_FOREIGN_KEY_VIOLATION) return undefined
         throw error
@@ -67,7 +67,7 @@ export function pinsRepository (db: Database) {
 
     /** The event id; `undefined` when the shout was not pinned. */
     async unpin (shoutId: number, trx: Transaction): Promise<number | undefined> {
-      return withEvent(trx, 'shout-unpinned', trx.raw('delete from ?? where shout_id = ?', [PINS_TABLE, shoutId]))
+      return withEvent('shout-unpinned', trx.raw('delete from ?? where shout_id = ?', [PINS_TABLE, shoutId]), trx)
     }
   }
 }

@@ -48,7 +48,7 @@ export async function postInRoom (ctx: AddonContext, user: SessionUser, room: Ro
   const checked = await WatchedWords.of(ctx).check(user, message)
   if (!ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
     try {
-      await admitPost(ctx, user.id, checked.message, floodRules(settings, room))
+      await ctx.transaction(trx => admitPost(user.id, checked.message, floodRules(settings, room), trx))
     } catch (error) {
       if (error instanceof TooManyRequests) await countFloodRefusal(ctx, user, settings)
       throw error

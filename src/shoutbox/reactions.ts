@@ -65,10 +65,10 @@ export function reactionsRepository (db: Database) {
      * The nonzero counts of each of `shoutIds`, the emoji of `set` only and in its order;
      * with `viewerId`, whether that user's reaction is among them (`mine`).
      */
-    async of (shoutIds: readonly number[], set: readonly string[], viewerId: number | null, trx?: Transaction): Promise<Map<number, Reaction[]>> {
+    async of (shoutIds: readonly number[], set: readonly string[], viewerId: number | null, trx: Database = db): Promise<Map<number, Reaction[]>> {
       const found = new Map<number, Reaction[]>()
       if (shoutIds.length === 0) return found
-      const rows = await (trx ?? db)(REACTIONS_TABLE).whereIn('shout_id', [...shoutIds]).whereIn('emoji', [...set])
+      const rows = await trx(REACTIONS_TABLE).whereIn('shout_id', [...shoutIds]).whereIn('emoji', [...set])
         .groupBy('shout_id', 'emoji')
         .select<Array<ReactionRow & { shout_id: number | string }>>(
           'shout_id', 'emoji', db.raw('count(*) as count'), db.raw('coalesce(bool_or(user_id = ?), false) as mine', [viewerId ?? 0]))
@@ -191,7 +191,7 @@ export function reactionsRepository (db: Database) {
      * event. Its time is the shout's announcement time too, so the next one is a whole
      * second after this one is sent, not after it was claimed.
      */
-    async record (trx: Transaction, shoutId: number, room: string, set: readonly string[]): Promise<{ id: number, shout: ReactionCounts }> {
+    async record (shoutId: number, room: string, set: readonly string[], trx: Transaction): Promise<{ id: number, shout: ReactionCounts }> {
       const counts = (await this.of([shoutId], set, null, trx)).get(shoutId) ?? []
       const shout: ReactionCounts = { id: shoutId, room, reactions: counts }
       const now = Date.now()
@@ -347,9 +347,9 @@ export class Reactions {
       for (const { id, roomId } of claimed) {
         // A room this process does not know of: nothing to say in it.
         const room = rooms.find(each => each.id === roomId)
-        if (room !== undefined) events.push({ ...await repository.record(trx, id, room.slug, settings.reactions), kind: 'shout-reactions' as const })
+        if (room !== undefined) events.push({ ...await repository.record(id, room.slug, settings.reactions, trx), kind: 'shout-reactions' as const })
       }
-      if (events.length > 0) await announceChange(ctx, trx, 'shout-reactions', events)
+      if (events.length > 0) await announceChange(ctx, 'shout-reactions', events, trx)
     })
   }
 

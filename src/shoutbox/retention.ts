@@ -71,7 +71,7 @@ export class Retention {
       await ctx.activityLog.write({ type: 'PRUNED_SHOUTS', user: null, details: { count: pruned.length } }, trx)
       for (let start = 0; start < pruned.length; start += IDS_PER_NOTICE) {
         const part = pruned.slice(start, start + IDS_PER_NOTICE)
-        await announceChange(ctx, trx, 'shout-deleted', part.map(({ eventId, shout }) => ({ id: eventId, kind: 'shout-deleted', shout: { id: shout.id, room: shout.room } })))
+        await announceChange(ctx, 'shout-deleted', part.map(({ eventId, shout }) => ({ id: eventId, kind: 'shout-deleted', shout: { id: shout.id, room: shout.room } })), trx)
       }
       for (const { shout } of pruned) ctx.events.emit(ShoutDeleted, shout, trx)
       await ctx.notifications.remove(pruned.map(({ shout }) => mentionKey(shout.id)), trx)

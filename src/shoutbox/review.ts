@@ -76,19 +76,19 @@ const offBoard = (row: ReviewRow): OffBoard => ({
 export function reviewRepository (db: Database) {
   return {
     /** Puts a shout off the board; a held one takes a new id from the shouts' own sequence. */
-    async put (shout: Omit<OffBoard, 'id' | 'since'> & { id?: number }, trx?: Transaction): Promise<OffBoard> {
-      const q = trx ?? db
-      const id = shout.id ?? Number((await q.raw<{ rows: Array<{ id: string }> }>('select nextval(pg_get_serial_sequence(?, ?)) as id', [SHOUTS_TABLE, 'id'])).rows[0]!.id)
-      const [row] = await q(REVIEW_TABLE).insert({
+    async put (shout: Omit<OffBoard, 'id' | 'since'> & { id?: number }, trx: Database = db): Promise<OffBoard> {
+      const id = shout.id ?? Number((await trx.raw<{ rows: Array<{ id: string }> }>('select nextval(pg_get_serial_sequence(?, ?)) as id', [SHOUTS_TABLE, 'id'])).rows[0]!.id)
+      const [row] = await trx(REVIEW_TABLE).insert({
         id, room_id: shout.roomId, author_id: shout.authorId, username: shout.username, message: shout.message, date: shout.date,
         reply_to_id: shout.replyToId, state: shout.state, why: shout.why, since: Date.now()
       }).returning<ReviewRow[]>('*')
       return offBoard(row!)
     },
 
-    async find (id: number, trx?: Transaction): Promise<OffBoard | undefined> {
-      const query = (trx ?? db)(REVIEW_TABLE).where({ id }).first<ReviewRow | undefined>()
-      const row = await (trx === undefined ? query : query.forUpdate())
+    /** With a transaction, its row locked until the transaction ends. */
+    async find (id: number, trx: Database = db): Promise<OffBoard | undefined> {
+      const query = trx(REVIEW_TABLE).where({ id }).first<ReviewRow | undefined>()
+      const row = await (trx.isTransaction === true ? query.forUpdate() : query)
       return row === undefined ? undefined : offBoard(row)
     },
 
@@ -202,7 +202,7 @@ export async function reportShout (ctx: AddonContext, user: SessionUser, shoutId
   const authorIsStaff = author !== undefined && ctx.permissions.has(author, 'MANAGE_SHOUTBOX')
   await ctx.transaction(async trx => {
     // The member's flood row, locked: their reports are counted one after the other, on every process.
-    await lockFloodRow(trx, user.id, ['author_id'])
+    await lockFloodRow(user.id, ['author_id'], trx)
     const reports = reportsRepository(ctx.db)
     const now = Date.now()
     const recent = await reports.madeSince(user.id, now - HOUR_MS, trx)
@@ -217,7 +217,7 @@ export async function reportShout (ctx: AddonContext, user: SessionUser, shoutId
       id: shout.id, roomId: shout.roomId, authorId: shout.authorId, username: shout.username, message: shout.message, date: shout.date,
       replyToId: shout.replyTo === null ? null : shout.replyTo.id, state: 'hidden', why: 'reports'
     }, trx)
-    await deleteShout(ctx, trx, shoutId)
+    await deleteShout(ctx, shoutId, trx)
   })
 }
 
@@ -248,9 +248,9 @@ export async function review (ctx: AddonContext, moderator: SessionUser, shoutId
     reporters = await reports.resolve(shoutId, action, trx)
     if (action === 'delete') {
       if (off !== undefined) await queue.remove(shoutId, trx)
-      else await deleteShout(ctx, trx, shoutId)
+      else await deleteShout(ctx, shoutId, trx)
       await ctx.activityLog.write({ type: 'DELETED_SHOUT', user: moderator, details }, trx)
-      if (about.authorId !== null) await countReviewDeletion(ctx, trx, about.authorId, settings)
+      if (about.authorId !== null) await countReviewDeletion(ctx, about.authorId, settings, trx)
     } else {
       if (off !== undefined) {
         await queue.remove(shoutId, trx)
@@ -258,7 +258,7 @@ export async function review (ctx: AddonContext, moderator: SessionUser, shoutId
       }
       await ctx.activityLog.write({ type: action === 'approve' ? 'APPROVED_SHOUT' : 'DISMISSED_REPORTS', user: moderator, details: { ...details, reports: reporters.length } }, trx)
     }
-    if (muteMinutes !== undefined && about.authorId !== null) await muteMember(ctx, trx, { userId: about.authorId, minutes: muteMinutes, reason: null, by: moderator })
+    if (muteMinutes !== undefined && about.authorId !== null) await muteMember(ctx, { userId: about.authorId, minutes: muteMinutes, reason: null, by: moderator }, trx)
     for (const reporter of reporters) {
       await ctx.notifications.notify(reporter, {
         kind: 'report-resolved', data: { shoutId, room: about.room, outcome: OUTCOMES[action], excerpt: excerptOf(about.message) }

@@ -80,8 +80,8 @@ const toRow = (changes: RoomChanges): Partial<RoomRow> => {
 export function roomsRepository (db: Database) {
   return {
     /** Every room, archived ones too: the default room first, then by position (then age). */
-    async all (trx?: Transaction): Promise<Room[]> {
-      const rows = await (trx ?? db)(ROOMS_TABLE).orderByRaw('id = ? desc, position, id', [GENERAL_ROOM_ID]).select<RoomRow[]>(
+    async all (trx: Database = db): Promise<Room[]> {
+      const rows = await trx(ROOMS_TABLE).orderByRaw('id = ? desc, position, id', [GENERAL_ROOM_ID]).select<RoomRow[]>(
         'id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds')
       return rows.map(fromRow)
     },

@@ -13,11 +13,11 @@ import { shoutSubject, shoutsRepository } from './shouts-repository.js'
  */
 
 /** `byModerator`: the author may no longer edit it (see `shoutsRepository.edit`). */
-export async function editShout (ctx: AddonContext, trx: Transaction, id: number, message: string, byModerator: boolean): Promise<RoomShout> {
-  const edited = await shoutsRepository(ctx.db).edit(id, message, trx, byModerator)
+export async function editShout (ctx: AddonContext, id: number, message: string, byModerator: boolean, trx: Transaction): Promise<RoomShout> {
+  const edited = await shoutsRepository(ctx.db).edit(id, message, byModerator, trx)
   if (edited === undefined) throw new NotFound()
   const { shout, eventId } = edited
-  await announceChange(ctx, trx, 'shout-edited', [{ id: eventId, kind: 'shout-edited', shout }])
+  await announceChange(ctx, 'shout-edited', [{ id: eventId, kind: 'shout-edited', shout }], trx)
   const { id: _, replyTo, ...told } = shout
   await ctx.webhooks.enqueue('shout.edited', [{ data: { id, ...told, replyTo: replyTo?.id ?? null }, subject: shoutSubject(id) }], trx)
   ctx.events.emit(ShoutEdited, shout, trx)
@@ -25,11 +25,11 @@ export async function editShout (ctx: AddonContext, trx: Transaction, id: number
 }
 
 /** The deleted shout, as it was. Its text leaves the stream's history; its event carries the id alone; the notifications of its mentions are removed. */
-export async function deleteShout (ctx: AddonContext, trx: Transaction, id: number): Promise<RoomShout> {
+export async function deleteShout (ctx: AddonContext, id: number, trx: Transaction): Promise<RoomShout> {
   const deleted = await shoutsRepository(ctx.db).delete(id, trx)
   if (deleted === undefined) throw new NotFound()
   const { shout, eventId } = deleted
-  await announceChange(ctx, trx, 'shout-deleted', [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id, room: shout.room } }])
+  await announceChange(ctx, 'shout-deleted', [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id, room: shout.room } }], trx)
   // Its mentions' notifications go with it, and its text leaves the deliveries not yet sent.
   await ctx.notifications.remove([mentionKey(shout.id)], trx)
   await ctx.webhooks.redact(shoutSubject(shout.id), ['message'], trx)

@@ -84,7 +84,7 @@ export interface ArchiveQuery {
  */
 export function shoutsRepository (db: Database) {
   /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
-  const withEvents = (trx: Transaction, kind: string, change: ReturnType<Database['raw']>) => trx.raw<{ rows: RecordedRow[] }>(`
+  const withEvents = (kind: string, change: ReturnType<Database['raw']>, trx: Transaction) => trx.raw<{ rows: RecordedRow[] }>(`
     with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
     e as (insert into ?? (kind, shout, created_at)
           select ?, ${EVENT_SHOUT}, ? from s
@@ -280,10 +280,10 @@ export function shoutsRepository (db: Database) {
     },
 
     /** The shout, its room's id and its author's id (null for shouts stored before authors were kept); with `trx`, its row locked until `trx` ends. */
-    async findWithAuthor (id: number, trx?: Transaction): Promise<(RoomShout & { authorId: number | null, roomId: number }) | undefined> {
-      const query = (trx ?? db)(SHOUTS_TABLE).where({ id })
+    async findWithAuthor (id: number, trx: Database = db): Promise<(RoomShout & { authorId: number | null, roomId: number }) | undefined> {
+      const query = trx(SHOUTS_TABLE).where({ id })
         .first<(RoomShout & { author_id: number | null, room_id: number }) | undefined>(...COLUMNS, 'author_id', 'room_id', db.raw(`${slugOf('room_id')} as room`), REPLY_TO)
-      const row = await (trx === undefined ? query : query.forUpdate())
+      const row = await (trx.isTransaction === true ? query.forUpdate() : query)
       if (row === undefined) return undefined
       const { author_id: authorId, room_id: roomId, ...shout } = row
       return { ...shout, id: Number(shout.id), date: Number(shout.date), authorId, roomId }
@@ -295,9 +295,8 @@ export function shoutsRepository (db: Database) {
      * cannot be read back by replaying the stream's history. `byModerator` marks the
      * shout as no longer its author's to edit.
      */
-    async edit (id: number, message: string, trx: Transaction, byModerator = false): Promise<Recorded | undefined> {
-      const result = await withEvents(trx, 'shout-edited',
-        trx.raw(`update ?? set message = ?${byModerator ? ', moderated = true' : ''} where id = ?`, [SHOUTS_TABLE, message, id]))
+    async edit (id: number, message: string, byModerator: boolean, trx: Transaction): Promise<Recorded | undefined> {
+      const result = await withEvents('shout-edited', trx.raw(`update ?? set message = ?${byModerator ? ', moderated = true' : ''} where id = ?`, [SHOUTS_TABLE, message, id]), trx)
       const row = result.rows[0]
       if (row === undefined) return undefined
       // The old text leaves the history: earlier edits are superseded by this one (so a

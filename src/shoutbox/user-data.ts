@@ -54,7 +54,7 @@ export async function eraseMember (ctx: AddonContext, userId: number, mode: Eras
   await trx(REVIEW_TABLE).where({ author_id: userId }).delete()
   if (mode === 'delete') {
     const ids = await trx(SHOUTS_TABLE).where({ author_id: userId }).orderBy('id').pluck('id')
-    for (const id of ids) await deleteShout(ctx, trx, Number(id))
+    for (const id of ids) await deleteShout(ctx, Number(id), trx)
     return
   }
   const renamed: Array<{ id: number | string }> = await trx(SHOUTS_TABLE).where({ author_id: userId })
@@ -65,5 +65,5 @@ export async function eraseMember (ctx: AddonContext, userId: number, mode: Eras
     where (shout->>'id')::bigint = any(?) and shout->>'username' is not null`, [EVENTS_TABLE, DELETED_USER_NAME, ids])
   await trx.raw(`update ?? set shout = jsonb_set(shout, '{replyTo,username}', to_jsonb(?::text))
     where (shout->'replyTo'->>'id')::bigint = any(?) and shout->'replyTo'->>'username' is not null`, [EVENTS_TABLE, DELETED_USER_NAME, ids])
-  await announceChange(ctx, trx, 'authors-renamed')
+  await announceChange(ctx, 'authors-renamed', [], trx)
 }

@@ -39,8 +39,8 @@ export function watchedWordsRepository (db: Database) {
       throw new WatchedWordExists(existing!.id)
     },
 
-    async count (trx?: Transaction): Promise<number> {
-      const row = await (trx ?? db)(WATCHED_WORDS_TABLE).count({ count: '*' }).first<{ count: number | string }>()
+    async count (trx: Database = db): Promise<number> {
+      const row = await trx(WATCHED_WORDS_TABLE).count({ count: '*' }).first<{ count: number | string }>()
       return Number(row?.count ?? 0)
     },
 
@@ -83,6 +83,6 @@ export class WatchedWords {
 
   /** Tells every process the list changed, once `trx` commits. */
   static async changed (ctx: AddonContext, trx: Transaction): Promise<void> {
-    await announceChange(ctx, trx, 'watched-words')
+    await announceChange(ctx, 'watched-words', [], trx)
   }
 }

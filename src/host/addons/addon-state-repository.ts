@@ -1,7 +1,7 @@
-import type { Knex } from 'knex'
+import type { Database } from '../../sdk/index.js'
 
 /** `addon_state`: which addons the operator turned off (an addon with no row is on). */
-export function addonStateRepository (db: Knex) {
+export function addonStateRepository (db: Database) {
   return {
     /** Enabled or not, by addon id; only addons the operator ever switched have an entry. */
     async all (): Promise<Map<string, boolean>> {
@@ -9,7 +9,7 @@ export function addonStateRepository (db: Knex) {
       return new Map(rows.map(row => [row.addon_id, row.enabled]))
     },
 
-    async set (addonId: string, enabled: boolean, trx: Knex = db): Promise<void> {
+    async set (addonId: string, enabled: boolean, trx: Database = db): Promise<void> {
       await trx('addon_state').insert({ addon_id: addonId, enabled }).onConflict('addon_id').merge()
     }
   }

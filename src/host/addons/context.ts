@@ -6,13 +6,13 @@ import { IDENTITY_CHANGED, isUserSignedOut, USER_SIGNED_OUT } from '../identity/
 import type { UsersRepository } from '../identity/users.js'
 import type { Identity } from '../plugins/identity.js'
 import type { Webhooks } from '../plugins/webhooks.js'
-import type { ActivityLogStore } from '../services/activity-log.js'
-import type { AddonConfigStore } from '../services/addon-config.js'
+import type { ActivityLogRepository } from '../services/activity-log.js'
+import type { AddonConfigRepository } from '../services/addon-config.js'
 import type { Cluster } from '../services/cluster.js'
 import type { EventBus } from '../services/event-bus.js'
 import type { I18n } from '../services/i18n.js'
 import type { Metrics } from '../services/metrics.js'
-import type { NotificationStore } from '../services/notifications.js'
+import type { Notifications } from '../services/notifications.js'
 import type { WebhookOutbox } from '../webhooks/outbox.js'
 import type { AddonRegistry } from './registry.js'
 
@@ -20,9 +20,9 @@ import type { AddonRegistry } from './registry.js'
 export interface ContextServices {
   readonly db: Knex
   readonly log: FastifyBaseLogger
-  readonly activity: ActivityLogStore
-  readonly notifications: NotificationStore
-  readonly config: AddonConfigStore
+  readonly activity: ActivityLogRepository
+  readonly notifications: Notifications
+  readonly config: AddonConfigRepository
   readonly cluster: Cluster
   readonly events: EventBus
   readonly i18n: I18n
@@ -45,11 +45,11 @@ export interface HostContext extends AddonContext {
   readonly identity: Identity
   readonly addons: AddonRegistry
   /** The whole feed (an addon only writes its own entries). */
-  readonly activityFeed: ActivityLogStore
+  readonly activityFeed: ActivityLogRepository
   /** Every owner's strings (the permission catalogue shows addons' titles). */
   readonly strings: I18n
   /** Every owner's notifications, as their users read them. */
-  readonly notificationStore: NotificationStore
+  readonly notificationCenter: Notifications
   /** The webhooks the panel manages, and this process's sender. */
   readonly webhookAdmin: Webhooks
 }
@@ -119,5 +119,5 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
 }
 
 export function createHostContext (owner: Owner, services: ContextServices, identity: Identity, addons: AddonRegistry, webhooks: Webhooks): HostContext {
-  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n, notificationStore: services.notifications, webhookAdmin: webhooks }
+  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n, notificationCenter: services.notifications, webhookAdmin: webhooks }
 }

@@ -31,7 +31,7 @@ export class ListNotifications extends LoggedInApi<typeof ListSchema, HostContex
   }
 
   async handle ({ ctx, query, user }: SignedInCall<typeof ListSchema, HostContext>): Promise<Successful> {
-    return new Successful(await ctx.notificationStore.page(user.id, query.before === undefined ? undefined : Number(query.before), query.limit))
+    return new Successful(await ctx.notificationCenter.page(user.id, query.before === undefined ? undefined : Number(query.before), query.limit))
   }
 }
 
@@ -51,7 +51,7 @@ export class MarkNotificationsRead extends LoggedInApi<typeof ReadSchema, HostCo
 
   async handle ({ ctx, body, user }: SignedInCall<typeof ReadSchema, HostContext>): Promise<Successful> {
     if ('all' in body && !body.all) throw new BadRequest({ reason: 'all: true, or the ids' })
-    return new Successful({ unread: await ctx.notificationStore.markRead(user.id, 'ids' in body ? body.ids : 'all') })
+    return new Successful({ unread: await ctx.notificationCenter.markRead(user.id, 'ids' in body ? body.ids : 'all') })
   }
 }
 
@@ -72,9 +72,9 @@ export class NotificationStream extends LoggedInApi<Record<string, never>, HostC
 
   async handle ({ ctx, user, openEventStream }: SignedInCall<Record<string, never>, HostContext>): Promise<void> {
     const stream = openEventStream()
-    const store = ctx.notificationStore
-    const stop = store.listen(user.id, ({ event, ...data }) => stream.write(new EventFrame(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)))
+    const center = ctx.notificationCenter
+    const stop = center.listen(user.id, ({ event, ...data }) => stream.write(new EventFrame(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)))
     stream.onClose(stop)
-    stream.write(new EventFrame(`event: ready\ndata: ${JSON.stringify({ unread: await store.unread(user.id) })}\n\n`))
+    stream.write(new EventFrame(`event: ready\ndata: ${JSON.stringify({ unread: await center.unread(user.id) })}\n\n`))
   }
 }

@@ -72,10 +72,10 @@ export class UpdateRole extends PanelApi<typeof UpdateRoleSchema, HostContext> {
     const { ctx } = call
     const input = { name: call.body.name.trim(), permissions: await knownNodes(ctx, call.user, call.body.permissions) }
     const role = await ctx.transaction(async trx => {
-      const updated = await ctx.identity.roles.update(Number(call.params.id), input, trx, current => {
+      const updated = await ctx.identity.roles.update(Number(call.params.id), input, current => {
         assertNotOwnRole(call.user, current.id)
         assertHoldsAll(call.user, [...current.permissions, ...input.permissions])
-      })
+      }, trx)
       await ctx.identity.sessions.identityChanged(trx)
       await ctx.activityLog.write({ type: 'UPDATED_ROLE', user: call.user, details: { role: updated.name } }, trx)
       return updated

@@ -128,7 +128,7 @@ export class UpdateUser extends PanelApi<typeof UpdateUserSchema, HostContext> {
       const updated = await identity.users.update(id, change, trx)
       if (updated === undefined) throw new NotFound()
       if (change.roleId !== undefined || change.disabled === true || change.passwordHash !== undefined) {
-        await identity.sessions.endSessionsOf(id, trx)
+        await identity.sessions.endSessionsOf(id, undefined, trx)
       }
       await ctx.activityLog.write(changeEntries(caller, target, change, currentRole, newRole), trx)
       return updated

@@ -39,7 +39,7 @@ export class ChangePassword extends LoggedInApi<typeof ChangePasswordSchema, Hos
       const current = await users.find(account.id, trx)
       if (current === undefined || current.disabled) throw new NotLoggedIn()
       await users.update(account.id, { passwordHash }, trx)
-      await sessions.endSessionsOf(account.id, trx, call.cookies[ctx.identity.sessionCookie.name])
+      await sessions.endSessionsOf(account.id, call.cookies[ctx.identity.sessionCookie.name], trx)
       await ctx.activityLog.write({ type: 'CHANGED_PASSWORD', user: call.user }, trx)
     })
     return new Successful()

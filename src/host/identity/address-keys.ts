@@ -1,5 +1,5 @@
 import { createHmac, randomBytes } from 'node:crypto'
-import type { Knex } from 'knex'
+import type { Database } from '../../sdk/index.js'
 import { clientKey } from '../../sdk/client-address.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
@@ -16,7 +16,7 @@ const DAY_MS = 24 * 60 * 60 * 1000
 export class AddressKeys {
   private current: { day: string, key: Buffer } | undefined
 
-  constructor (private readonly db: Knex, private readonly now: () => number = Date.now) {}
+  constructor (private readonly db: Database, private readonly now: () => number = Date.now) {}
 
   /** The key that stands for `address` today (base64url). */
   async of (address: string): Promise<string> {

@@ -1,5 +1,4 @@
-import type { Knex } from 'knex'
-import { TooManyRequests } from '../../sdk/index.js'
+import { type Database, TooManyRequests } from '../../sdk/index.js'
 import type { AddressKeys } from './address-keys.js'
 
 export interface QuotaPolicy {
@@ -18,7 +17,7 @@ export interface QuotaPolicy {
 export class AddressQuota {
   private purgedAt = 0
 
-  constructor (private readonly db: Knex, private readonly name: string, private readonly policy: QuotaPolicy, private readonly addresses: AddressKeys) {}
+  constructor (private readonly db: Database, private readonly name: string, private readonly policy: QuotaPolicy, private readonly addresses: AddressKeys) {}
 
   /** Counts `amount` attempts (one by default; a lookup of fifty names is fifty). */
   async take (address: string, amount = 1): Promise<void> {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Knex } from 'knex'
-import { ALL_PERMISSIONS, holdsNode, type SessionUser } from '../../sdk/index.js'
+import { ALL_PERMISSIONS, type Database, holdsNode, type SessionUser, type Transaction } from '../../sdk/index.js'
 import type { Cluster } from '../services/cluster.js'
 import { hashToken, IDENTITY_CHANGED, isUserSignedOut, SIGNED_OUT, USER_SIGNED_OUT } from './sessions.js'
 import { SESSION_USER_COLUMNS, toSessionUser, withRole, type SessionUserRow } from './users.js'
@@ -72,7 +71,7 @@ export class ApiTokens {
   private readonly lastUseWritten = new Map<number, number>()
   private generation = 0
 
-  constructor (private readonly db: Knex, private readonly cluster: Cluster, private readonly now: () => number = Date.now) {
+  constructor (private readonly db: Database, private readonly cluster: Cluster, private readonly now: () => number = Date.now) {
     cluster.subscribe(SIGNED_OUT, hash => {
       this.generation++
       this.known.delete(hash)
@@ -96,7 +95,7 @@ export class ApiTokens {
   }
 
   /** A new token of `userId`; its secret is in the answer and nowhere else. */
-  async create (userId: number, token: { name: string, permissions: readonly string[], expiresInDays: number }, trx: Knex = this.db): Promise<{ token: ApiToken, secret: string }> {
+  async create (userId: number, token: { name: string, permissions: readonly string[], expiresInDays: number }, trx: Database = this.db): Promise<{ token: ApiToken, secret: string }> {
     const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url')
     const createdAt = this.now()
     const [row] = await trx('api_tokens').insert({
@@ -111,7 +110,7 @@ export class ApiTokens {
   }
 
   /** How many tokens `userId` holds, expired ones included (they still show in the list until revoked). */
-  async countOf (userId: number, trx: Knex = this.db): Promise<number> {
+  async countOf (userId: number, trx: Database = this.db): Promise<number> {
     const [row] = await trx('api_tokens').where({ user_id: userId }).count<Array<{ count: number | string }>>({ count: '*' })
     return Number(row?.count ?? 0)
   }
@@ -126,7 +125,7 @@ export class ApiTokens {
    * Revokes `userId`'s token `id` (inside `trx`); on commit every process forgets it.
    * Undefined when the user has no such token.
    */
-  async revoke (userId: number, id: number, trx: Knex.Transaction): Promise<ApiToken | undefined> {
+  async revoke (userId: number, id: number, trx: Transaction): Promise<ApiToken | undefined> {
     const [row] = await trx('api_tokens').where({ id, user_id: userId }).delete().returning<Array<Row & { secret_hash: string }>>('*')
     if (row === undefined) return undefined
     await this.cluster.notify(SIGNED_OUT, row.secret_hash, trx)

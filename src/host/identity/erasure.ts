@@ -12,6 +12,6 @@ import type { Identity } from '../plugins/identity.js'
 export async function eraseAccount (identity: Identity, addons: AddonRegistry, userId: number, trx: Transaction): Promise<void> {
   const { erasure } = await identity.siteSettings.read(trx)
   await addons.eraseUser(userId, erasure, trx)
-  await identity.sessions.endSessionsOf(userId, trx)
+  await identity.sessions.endSessionsOf(userId, undefined, trx)
   await identity.users.delete(userId, trx)
 }

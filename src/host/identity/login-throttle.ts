@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto'
-import type { Knex } from 'knex'
-import { TooManyRequests } from '../../sdk/index.js'
+import { type Database, TooManyRequests } from '../../sdk/index.js'
 import { AddressKeys } from './address-keys.js'
 
 export interface ThrottlePolicy {
@@ -65,7 +64,7 @@ export class LoginThrottle {
   private readonly addresses: AddressKeys
   private lastPurgeAt = Number.NEGATIVE_INFINITY
 
-  constructor (private readonly db: Knex, options: ThrottleOptions = {}) {
+  constructor (private readonly db: Database, options: ThrottleOptions = {}) {
     const { now, addresses, ...policy } = options
     this.policy = { ...DEFAULT_THROTTLE, ...policy }
     this.now = now ?? Date.now

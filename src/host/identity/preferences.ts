@@ -1,4 +1,4 @@
-import type { Knex } from 'knex'
+import type { Database } from '../../sdk/index.js'
 
 export const THEMES = ['system', 'light', 'dark'] as const
 export type Theme = typeof THEMES[number]
@@ -18,7 +18,7 @@ export const DEFAULT_PREFERENCES: Preferences = { sound: false, desktopNotificat
 interface PreferencesRow { sound: boolean, desktop_notifications: boolean, theme: Theme }
 
 /** `user_preferences`: one row per member who changed something. */
-export function preferencesRepository (db: Knex) {
+export function preferencesRepository (db: Database) {
   return {
     async of (userId: number): Promise<Preferences> {
       const row: PreferencesRow | undefined = await db('user_preferences').where({ user_id: userId }).first('sound', 'desktop_notifications', 'theme')

@@ -1,5 +1,4 @@
-import type { Knex } from 'knex'
-import { BadRequest, NotFound } from '../../sdk/index.js'
+import { BadRequest, type Database, NotFound, type Transaction } from '../../sdk/index.js'
 import { RoleIsBuiltIn, RoleNameTaken } from '../errors.js'
 import { PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION, isPgError } from '../database/errors.js'
 import { ALL, PANEL_ACCESS } from './permissions.js'
@@ -30,7 +29,7 @@ function assertChangeable (id: number, current: Pick<Role, 'name' | 'builtin'>, 
   }
 }
 
-export function rolesRepository (db: Knex) {
+export function rolesRepository (db: Database) {
   const translate = (error: unknown): never => {
     if (isPgError(error, PG_UNIQUE_VIOLATION)) throw new RoleNameTaken()
     if (isPgError(error, PG_NUMERIC_OUT_OF_RANGE)) throw new BadRequest({ bodyValidationError: 'params/id is out of range' })
@@ -41,12 +40,12 @@ export function rolesRepository (db: Knex) {
       return db('roles').orderBy('id').select('id', 'name', 'permissions', 'builtin')
     },
 
-    async find (id: number, trx: Knex = db): Promise<Role | undefined> {
+    async find (id: number, trx: Database = db): Promise<Role | undefined> {
       return trx('roles').where({ id }).first<Role | undefined>('id', 'name', 'permissions', 'builtin').catch(translate)
     },
 
     /** The built-in member role. */
-    async member (trx: Knex = db): Promise<Role> {
+    async member (trx: Database = db): Promise<Role> {
       const role = await trx('roles').where({ builtin: true }).whereNot({ id: ADMIN_ROLE_ID }).orderBy('id').first<Role | undefined>('id', 'name', 'permissions', 'builtin')
       if (role === undefined) throw new Error('the built-in member role is missing')
       return role
@@ -56,7 +55,7 @@ export function rolesRepository (db: Knex) {
      * Adds `nodes` the member role has never been given by default (see `default_grants`)
      * to it; true when the role changed.
      */
-    async grantDefaults (nodes: readonly string[], trx: Knex.Transaction): Promise<boolean> {
+    async grantDefaults (nodes: readonly string[], trx: Transaction): Promise<boolean> {
       if (nodes.length === 0) return false
       const fresh: Array<{ node: string }> = await trx('default_grants')
         .insert(nodes.map(node => ({ node, granted_at: Date.now() })))
@@ -69,7 +68,7 @@ export function rolesRepository (db: Knex) {
       return true
     },
 
-    async create (role: RoleInput, trx: Knex = db): Promise<Role> {
+    async create (role: RoleInput, trx: Database = db): Promise<Role> {
       const [row] = await trx('roles')
         .insert({ name: role.name, permissions: JSON.stringify(unique(role.permissions)) })
         .returning<Role[]>(['id', 'name', 'permissions', 'builtin'])
@@ -82,7 +81,7 @@ export function rolesRepository (db: Knex) {
      * by throwing; a built-in role is refused before it is asked, unless the change keeps
      * it what it must be (see assertChangeable).
      */
-    async update (id: number, role: RoleInput, trx: Knex = db, allowed: (current: Role) => void = () => {}): Promise<Role> {
+    async update (id: number, role: RoleInput, allowed: (current: Role) => void, trx: Transaction): Promise<Role> {
       const current = await trx('roles').where({ id }).forUpdate().first<Role | undefined>('id', 'name', 'permissions', 'builtin').catch(translate)
       if (current === undefined) throw new NotFound()
       assertChangeable(id, current, role)

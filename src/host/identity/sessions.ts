@@ -1,7 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto'
-import type { Knex } from 'knex'
 import { Type, type Static } from '@sinclair/typebox'
-import { checker, type ReplyControl, type SessionUser } from '../../sdk/index.js'
+import { checker, type Database, type ReplyControl, type SessionUser, type Transaction } from '../../sdk/index.js'
 import type { Cluster } from '../services/cluster.js'
 import { SESSION_USER_COLUMNS, toSessionUser, withRole, type SessionUserRow } from './users.js'
 
@@ -78,7 +77,7 @@ export class Sessions {
   private readonly table: SessionsRepository
   private readonly endListeners = new Set<(ended: SessionsEnded) => void>()
 
-  constructor (db: Knex, private readonly cluster: Cluster, private readonly now: () => number = Date.now) {
+  constructor (db: Database, private readonly cluster: Cluster, private readonly now: () => number = Date.now) {
     this.table = sessionsRepository(db)
     cluster.subscribe(SIGNED_OUT, hash => {
       this.generation++
@@ -94,7 +93,7 @@ export class Sessions {
   }
 
   /** Roles or users changed (inside `trx`): every process drops what it remembers on commit. */
-  async identityChanged (trx: Knex.Transaction): Promise<void> {
+  async identityChanged (trx: Transaction): Promise<void> {
     await this.cluster.notify(IDENTITY_CHANGED, '', trx)
   }
 
@@ -103,7 +102,7 @@ export class Sessions {
    * their rows go now, and on commit every process forgets them. Used when an account is
    * disabled or deleted, gets a new password or another role.
    */
-  async endSessionsOf (userId: number, trx: Knex.Transaction, keep?: string): Promise<void> {
+  async endSessionsOf (userId: number, keep: string | undefined, trx: Transaction): Promise<void> {
     const notice: UserSignedOut = { userId, keep: keep === undefined ? null : hashToken(keep) }
     await this.table.deleteOfUser(userId, notice.keep, trx)
     await this.cluster.notifyJson(USER_SIGNED_OUT, notice, trx)
@@ -186,7 +185,7 @@ export function hashToken (token: string): string {
 }
 
 /** `sessions`: a session row is read together with its user and role, in one query, on every resolve. */
-function sessionsRepository (db: Knex) {
+function sessionsRepository (db: Database) {
   return {
     async insert (row: { token_hash: string, user_id: number, created_at: number, expires_at: number }): Promise<void> {
       await db('sessions').insert(row)
@@ -203,7 +202,7 @@ function sessionsRepository (db: Knex) {
       await db('sessions').where({ token_hash: tokenHash }).delete()
     },
 
-    async deleteOfUser (userId: number, keepHash: string | null, trx: Knex): Promise<void> {
+    async deleteOfUser (userId: number, keepHash: string | null, trx: Transaction): Promise<void> {
       const query = trx('sessions').where({ user_id: userId })
       if (keepHash !== null) void query.whereNot({ token_hash: keepHash })
       await query.delete()

@@ -1,5 +1,4 @@
-import type { Knex } from 'knex'
-import { NoPermission, type ErasureMode, type SessionUser } from '../../sdk/index.js'
+import { NoPermission, type Database, type ErasureMode, type SessionUser, type Transaction } from '../../sdk/index.js'
 import { DefaultRoleNotAllowed, SignUpClosed, UnknownRole } from '../errors.js'
 import { ALL, PANEL_ACCESS, holdsNode } from './permissions.js'
 import type { RolesRepository } from './roles.js'
@@ -28,58 +27,62 @@ const KEY = 'site'
 const DEFAULTS: Stored = { signUp: false, defaultRoleId: null, activityKeepDays: null, erasure: 'anonymise' }
 
 /** The site's settings, in the host's `settings` table (shared by every process, read on each use). */
-export class SiteSettingsStore {
-  constructor (private readonly db: Knex, private readonly roles: RolesRepository) {}
-
-  async read (db: Knex = this.db): Promise<SiteSettings> {
-    const stored = await this.stored(db)
-    return { signUp: stored.signUp, defaultRoleId: stored.defaultRoleId ?? (await this.roles.member(db)).id, activityKeepDays: stored.activityKeepDays, erasure: stored.erasure }
+export function siteSettingsRepository (db: Database, roles: RolesRepository) {
+  const stored = async (trx: Database): Promise<Stored> => {
+    const row = await trx('settings').where({ key: KEY }).first<{ value: Partial<Stored> } | undefined>('value')
+    return { ...DEFAULTS, ...row?.value }
   }
 
-  /**
-   * Checks and stores the values given by `actor`; the caller logs and commits. Choosing
-   * the role of new accounts gives its permissions to whoever signs up (the actor too,
-   * with a second account), so the actor must hold every one of them.
-   */
-  async write (values: Partial<SiteSettings>, actor: Pick<SessionUser, 'permissions'>, trx: Knex.Transaction): Promise<SiteSettings> {
-    if (values.defaultRoleId !== undefined) await this.assertEligible(values.defaultRoleId, actor, trx)
-    const next = { ...await this.stored(trx), ...values }
-    await trx('settings').insert({ key: KEY, value: JSON.stringify(next) }).onConflict('key').merge(['value'])
-    return this.read(trx)
-  }
-
-  /** The roles `defaultRoleId` may name: none that opens the panel. */
-  async eligibleRoles (): Promise<Array<{ id: number, name: string }>> {
-    return (await this.roles.list()).filter(eligible).map(({ id, name }) => ({ id, name }))
-  }
-
-  /**
-   * The role a sign-up gets now: the chosen one, unless it has since been given the panel
-   * (or removed), in which case the member role — signing up never opens the panel: if
-   * the member role itself opens it (given `panel.access`, or a staff role called "member"
-   * before the member role was built in), nobody signs up (`SIGN_UP_CLOSED`).
-   */
-  async signUpRoleId (): Promise<number> {
-    const { defaultRoleId } = await this.stored(this.db)
-    const chosen = defaultRoleId === null ? undefined : await this.roles.find(defaultRoleId)
-    if (chosen !== undefined && eligible(chosen)) return chosen.id
-    const member = await this.roles.member()
-    if (!eligible(member)) throw new SignUpClosed()
-    return member.id
-  }
-
-  private async assertEligible (roleId: number, actor: Pick<SessionUser, 'permissions'>, trx: Knex): Promise<void> {
-    const role = await this.roles.find(roleId, trx)
+  const assertEligible = async (roleId: number, actor: Pick<SessionUser, 'permissions'>, trx: Transaction): Promise<void> => {
+    const role = await roles.find(roleId, trx)
     if (role === undefined) throw new UnknownRole()
     if (!eligible(role)) throw new DefaultRoleNotAllowed()
     if (!role.permissions.every(node => holdsNode(actor, node))) throw new NoPermission()
   }
 
-  private async stored (db: Knex): Promise<Stored> {
-    const row = await db('settings').where({ key: KEY }).first<{ value: Partial<Stored> } | undefined>('value')
-    return { ...DEFAULTS, ...row?.value }
+  const read = async (trx: Database = db): Promise<SiteSettings> => {
+    const values = await stored(trx)
+    return { signUp: values.signUp, defaultRoleId: values.defaultRoleId ?? (await roles.member(trx)).id, activityKeepDays: values.activityKeepDays, erasure: values.erasure }
+  }
+
+  return {
+    read,
+
+    /**
+     * Checks and stores the values given by `actor`; the caller logs and commits. Choosing
+     * the role of new accounts gives its permissions to whoever signs up (the actor too,
+     * with a second account), so the actor must hold every one of them.
+     */
+    async write (values: Partial<SiteSettings>, actor: Pick<SessionUser, 'permissions'>, trx: Transaction): Promise<SiteSettings> {
+      if (values.defaultRoleId !== undefined) await assertEligible(values.defaultRoleId, actor, trx)
+      const next = { ...await stored(trx), ...values }
+      await trx('settings').insert({ key: KEY, value: JSON.stringify(next) }).onConflict('key').merge(['value'])
+      return await read(trx)
+    },
+
+    /** The roles `defaultRoleId` may name: none that opens the panel. */
+    async eligibleRoles (): Promise<Array<{ id: number, name: string }>> {
+      return (await roles.list()).filter(eligible).map(({ id, name }) => ({ id, name }))
+    },
+
+    /**
+     * The role a sign-up gets now: the chosen one, unless it has since been given the panel
+     * (or removed), in which case the member role — signing up never opens the panel: if
+     * the member role itself opens it (given `panel.access`, or a staff role called "member"
+     * before the member role was built in), nobody signs up (`SIGN_UP_CLOSED`).
+     */
+    async signUpRoleId (): Promise<number> {
+      const { defaultRoleId } = await stored(db)
+      const chosen = defaultRoleId === null ? undefined : await roles.find(defaultRoleId)
+      if (chosen !== undefined && eligible(chosen)) return chosen.id
+      const member = await roles.member()
+      if (!eligible(member)) throw new SignUpClosed()
+      return member.id
+    }
   }
 }
+
+export type SiteSettingsRepository = ReturnType<typeof siteSettingsRepository>
 
 function eligible (role: { permissions: readonly string[] }): boolean {
   return !role.permissions.includes(PANEL_ACCESS) && !role.permissions.includes(ALL)

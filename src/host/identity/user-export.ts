@@ -1,4 +1,4 @@
-import type { Knex } from 'knex'
+import type { Database } from '../../sdk/index.js'
 import type { AddonRegistry } from '../addons/registry.js'
 import type { ApiTokens } from './api-tokens.js'
 import { preferencesRepository } from './preferences.js'
@@ -10,7 +10,7 @@ import { preferencesRepository } from './preferences.js'
  * and each addon's part (`AddonDefinition.exportUser`: Shoutbox's shouts, reactions,
  * reports, ignore list…). Undefined when there is no such user.
  */
-export async function exportUser (db: Knex, tokens: ApiTokens, addons: AddonRegistry, userId: number): Promise<Record<string, unknown> | undefined> {
+export async function exportUser (db: Database, tokens: ApiTokens, addons: AddonRegistry, userId: number): Promise<Record<string, unknown> | undefined> {
   const account = await db('users').join('roles', 'roles.id', 'users.role_id').where('users.id', userId)
     .first<{ id: number, username: string, email: string, role: string, disabled: boolean, bot: boolean, created_at: number | string } | undefined>(
       'users.id', 'users.username', 'users.email', 'roles.name as role', 'users.disabled', 'users.bot', 'users.created_at')

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import { BadRequest, type SessionUser } from '../../sdk/index.js'
+import { BadRequest, type Database, type SessionUser, type Transaction } from '../../sdk/index.js'
 import { EmailTaken, LastAdmin, UnknownRole, UsernameTaken } from '../errors.js'
 import { PG_FOREIGN_KEY_VIOLATION, PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION, isPgError, violatedConstraint } from '../database/errors.js'
 import { ADMIN_ROLE_ID } from './roles.js'
@@ -85,7 +85,7 @@ const outOfRange = (error: unknown): never => {
  * retired name only now (a check before the insert would have missed it), and the
  * transaction ends without the account.
  */
-async function insertUser (trx: Knex, user: NewUser): Promise<User> {
+async function insertUser (user: NewUser, trx: Database): Promise<User> {
   let row: Row | undefined
   try {
     [row] = await trx('users').insert({
@@ -107,11 +107,11 @@ async function insertUser (trx: Knex, user: NewUser): Promise<User> {
   return withoutHash(toUser(row as Row))
 }
 
-export function usersRepository (db: Knex) {
+export function usersRepository (db: Database) {
   return {
     /** A new account; USERNAME_TAKEN when the name is someone's, or was (see `delete`). */
-    async create (user: NewUser, trx: Knex = db): Promise<User> {
-      return trx.isTransaction === true ? insertUser(trx, user) : trx.transaction(inner => insertUser(inner, user))
+    async create (user: NewUser, trx: Database = db): Promise<User> {
+      return trx.isTransaction === true ? insertUser(user, trx) : trx.transaction(inner => insertUser(user, inner))
     },
 
     /**
@@ -128,13 +128,13 @@ export function usersRepository (db: Knex) {
       return row === undefined ? undefined : toUser(row)
     },
 
-    async find (id: number, trx: Knex = db): Promise<UserWithHash | undefined> {
+    async find (id: number, trx: Database = db): Promise<UserWithHash | undefined> {
       const row = await trx('users').where({ id }).first<Row | undefined>().catch(outOfRange)
       return row === undefined ? undefined : toUser(row)
     },
 
     /** The account `id` with its role and the role's permissions, shaped as a session resolves a user (see `Sessions.resolve`). */
-    async sessionUser (id: number, trx: Knex = db): Promise<SessionUser | undefined> {
+    async sessionUser (id: number, trx: Database = db): Promise<SessionUser | undefined> {
       const row = await withRole(trx('users')).where({ 'users.id': id }).first<SessionUserRow | undefined>(...SESSION_USER_COLUMNS).catch(outOfRange)
       return row === undefined ? undefined : toSessionUser(row)
     },
@@ -179,7 +179,7 @@ export function usersRepository (db: Knex) {
     },
 
     /** The user as changed; undefined when there is no such user. */
-    async update (id: number, change: UserChange, trx: Knex = db): Promise<User | undefined> {
+    async update (id: number, change: UserChange, trx: Database = db): Promise<User | undefined> {
       const columns = {
         ...(change.roleId === undefined ? {} : { role_id: change.roleId }),
         ...(change.disabled === undefined ? {} : { disabled: change.disabled }),
@@ -199,7 +199,7 @@ export function usersRepository (db: Knex) {
      * The account goes; its username is retired, never to be taken again: what it wrote
      * (shouts, activity entries) keeps that name, and must not seem to be a newcomer's.
      */
-    async delete (id: number, trx: Knex = db): Promise<void> {
+    async delete (id: number, trx: Database = db): Promise<void> {
       const [row] = await trx('users').where({ id }).delete().returning<Array<{ username: string }>>('username')
       if (row === undefined) return
       await trx('retired_usernames').insert({ username: trx.raw('lower(?)', [row.username]), retired_at: Date.now() }).onConflict('username').ignore()
@@ -211,7 +211,7 @@ export function usersRepository (db: Knex) {
      * active, and the platform would be left with none. One lock, always taken first,
      * cannot deadlock.
      */
-    async lockAccountChanges (trx: Knex.Transaction): Promise<void> {
+    async lockAccountChanges (trx: Transaction): Promise<void> {
       await trx.raw('select pg_advisory_xact_lock(?)', [ACCOUNT_CHANGES_LOCK_KEY])
     },
 
@@ -219,7 +219,7 @@ export function usersRepository (db: Knex) {
      * Refuses (409 LAST_ADMIN) to let `target` stop being an active administrator when no
      * other is left. Call with the account changes locked: the count cannot change under us.
      */
-    async refuseLastAdmin (target: Pick<User, 'id' | 'roleId' | 'disabled'>, trx: Knex.Transaction): Promise<void> {
+    async refuseLastAdmin (target: Pick<User, 'id' | 'roleId' | 'disabled'>, trx: Transaction): Promise<void> {
       if (!isActiveAdmin(target)) return
       const another = await trx('users').where({ role_id: ADMIN_ROLE_ID, disabled: false }).whereNot({ id: target.id }).first('id')
       if (another === undefined) throw new LastAdmin()

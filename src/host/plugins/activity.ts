@@ -1,13 +1,13 @@
 import fp from 'fastify-plugin'
-import { ActivityLogStore } from '../services/activity-log.js'
+import { activityLogRepository, type ActivityLogRepository } from '../services/activity-log.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** The activity feed: written by the host and the addons, read by the panel. */
-    activity: ActivityLogStore
+    activity: ActivityLogRepository
   }
 }
 
 export const activityPlugin = fp(async app => {
-  app.decorate('activity', new ActivityLogStore(app.db, app.i18n))
+  app.decorate('activity', activityLogRepository(app.db, app.i18n))
 }, { name: 'shoutbox-activity', dependencies: ['shoutbox-database', 'shoutbox-i18n'] })

@@ -7,7 +7,7 @@ import { LoginThrottle, type ThrottleOptions } from '../identity/login-throttle.
 import { BoundedPasswords, PasswordHasher, defaultHashingLimits, type HashingLimits } from '../identity/passwords.js'
 import { rolesRepository, type RolesRepository } from '../identity/roles.js'
 import { Sessions, sessionCookieFor, type SessionCookie } from '../identity/sessions.js'
-import { SiteSettingsStore } from '../identity/site-settings.js'
+import { siteSettingsRepository, type SiteSettingsRepository } from '../identity/site-settings.js'
 import { usersRepository, type UsersRepository } from '../identity/users.js'
 import { SetupState } from '../services/setup-state.js'
 
@@ -36,7 +36,7 @@ export interface Identity {
   readonly signInThrottle: LoginThrottle
   readonly setup: SetupState
   /** Whether visitors may sign up, and the role they get. */
-  readonly siteSettings: SiteSettingsStore
+  readonly siteSettings: SiteSettingsRepository
   /** What stands for a client's address in the database: its HMAC under the key of the day. */
   readonly addresses: AddressKeys
   /** Sign-up attempts per client address. */
@@ -82,7 +82,7 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
     addresses,
     signInThrottle: new LoginThrottle(app.db, { addresses, ...options.throttle }),
     setup: new SetupState(app.db, options.setupToken),
-    siteSettings: new SiteSettingsStore(app.db, roles),
+    siteSettings: siteSettingsRepository(app.db, roles),
     signUpQuota: new AddressQuota(app.db, 'sign-up', SIGN_UPS_PER_ADDRESS, addresses),
     knownUsersQuota: new AddressQuota(app.db, 'known-users', KNOWN_USER_LOOKUPS_PER_ADDRESS, addresses)
   })

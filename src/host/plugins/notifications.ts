@@ -1,13 +1,13 @@
 import fp from 'fastify-plugin'
-import { NotificationStore } from '../services/notifications.js'
+import { Notifications } from '../services/notifications.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Notifications to one user, from the host and the addons; heard on that user's streams on every process. */
-    notifications: NotificationStore
+    notifications: Notifications
   }
 }
 
 export const notificationsPlugin = fp(async app => {
-  app.decorate('notifications', new NotificationStore(app.db, app.cluster))
+  app.decorate('notifications', new Notifications(app.db, app.cluster))
 }, { name: 'shoutbox-notifications', dependencies: ['shoutbox-database', 'shoutbox-cluster'] })

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex'
-import type { ActivityLogEntryInput, ActivityRedactor } from '../../sdk/index.js'
+import type { ActivityLogEntryInput, ActivityRedactor, Database } from '../../sdk/index.js'
 import type { I18n } from './i18n.js'
 
 /** The owner name of the host's own entries and strings. */
@@ -31,62 +31,66 @@ interface Row {
   created_at: number
 }
 
-export class ActivityLogStore {
-  constructor (private readonly db: Knex, private readonly i18n: I18n) {}
-
-  /** One entry, or several in one statement. */
-  async write (owner: string, entries: ActivityLogEntryInput | readonly ActivityLogEntryInput[], db: Knex = this.db): Promise<void> {
-    const list: readonly ActivityLogEntryInput[] = Array.isArray(entries) ? entries : [entries]
-    if (list.length > 0) await db.raw('?', [this.insertion(owner, list)])
-  }
-
+/** The activity feed: entries written by the host and the addons, read by the panel in the reader's language. */
+export function activityLogRepository (db: Database, i18n: I18n) {
   /** The INSERT of `entries` as a statement part (the SDK's `activityLog.insertion`); all dated now. */
-  insertion (owner: string, entries: readonly ActivityLogEntryInput[]): Knex.Raw {
+  const insertion = (owner: string, entries: readonly ActivityLogEntryInput[]): Knex.Raw => {
     const rows = entries.map(entry => ({ type: entry.type, userId: entry.user?.id ?? null, username: entry.user?.username ?? null, details: entry.details ?? {} }))
-    return this.db.raw(`insert into activity_logs (type, user_id, username, addon_id, details, created_at)
+    return db.raw(`insert into activity_logs (type, user_id, username, addon_id, details, created_at)
       select entry->>'type', (entry->>'userId')::integer, entry->>'username', ?::text, entry->'details', ?::bigint
       from jsonb_array_elements(?::jsonb) with ordinality as given(entry, position)
       order by position`, [owner === HOST ? null : owner, Date.now(), JSON.stringify(rows)])
   }
 
-  /** One page of the feed, newest first, each entry with its sentence in `locale`. */
-  /** A page of the feed; an addon's entries with the details its `readers` entry lets the reader see. */
-  async page (page: number, locale: string, readers: ReadonlyMap<string, ActivityRedactor> = new Map()): Promise<{ logs: RenderedEntry[], page: number, totalPages: number }> {
-    const [{ count } = { count: 0 }] = await this.db('activity_logs').count<Array<{ count: number | string }>>({ count: '*' })
-    const totalPages = Math.max(1, Math.ceil(Number(count) / PAGE_SIZE))
-    const rows: Row[] = await this.db('activity_logs')
-      .orderBy('id', 'desc')
-      .limit(PAGE_SIZE)
-      .offset((page - 1) * PAGE_SIZE)
-    const seen = (entry: ActivityLogEntry): ActivityLogEntry => {
-      const reader = entry.addonId === null ? undefined : readers.get(entry.addonId)
-      return reader === undefined ? entry : { ...entry, details: reader(entry) }
-    }
-    return { logs: rows.map(row => this.render(seen(toEntry(row)), locale)), page, totalPages }
-  }
+  /** Who did what nobody did (the owner acting by itself: an automatic silence): its `activity-logs.nobody`, else the host's. */
+  const nobody = (owner: string, locale: string): string =>
+    i18n.lookup(owner, locale, 'activity-logs.nobody') ?? i18n.t(HOST, locale, 'activity-logs.nobody')
 
   /**
    * The sentence is `activity-logs.<TYPE>`; an entry whose details name a `variant` is told
    * with `activity-logs.<TYPE>.<variant>` when its owner has that string (one type, several
    * ways to say it: "for 2 hours", "until lifted").
    */
-  render (entry: ActivityLogEntry, locale: string): RenderedEntry {
+  const render = (entry: ActivityLogEntry, locale: string): RenderedEntry => {
     const owner = entry.addonId ?? HOST
     const variant = entry.details.variant
     const specific = typeof variant === 'string' ? `activity-logs.${entry.type}.${variant}` : undefined
-    const key = specific !== undefined && this.i18n.lookup(owner, locale, specific) !== undefined ? specific : `activity-logs.${entry.type}`
-    const template = this.i18n.lookup(owner, locale, key)
+    const key = specific !== undefined && i18n.lookup(owner, locale, specific) !== undefined ? specific : `activity-logs.${entry.type}`
+    const template = i18n.lookup(owner, locale, key)
     const text = template === undefined
       ? entry.type
-      : this.i18n.t(owner, locale, key, { ...entry.details, username: entry.username ?? this.nobody(owner, locale), userId: entry.userId })
+      : i18n.t(owner, locale, key, { ...entry.details, username: entry.username ?? nobody(owner, locale), userId: entry.userId })
     return { ...entry, text }
   }
 
-  /** Who did what nobody did (the owner acting by itself: an automatic silence): its `activity-logs.nobody`, else the host's. */
-  private nobody (owner: string, locale: string): string {
-    return this.i18n.lookup(owner, locale, 'activity-logs.nobody') ?? this.i18n.t(HOST, locale, 'activity-logs.nobody')
+  return {
+    insertion,
+    render,
+
+    /** One entry, or several in one statement. */
+    async write (owner: string, entries: ActivityLogEntryInput | readonly ActivityLogEntryInput[], trx: Database = db): Promise<void> {
+      const list: readonly ActivityLogEntryInput[] = Array.isArray(entries) ? entries : [entries]
+      if (list.length > 0) await trx.raw('?', [insertion(owner, list)])
+    },
+
+    /** A page of the feed, newest first, each entry with its sentence in `locale`; an addon's entries with the details its `readers` entry lets the reader see. */
+    async page (page: number, locale: string, readers: ReadonlyMap<string, ActivityRedactor> = new Map()): Promise<{ logs: RenderedEntry[], page: number, totalPages: number }> {
+      const [{ count } = { count: 0 }] = await db('activity_logs').count<Array<{ count: number | string }>>({ count: '*' })
+      const totalPages = Math.max(1, Math.ceil(Number(count) / PAGE_SIZE))
+      const rows: Row[] = await db('activity_logs')
+        .orderBy('id', 'desc')
+        .limit(PAGE_SIZE)
+        .offset((page - 1) * PAGE_SIZE)
+      const seen = (entry: ActivityLogEntry): ActivityLogEntry => {
+        const reader = entry.addonId === null ? undefined : readers.get(entry.addonId)
+        return reader === undefined ? entry : { ...entry, details: reader(entry) }
+      }
+      return { logs: rows.map(row => render(seen(toEntry(row)), locale)), page, totalPages }
+    }
   }
 }
+
+export type ActivityLogRepository = ReturnType<typeof activityLogRepository>
 
 function toEntry (row: Row): ActivityLogEntry {
   return {

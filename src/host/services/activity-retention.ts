@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Knex } from 'knex'
-import type { SiteSettingsStore } from '../identity/site-settings.js'
+import type { Database } from '../../sdk/index.js'
+import type { SiteSettingsRepository } from '../identity/site-settings.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const HOUR_MS = 60 * 60 * 1000
@@ -14,7 +14,7 @@ export class ActivityRetention {
   private timer: NodeJS.Timeout | undefined
   private running: Promise<number> | undefined
 
-  constructor (private readonly db: Knex, private readonly settings: SiteSettingsStore, private readonly log: FastifyBaseLogger, private readonly now: () => number = Date.now) {}
+  constructor (private readonly db: Database, private readonly settings: SiteSettingsRepository, private readonly log: FastifyBaseLogger, private readonly now: () => number = Date.now) {}
 
   start (): void {
     const run = (): void => {

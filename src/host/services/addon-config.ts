@@ -1,23 +1,24 @@
-import type { Knex } from 'knex'
-import type { ConfigValue } from '../../sdk/index.js'
+import type { ConfigValue, Database } from '../../sdk/index.js'
 
 /** An addon's config: defaults from its manifest, values in the database (shared by all processes). */
-export class AddonConfigStore {
-  constructor (private readonly db: Knex) {}
+export function addonConfigRepository (db: Database) {
+  return {
+    async all (addonId: string, defaults: Readonly<Record<string, ConfigValue>>, trx: Database = db): Promise<Record<string, ConfigValue>> {
+      const rows: Array<{ key: string, value: ConfigValue }> = await trx('addon_config').where({ addon_id: addonId }).select('key', 'value')
+      const values: Record<string, ConfigValue> = { ...defaults }
+      for (const row of rows) if (Object.hasOwn(defaults, row.key)) values[row.key] = row.value
+      return values
+    },
 
-  async all (addonId: string, defaults: Readonly<Record<string, ConfigValue>>, db: Knex = this.db): Promise<Record<string, ConfigValue>> {
-    const rows: Array<{ key: string, value: ConfigValue }> = await db('addon_config').where({ addon_id: addonId }).select('key', 'value')
-    const values: Record<string, ConfigValue> = { ...defaults }
-    for (const row of rows) if (Object.hasOwn(defaults, row.key)) values[row.key] = row.value
-    return values
-  }
-
-  async set (addonId: string, defaults: Readonly<Record<string, ConfigValue>>, values: Record<string, ConfigValue>, db: Knex = this.db): Promise<void> {
-    const rows = Object.entries(values).map(([key, value]) => {
-      if (!Object.hasOwn(defaults, key)) throw new Error(`addon ${addonId} has no config key "${key}"`)
-      return { addon_id: addonId, key, value: JSON.stringify(value) }
-    })
-    if (rows.length === 0) return
-    await db('addon_config').insert(rows).onConflict(['addon_id', 'key']).merge(['value'])
+    async set (addonId: string, defaults: Readonly<Record<string, ConfigValue>>, values: Record<string, ConfigValue>, trx: Database = db): Promise<void> {
+      const rows = Object.entries(values).map(([key, value]) => {
+        if (!Object.hasOwn(defaults, key)) throw new Error(`addon ${addonId} has no config key "${key}"`)
+        return { addon_id: addonId, key, value: JSON.stringify(value) }
+      })
+      if (rows.length === 0) return
+      await trx('addon_config').insert(rows).onConflict(['addon_id', 'key']).merge(['value'])
+    }
   }
 }
+
+export type AddonConfigRepository = ReturnType<typeof addonConfigRepository>

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Knex } from 'knex'
 import pg from 'pg'
 import type { Database } from '../database/connect.js'
+import type { Transaction } from '../../sdk/index.js'
 
 type Handler = (payload: string) => void
 
@@ -89,7 +90,7 @@ export class Cluster {
   }
 
   /** Sends `value`, as JSON, to every process's `subscribeJson` handlers of `topic` (with `trx`: once it commits). */
-  async notifyJson (topic: string, value: unknown, trx?: Knex.Transaction): Promise<void> {
+  async notifyJson (topic: string, value: unknown, trx?: Transaction): Promise<void> {
     await this.notify(topic, JSON.stringify(value), trx)
   }
 
@@ -97,7 +98,7 @@ export class Cluster {
     this.resyncHandlers.add(handler)
   }
 
-  async notify (topic: string, payload: string, trx?: Knex.Transaction): Promise<void> {
+  async notify (topic: string, payload: string, trx?: Transaction): Promise<void> {
     if (this.db.kind === 'postgres') {
       const message: Message = { origin: this.origin, topic, payload }
       await (trx ?? this.db.knex).raw('select pg_notify(?, ?)', [this.channel, JSON.stringify(message)])

@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Knex } from 'knex'
-import type { AddonContext } from '../../sdk/index.js'
+import type { AddonContext, Transaction } from '../../sdk/index.js'
 
 interface Subscription {
   readonly owner: string
@@ -31,7 +30,7 @@ export class EventBus {
   }
 
   /** With `trx`: delivered once it commits, dropped if it rolls back. */
-  emit (event: string, payload: unknown, trx?: Knex.Transaction): void {
+  emit (event: string, payload: unknown, trx?: Transaction): void {
     if (trx === undefined) {
       this.dispatch(event, payload)
       return

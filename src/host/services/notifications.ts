@@ -1,6 +1,5 @@
-import type { Knex } from 'knex'
 import { Type } from '@sinclair/typebox'
-import { checker } from '../../sdk/index.js'
+import { checker, type Database, type Transaction } from '../../sdk/index.js'
 import type { Cluster } from './cluster.js'
 
 /** A notification as its user reads it. */
@@ -61,17 +60,17 @@ const toNotification = (row: Row): Notification => ({
  * notification streams, on every process (the cluster carries `{userId, event}`; a user's
  * events never reach another user's stream).
  */
-export class NotificationStore {
+export class Notifications {
   private readonly listeners = new Map<number, Set<(event: NotificationEvent) => void>>()
 
-  constructor (private readonly db: Knex, private readonly cluster: Cluster) {
+  constructor (private readonly db: Database, private readonly cluster: Cluster) {
     cluster.subscribeJson(TOPIC, isEventOfUser, ({ userId, event }) => {
       for (const listener of this.listeners.get(userId) ?? []) listener(event)
     })
   }
 
   /** `addonId`'s notification of `kind` to user `userId`, about `key` (to remove it with what it is about); heard once `trx` commits. */
-  async notify (addonId: string, userId: number, { kind, data, key }: { kind: string, data: Record<string, unknown>, key?: string }, trx?: Knex.Transaction): Promise<Notification> {
+  async notify (addonId: string, userId: number, { kind, data, key }: { kind: string, data: Record<string, unknown>, key?: string }, trx?: Transaction): Promise<Notification> {
     const db = trx ?? this.db
     const [row] = await db('notifications').insert({ user_id: userId, addon_id: addonId, kind, data: JSON.stringify(data), key: key ?? null, created_at: Date.now() }).returning<Row[]>('*')
     const notification = toNotification(row!)
@@ -80,7 +79,7 @@ export class NotificationStore {
   }
 
   /** Removes `addonId`'s notifications about any of `keys`, telling each user whose they were. */
-  async remove (addonId: string, keys: readonly string[], trx?: Knex.Transaction): Promise<void> {
+  async remove (addonId: string, keys: readonly string[], trx?: Transaction): Promise<void> {
     if (keys.length === 0) return
     const db = trx ?? this.db
     const rows: Array<{ id: number | string, user_id: number }> = await db('notifications').where({ addon_id: addonId }).whereIn('key', [...keys]).delete().returning(['id', 'user_id'])
@@ -103,8 +102,8 @@ export class NotificationStore {
   }
 
   /** How many of `userId`'s notifications are unread. */
-  async unread (userId: number, db: Knex = this.db): Promise<number> {
-    const [row] = await db('notifications').where({ user_id: userId, read: false }).count<Array<{ count: number | string }>>({ count: '*' })
+  async unread (userId: number, trx: Database = this.db): Promise<number> {
+    const [row] = await trx('notifications').where({ user_id: userId, read: false }).count<Array<{ count: number | string }>>({ count: '*' })
     return Number(row?.count ?? 0)
   }
 
@@ -129,7 +128,7 @@ export class NotificationStore {
     }
   }
 
-  private async announce (userId: number, event: NotificationEvent, trx?: Knex.Transaction): Promise<void> {
+  private async announce (userId: number, event: NotificationEvent, trx?: Transaction): Promise<void> {
     await this.cluster.notifyJson(TOPIC, { userId, event }, trx)
   }
 }

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { Knex } from 'knex'
+import type { Database, Transaction } from '../../sdk/index.js'
 
 const SETUP = 'setup'
 const SETUP_TOKEN = 'setup-token'
@@ -14,7 +14,7 @@ export class SetupState {
   private setupDone = false
 
   /** @param configuredToken `SETUP_TOKEN`, when the operator chose the token (scripted installs) */
-  constructor (private readonly db: Knex, private readonly configuredToken: string | undefined) {}
+  constructor (private readonly db: Database, private readonly configuredToken: string | undefined) {}
 
   async isSetupDone (): Promise<boolean> {
     if (this.setupDone) return true
@@ -47,7 +47,7 @@ export class SetupState {
    * process) got there first. Call it first in the setup transaction: a concurrent
    * attempt waits on this row.
    */
-  async finishSetup (trx: Knex.Transaction): Promise<boolean> {
+  async finishSetup (trx: Transaction): Promise<boolean> {
     const inserted = await trx('settings')
       .insert({ key: SETUP, value: JSON.stringify({ finishedAt: Date.now() }) })
       .onConflict('key').ignore()

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
+import type { Database, Transaction } from '../../sdk/index.js'
 
 /** The host's own webhook events; each addon adds those it declares (`AddonDefinition.webhookEvents`). */
 export const HOST_WEBHOOK_EVENTS = ['member.signed_up'] as const
@@ -57,10 +58,10 @@ const toDelivery = (row: DeliveryRow): Delivery => ({
  * deliveries, whatever happens to the process next. The sender (`sender.ts`) reads them.
  */
 export class WebhookOutbox {
-  constructor (private readonly db: Knex, private readonly now: () => number = Date.now) {}
+  constructor (private readonly db: Database, private readonly now: () => number = Date.now) {}
 
   /** Writes `event`'s deliveries of `items` inside `trx`. */
-  async enqueue (event: string, items: readonly OutboxItem[], trx: Knex): Promise<void> {
+  async enqueue (event: string, items: readonly OutboxItem[], trx: Transaction): Promise<void> {
     if (items.length === 0) return
     const rows = items.map(item => ({ data: item.data, subject: item.subject ?? null }))
     await trx.raw('?', [this.insertion(event, trx.raw(
@@ -83,38 +84,38 @@ export class WebhookOutbox {
    * Takes `fields` out of the pending deliveries about `subject` (inside the transaction
    * that deletes it): a deleted shout's text is never sent after the delete.
    */
-  async redact (subject: string, fields: readonly string[], trx: Knex): Promise<void> {
+  async redact (subject: string, fields: readonly string[], trx: Transaction): Promise<void> {
     await trx('webhook_deliveries').where({ subject, status: 'pending' })
       .update({ data: trx.raw(`jsonb_set(data ${fields.map(() => '- ?::text').join(' ')}, '{deleted}', 'true')`, [...fields]) })
   }
 }
 
 /** The hooks and their deliveries, as the panel manages and reads them. */
-export function webhooksRepository (db: Knex, now: () => number = Date.now) {
+export function webhooksRepository (db: Database, now: () => number = Date.now) {
   return {
     async list (): Promise<Webhook[]> {
       return (await db('webhooks').orderBy('id') as HookRow[]).map(toHook)
     },
 
-    async find (id: number, trx: Knex = db): Promise<Webhook | undefined> {
+    async find (id: number, trx: Database = db): Promise<Webhook | undefined> {
       const row: HookRow | undefined = await trx('webhooks').where({ id }).first()
       return row === undefined ? undefined : toHook(row)
     },
 
-    async count (trx: Knex): Promise<number> {
+    async count (trx: Transaction): Promise<number> {
       const [row] = await trx('webhooks').count<Array<{ count: number | string }>>({ count: '*' })
       return Number(row?.count ?? 0)
     },
 
     /** A new hook and its signing secret (kept to sign with, shown once). */
-    async create (hook: { url: string, events: readonly string[], active: boolean }, trx: Knex): Promise<{ webhook: Webhook, secret: string }> {
+    async create (hook: { url: string, events: readonly string[], active: boolean }, trx: Transaction): Promise<{ webhook: Webhook, secret: string }> {
       const secret = `whsec_${randomBytes(32).toString('base64url')}`
       const [row] = await trx('webhooks').insert({ url: hook.url, events: JSON.stringify([...new Set(hook.events)]), active: hook.active, secret, created_at: now() })
         .returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
       return { webhook: toHook(row!), secret }
     },
 
-    async update (id: number, change: { url?: string, events?: readonly string[], active?: boolean }, trx: Knex): Promise<Webhook | undefined> {
+    async update (id: number, change: { url?: string, events?: readonly string[], active?: boolean }, trx: Transaction): Promise<Webhook | undefined> {
       const columns = {
         ...(change.url === undefined ? {} : { url: change.url }),
         ...(change.events === undefined ? {} : { events: JSON.stringify([...new Set(change.events)]) }),
@@ -125,7 +126,7 @@ export function webhooksRepository (db: Knex, now: () => number = Date.now) {
     },
 
     /** The hook and its deliveries go. */
-    async delete (id: number, trx: Knex): Promise<Webhook | undefined> {
+    async delete (id: number, trx: Transaction): Promise<Webhook | undefined> {
       const [row] = await trx('webhooks').where({ id }).delete().returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
       return row === undefined ? undefined : toHook(row)
     },
@@ -137,7 +138,7 @@ export function webhooksRepository (db: Knex, now: () => number = Date.now) {
     },
 
     /** A `ping` to the hook alone, due now. */
-    async ping (hookId: number, trx: Knex): Promise<Delivery> {
+    async ping (hookId: number, trx: Transaction): Promise<Delivery> {
       const at = now()
       const [row] = await trx('webhook_deliveries')
         .insert({ hook_id: hookId, event: PING, data: JSON.stringify({ hookId }), next_attempt_at: at, created_at: at })
@@ -146,7 +147,7 @@ export function webhooksRepository (db: Knex, now: () => number = Date.now) {
     },
 
     /** The delivery queued again, due now, its tries counted afresh; undefined when the hook has no such delivery. */
-    async redeliver (hookId: number, deliveryId: string, trx: Knex): Promise<Delivery | undefined> {
+    async redeliver (hookId: number, deliveryId: string, trx: Transaction): Promise<Delivery | undefined> {
       const [row] = await trx('webhook_deliveries').where({ id: deliveryId, hook_id: hookId })
         .update({ status: 'pending', attempts: 0, response_code: null, next_attempt_at: now(), locked_until: null })
         .returning<DeliveryRow[]>('*')

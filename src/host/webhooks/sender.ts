@@ -3,7 +3,7 @@ import http from 'node:http'
 import https from 'node:https'
 import type { LookupFunction } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Knex } from 'knex'
+import type { Database, Transaction } from '../../sdk/index.js'
 import type { Cluster } from '../services/cluster.js'
 import { checkedAddress, systemResolver, type Resolver } from './address-guard.js'
 import { WEBHOOKS_CHANGED } from './outbox.js'
@@ -85,7 +85,7 @@ export class WebhookSender {
   private lastPruneAt = 0
   private readonly inFlight = new Set<http.ClientRequest>()
 
-  constructor (private readonly db: Knex, private readonly cluster: Cluster, private readonly log: FastifyBaseLogger, private readonly options: SenderOptions) {
+  constructor (private readonly db: Database, private readonly cluster: Cluster, private readonly log: FastifyBaseLogger, private readonly options: SenderOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000
     this.pollMs = options.pollMs ?? 250
     this.batch = options.batch ?? 100
@@ -100,7 +100,7 @@ export class WebhookSender {
   }
 
   /** Hooks were added, changed or removed (inside `trx`): on commit, every process's sender looks again whether any is active. */
-  async hooksChanged (trx: Knex.Transaction): Promise<void> {
+  async hooksChanged (trx: Transaction): Promise<void> {
     await this.cluster.notify(WEBHOOKS_CHANGED, '', trx)
   }
 

@@ -82,7 +82,7 @@ function isConsistent ({ kind, eventIds, events, member }: ChangeNotice): boolea
  * the stream); every process hears it once `trx` commits (never if it rolls back). Events
  * too many for a notice are named by their ids, and read back from the history.
  */
-export async function announceChange (ctx: AddonContext, trx: Transaction, kind: Exclude<ChangeKind, MemberEventKind>, events: readonly ShoutEvent[] = []): Promise<void> {
+export async function announceChange (ctx: AddonContext, kind: Exclude<ChangeKind, MemberEventKind>, events: readonly ShoutEvent[], trx: Transaction): Promise<void> {
   const eventIds = events.map(event => event.id)
   let payload = JSON.stringify(events.length === 0 ? { kind, eventIds } : { kind, eventIds, events })
   if (Buffer.byteLength(payload) > MAX_NOTICE_BYTES) payload = JSON.stringify({ kind, eventIds })
@@ -90,7 +90,7 @@ export async function announceChange (ctx: AddonContext, trx: Transaction, kind:
 }
 
 /** Announces a change of `kind` to `member`'s own streams, once `trx` commits. */
-export async function announceToMember (ctx: AddonContext, trx: Transaction, kind: MemberEventKind, member: number): Promise<void> {
+export async function announceToMember (ctx: AddonContext, kind: MemberEventKind, member: number, trx: Transaction): Promise<void> {
   await ctx.cluster.notify(CHANGED, JSON.stringify({ kind, eventIds: [], member }), trx)
 }
 

@@ -13,7 +13,7 @@ export class DeleteShout extends PanelApi<typeof ShoutIdParamsSchema> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user } = call
     await ctx.transaction(async trx => {
-      const shout = await deleteShout(ctx, trx, Number(call.params.id))
+      const shout = await deleteShout(ctx, Number(call.params.id), trx)
       await ctx.activityLog.write({
         type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message, room: shout.room }
       }, trx)

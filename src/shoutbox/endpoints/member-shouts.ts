@@ -71,7 +71,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
     const staff = ctx.permissions.has(user, 'MANAGE_SHOUTBOX')
     const checked = await WatchedWords.of(ctx).check(user, message)
     const shout = await ctx.transaction(async trx => {
-      const { date, moderated, pinned, message: previousMessage, roomId } = await ownShout(ctx, trx, id, user, rooms)
+      const { date, moderated, pinned, message: previousMessage, roomId } = await ownShout(ctx, id, user, rooms, trx)
       const room = rooms.find(each => each.id === roomId)
       if (room === undefined) throw new NotFound()
       assertMayPost(room, user)
@@ -79,10 +79,10 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
       // out; nor change what the board pinned.
       if (moderated || pinned || Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
       assertPublishable(message, settings.maxMessageLength)
-      if (!staff) await admitPost(ctx, user.id, checked.message, floodRules(settings, room), trx)
+      if (!staff) await admitPost(user.id, checked.message, floodRules(settings, room), trx)
       // A held word takes the shout off the board, with its new text, until a moderator approves it.
-      if (checked.held) return await holdEdit(ctx, trx, id, checked.message, room)
-      const edited = await editShout(ctx, trx, id, checked.message, false)
+      if (checked.held) return await holdEdit(ctx, id, checked.message, room, trx)
+      const edited = await editShout(ctx, id, checked.message, false, trx)
       if (staff) await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage, room: room.slug } }, trx)
       return edited
     })
@@ -93,14 +93,14 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
 }
 
 /** Shout `id`, edited to `message` holding a held word: off the board, waiting for review with its new text. */
-async function holdEdit (ctx: AddonContext, trx: Transaction, id: number, message: string, room: Room): Promise<FullShout & { held: true }> {
+async function holdEdit (ctx: AddonContext, id: number, message: string, room: Room, trx: Transaction): Promise<FullShout & { held: true }> {
   const shout = await shoutsRepository(ctx.db).findWithAuthor(id, trx)
   if (shout === undefined) throw new NotFound()
   const held = await reviewRepository(ctx.db).put({
     id, roomId: room.id, authorId: shout.authorId, username: shout.username, message, date: shout.date,
     replyToId: shout.replyTo === null ? null : shout.replyTo.id, state: 'held', why: 'word'
   }, trx)
-  await deleteShout(ctx, trx, id)
+  await deleteShout(ctx, id, trx)
   return heldShout(held, room.slug)
 }
 
@@ -122,8 +122,8 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
     // Read before the transaction: the embedded database has one connection, which the transaction holds.
     const rooms = await Rooms.of(ctx).all()
     await ctx.transaction(async trx => {
-      await ownShout(ctx, trx, id, user, rooms)
-      const shout = await deleteShout(ctx, trx, id)
+      await ownShout(ctx, id, user, rooms, trx)
+      const shout = await deleteShout(ctx, id, trx)
       if (ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
         await ctx.activityLog.write({ type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message, room: shout.room } }, trx)
       }
@@ -137,7 +137,7 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
  * when it is someone else's in a room `user` may not read (it does not exist for them) —
  * and NO_PERMISSION when it is someone else's they can see.
  */
-async function ownShout (ctx: AddonContext, trx: Transaction, id: number, user: SessionUser, rooms: readonly Room[]): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean, roomId: number }> {
+async function ownShout (ctx: AddonContext, id: number, user: SessionUser, rooms: readonly Room[], trx: Transaction): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean, roomId: number }> {
   const found = await shoutsRepository(ctx.db).authorOf(id, trx)
   if (found === undefined) throw new NotFound()
   if (found.authorId !== user.id) {

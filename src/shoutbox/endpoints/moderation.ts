@@ -39,7 +39,7 @@ export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
       const shouts = shoutsRepository(ctx.db)
       const before = await shouts.findWithAuthor(id, trx)
       if (before === undefined) throw new NotFound()
-      const shout = await editShout(ctx, trx, id, message, true)
+      const shout = await editShout(ctx, id, message, true, trx)
       await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage: before.message, room: before.room } }, trx)
       return shout
     })
@@ -83,7 +83,7 @@ export class MuteMember extends PanelApi<typeof MuteSchema> {
     const given = call.body.reason ?? ''
     assertStorable(given, 'body/reason')
     const reason = given.trim() === '' ? null : given.trim()
-    const mute = await ctx.transaction(trx => muteMember(ctx, trx, { userId, minutes, reason, by: user }))
+    const mute = await ctx.transaction(trx => muteMember(ctx, { userId, minutes, reason, by: user }, trx))
     return new Successful({ mute })
   }
 }
@@ -122,7 +122,7 @@ export class LiftMute extends PanelApi<typeof MutedUserParamsSchema> {
       await ctx.activityLog.write({
         type: 'UNMUTED_USER', user, details: { userId, user: lifted.username, until: lifted.until, reason: lifted.reason }
       }, trx)
-      await announceToMember(ctx, trx, 'posting-changed', userId)
+      await announceToMember(ctx, 'posting-changed', userId, trx)
     })
     return new Successful()
   }

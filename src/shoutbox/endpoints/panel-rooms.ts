@@ -106,7 +106,7 @@ export class CreateRoom extends PanelApi<typeof CreateRoomSchema> {
       const made = await roomsRepository(ctx.db).create({ ...roomChanges(body), post: body.post ?? POST_NODE }, trx)
       if (made === 'taken') throw new RoomSlugTaken()
       await ctx.activityLog.write({ type: 'CREATED_ROOM', user, details: { room: made.slug, name: made.name } }, trx)
-      await announceChange(ctx, trx, 'rooms')
+      await announceChange(ctx, 'rooms', [], trx)
       return made
     })
     return new Successful({ room })
@@ -131,7 +131,7 @@ export class UpdateRoom extends PanelApi<typeof UpdateRoomSchema> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user, body } = call
     const changes: RoomChanges = roomChanges(body)
-    const room = await ctx.transaction(trx => changeRoom(ctx, trx, Number(call.params.id), changes, user))
+    const room = await ctx.transaction(trx => changeRoom(ctx, Number(call.params.id), changes, user, trx))
     return new Successful({ room })
   }
 }
@@ -149,13 +149,13 @@ export class ArchiveRoom extends PanelApi<typeof RoomIdSchema> {
   async handle (call: SignedInCall<typeof RoomIdSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user } = call
-    await ctx.transaction(trx => changeRoom(ctx, trx, Number(call.params.id), { archived: true }, user))
+    await ctx.transaction(trx => changeRoom(ctx, Number(call.params.id), { archived: true }, user, trx))
     return new Successful()
   }
 }
 
 /** Applies `changes` to room `id` with its log entry and notice; a change to nothing is neither logged nor announced. */
-async function changeRoom (ctx: AddonContext, trx: Transaction, id: number, changes: RoomChanges, user: { id: number, username: string }): Promise<Room> {
+async function changeRoom (ctx: AddonContext, id: number, changes: RoomChanges, user: { id: number, username: string }, trx: Transaction): Promise<Room> {
   const rooms = roomsRepository(ctx.db)
   const before = await rooms.lock(id, trx)
   if (before === undefined) throw new NotFound()
@@ -167,6 +167,6 @@ async function changeRoom (ctx: AddonContext, trx: Transaction, id: number, chan
   await ctx.activityLog.write({
     type: archiving ? 'ARCHIVED_ROOM' : 'UPDATED_ROOM', user, details: { room: after.slug, name: after.name, changed: changed.join(', ') }
   }, trx)
-  await announceChange(ctx, trx, 'rooms')
+  await announceChange(ctx, 'rooms', [], trx)
   return after
 }

@@ -40,7 +40,7 @@ export class PinShout extends PanelApi<typeof PinSchema> {
       await ctx.activityLog.write({
         type: pinned ? 'PINNED_SHOUT' : 'UNPINNED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message, room: shout.room }
       }, trx)
-      await announceChange(ctx, trx, kind, [{ id: eventId, kind, shout }])
+      await announceChange(ctx, kind, [{ id: eventId, kind, shout }], trx)
     })
     return new Successful()
   }

@@ -42,7 +42,7 @@ export class UpdateSettings extends PanelApi<typeof UpdateSettingsSchema> {
     await ctx.transaction(async trx => {
       await ctx.config.set(changes, trx)
       await ctx.activityLog.write({ type: 'UPDATED_SHOUTBOX_SETTINGS', user, details: changes }, trx)
-      await announceChange(ctx, trx, 'settings')
+      await announceChange(ctx, 'settings', [], trx)
     })
     return new Successful(await settings.read())
   }
