@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
 import { NoPermission, type ErasureMode, type SessionUser } from '../../sdk/index.js'
+import { SETTINGS_TABLE } from '../database/tables.js'
 import { DefaultRoleNotAllowed, SignUpClosed, UnknownRole } from '../errors.js'
 import { ALL, PANEL_ACCESS, holdsNode } from './permissions.js'
 import type { RolesRepository } from './roles.js'
@@ -44,7 +45,7 @@ export class SiteSettingsStore {
   async write (values: Partial<SiteSettings>, actor: Pick<SessionUser, 'permissions'>, trx: Knex.Transaction): Promise<SiteSettings> {
     if (values.defaultRoleId !== undefined) await this.assertEligible(values.defaultRoleId, actor, trx)
     const next = { ...await this.stored(trx), ...values }
-    await trx('settings').insert({ key: KEY, value: JSON.stringify(next) }).onConflict('key').merge(['value'])
+    await trx(SETTINGS_TABLE).insert({ key: KEY, value: JSON.stringify(next) }).onConflict('key').merge(['value'])
     return this.read(trx)
   }
 
@@ -76,7 +77,7 @@ export class SiteSettingsStore {
   }
 
   private async stored (db: Knex): Promise<Stored> {
-    const row = await db('settings').where({ key: KEY }).first<{ value: Partial<Stored> } | undefined>('value')
+    const row = await db(SETTINGS_TABLE).where({ key: KEY }).first<{ value: Partial<Stored> } | undefined>('value')
     return { ...DEFAULTS, ...row?.value }
   }
 }

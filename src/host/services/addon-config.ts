@@ -1,12 +1,13 @@
 import type { Knex } from 'knex'
 import type { ConfigValue } from '../../sdk/index.js'
+import { ADDON_CONFIG_TABLE } from '../database/tables.js'
 
 /** An addon's config: defaults from its manifest, values in the database (shared by all processes). */
 export class AddonConfigStore {
   constructor (private readonly db: Knex) {}
 
   async all (addonId: string, defaults: Readonly<Record<string, ConfigValue>>, db: Knex = this.db): Promise<Record<string, ConfigValue>> {
-    const rows: Array<{ key: string, value: ConfigValue }> = await db('addon_config').where({ addon_id: addonId }).select('key', 'value')
+    const rows: Array<{ key: string, value: ConfigValue }> = await db(ADDON_CONFIG_TABLE).where({ addon_id: addonId }).select('key', 'value')
     const values: Record<string, ConfigValue> = { ...defaults }
     for (const row of rows) if (Object.hasOwn(defaults, row.key)) values[row.key] = row.value
     return values
@@ -18,6 +19,6 @@ export class AddonConfigStore {
       return { addon_id: addonId, key, value: JSON.stringify(value) }
     })
     if (rows.length === 0) return
-    await db('addon_config').insert(rows).onConflict(['addon_id', 'key']).merge(['value'])
+    await db(ADDON_CONFIG_TABLE).insert(rows).onConflict(['addon_id', 'key']).merge(['value'])
   }
 }
