@@ -10,7 +10,7 @@ import { PGlite } from '@electric-sql/pglite'
 import ClientPgLite from 'knex-pglite'
 import { STATEMENT } from '../logging.js'
 import { claimDataDir } from './data-dir-claim.js'
-import { MIGRATION_LOCK_KEY } from './migrate.js'
+import { MIGRATION_LOCK } from './tables.js'
 
 // int8 (bigint) columns hold ids and millisecond dates, all far below 2^53.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
@@ -166,7 +166,7 @@ export function embeddedMemoryWarning (): string | undefined {
  */
 async function createSchema (db: Knex, schema: string): Promise<void> {
   await db.transaction(async trx => {
-    await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY])
+    await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK])
     await trx.raw('create schema if not exists ??', [schema])
   })
 }

@@ -1,12 +1,10 @@
 import type { Knex } from 'knex'
+import { MIGRATION_LOCK, SCHEMA_MIGRATIONS_TABLE } from './tables.js'
 
 export interface NamedMigration {
   readonly name: string
   up (db: Knex): Promise<void>
 }
-
-/** Any constant: serialises schema creation and migrations across host processes. */
-export const MIGRATION_LOCK_KEY = 7_310_001
 
 /**
  * Runs the migrations of one owner ("host" or an addon id) that have not run yet, in
@@ -19,11 +17,11 @@ export async function migrate (db: Knex, owner: string, migrations: readonly Nam
   const sorted = [...migrations].sort((a, b) => a.name.localeCompare(b.name))
   for (const migration of sorted) {
     const ran = await db.transaction(async trx => {
-      await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY])
-      const done = await trx('schema_migrations').where({ owner, name: migration.name }).first()
+      await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK])
+      const done = await trx(SCHEMA_MIGRATIONS_TABLE).where({ owner, name: migration.name }).first()
       if (done !== undefined) return false
       await migration.up(trx)
-      await trx('schema_migrations').insert({ owner, name: migration.name, applied_at: Date.now() })
+      await trx(SCHEMA_MIGRATIONS_TABLE).insert({ owner, name: migration.name, applied_at: Date.now() })
       return true
     })
     if (ran) applied.push(migration.name)
@@ -33,8 +31,8 @@ export async function migrate (db: Knex, owner: string, migrations: readonly Nam
 
 async function ensureLedger (db: Knex): Promise<void> {
   await db.transaction(async trx => {
-    await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY])
-    await trx.raw(`create table if not exists schema_migrations (
+    await trx.raw('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK])
+    await trx.raw(`create table if not exists ${SCHEMA_MIGRATIONS_TABLE} (
       owner text not null,
       name text not null,
       applied_at bigint not null,

@@ -2,6 +2,7 @@ import {
   BadRequest, Conflict, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
+import { WEBHOOKS_TABLE } from '../database/tables.js'
 import { PING, type Webhook } from '../webhooks/outbox.js'
 
 /** More hooks than a site needs would only multiply every change's writes. */
@@ -96,7 +97,7 @@ export class CreateWebhook extends PanelApi<typeof CreateSchema, HostContext> {
     const { ctx, body } = call
     const hook = { url: checkedUrl(body.url, ctx.webhookAdmin.allowHttp), events: checkedEvents(body.events, ctx.addons.webhookEvents()), active: body.active ?? true }
     const created = await ctx.transaction(async trx => {
-      await trx.raw('lock table webhooks in share row exclusive mode')
+      await trx.raw(`lock table ${WEBHOOKS_TABLE} in share row exclusive mode`)
       if (await ctx.webhookAdmin.hooks.count(trx) >= MAX_WEBHOOKS) throw new Conflict({ reason: `at most ${MAX_WEBHOOKS} webhooks` })
       const made = await ctx.webhookAdmin.hooks.create(hook, trx)
       await ctx.activityLog.write({ type: 'CREATED_WEBHOOK', user: call.user, details: about(made.webhook) }, trx)

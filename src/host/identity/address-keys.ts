@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto'
 import type { Database } from '../../sdk/index.js'
 import { clientKey } from '../../sdk/client-address.js'
+import { ADDRESS_KEYS_TABLE } from '../database/tables.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 
@@ -27,10 +28,10 @@ export class AddressKeys {
   private async keyOfToday (): Promise<Buffer> {
     const day = new Date(this.now()).toISOString().slice(0, 10)
     if (this.current?.day === day) return this.current.key
-    await this.db('address_keys').insert({ day, key: randomBytes(32).toString('base64url') }).onConflict('day').ignore()
-    const row: { key: string } = await this.db('address_keys').where({ day }).first('key')
+    await this.db(ADDRESS_KEYS_TABLE).insert({ day, key: randomBytes(32).toString('base64url') }).onConflict('day').ignore()
+    const row: { key: string } = await this.db(ADDRESS_KEYS_TABLE).where({ day }).first('key')
     const yesterday = new Date(this.now() - DAY_MS).toISOString().slice(0, 10)
-    await this.db('address_keys').where('day', '<', yesterday).delete()
+    await this.db(ADDRESS_KEYS_TABLE).where('day', '<', yesterday).delete()
     this.current = { day, key: Buffer.from(row.key, 'base64url') }
     return this.current.key
   }

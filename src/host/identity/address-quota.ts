@@ -1,4 +1,5 @@
 import { type Database, TooManyRequests } from '../../sdk/index.js'
+import { ADDRESS_QUOTAS_TABLE } from '../database/tables.js'
 import type { AddressKeys } from './address-keys.js'
 
 export interface QuotaPolicy {
@@ -25,10 +26,10 @@ export class AddressQuota {
     const expired = now - this.policy.windowMs
     if (now - this.purgedAt >= this.policy.windowMs) {
       this.purgedAt = now
-      await this.db('address_quotas').where('key', 'like', `${this.name}:%`).andWhere('window_started_at', '<=', expired).delete()
+      await this.db(ADDRESS_QUOTAS_TABLE).where('key', 'like', `${this.name}:%`).andWhere('window_started_at', '<=', expired).delete()
     }
     const result = await this.db.raw<{ rows: Array<{ count: number, window_started_at: number }> }>(`
-      insert into address_quotas (key, count, window_started_at) values (?, ?, ?)
+      insert into ${ADDRESS_QUOTAS_TABLE} (key, count, window_started_at) values (?, ?, ?)
       on conflict (key) do update set
         count = case when address_quotas.window_started_at <= ? then excluded.count else address_quotas.count + excluded.count end,
         window_started_at = case when address_quotas.window_started_at <= ? then excluded.window_started_at else address_quotas.window_started_at end

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { ALL_PERMISSIONS, type Database, holdsNode, type SessionUser, type Transaction } from '../../sdk/index.js'
+import { API_TOKENS_TABLE, USERS_TABLE } from '../database/tables.js'
 import type { Cluster } from '../services/cluster.js'
 import { hashToken, IDENTITY_CHANGED, isUserSignedOut, SIGNED_OUT, USER_SIGNED_OUT } from './sessions.js'
 import { SESSION_USER_COLUMNS, toSessionUser, withRole, type SessionUserRow } from './users.js'
@@ -98,7 +99,7 @@ export class ApiTokens {
   async create (userId: number, token: { name: string, permissions: readonly string[], expiresInDays: number }, trx: Database = this.db): Promise<{ token: ApiToken, secret: string }> {
     const secret = TOKEN_PREFIX + randomBytes(32).toString('base64url')
     const createdAt = this.now()
-    const [row] = await trx('api_tokens').insert({
+    const [row] = await trx(API_TOKENS_TABLE).insert({
       user_id: userId,
       name: token.name,
       secret_hash: hashToken(secret),
@@ -111,13 +112,13 @@ export class ApiTokens {
 
   /** How many tokens `userId` holds, expired ones included (they still show in the list until revoked). */
   async countOf (userId: number, trx: Database = this.db): Promise<number> {
-    const [row] = await trx('api_tokens').where({ user_id: userId }).count<Array<{ count: number | string }>>({ count: '*' })
+    const [row] = await trx(API_TOKENS_TABLE).where({ user_id: userId }).count<Array<{ count: number | string }>>({ count: '*' })
     return Number(row?.count ?? 0)
   }
 
   /** `userId`'s tokens, the newest first. */
   async listOf (userId: number): Promise<ApiToken[]> {
-    const rows: Row[] = await this.db('api_tokens').where({ user_id: userId }).orderBy('id', 'desc')
+    const rows: Row[] = await this.db(API_TOKENS_TABLE).where({ user_id: userId }).orderBy('id', 'desc')
     return rows.map(toToken)
   }
 
@@ -126,7 +127,7 @@ export class ApiTokens {
    * Undefined when the user has no such token.
    */
   async revoke (userId: number, id: number, trx: Transaction): Promise<ApiToken | undefined> {
-    const [row] = await trx('api_tokens').where({ id, user_id: userId }).delete().returning<Array<Row & { secret_hash: string }>>('*')
+    const [row] = await trx(API_TOKENS_TABLE).where({ id, user_id: userId }).delete().returning<Array<Row & { secret_hash: string }>>('*')
     if (row === undefined) return undefined
     await this.cluster.notify(SIGNED_OUT, row.secret_hash, trx)
     return toToken(row)
@@ -143,7 +144,7 @@ export class ApiTokens {
     const hash = hashToken(secret)
     const now = this.now()
     const generation = this.generation
-    const row = await withRole(this.db('api_tokens').join('users', 'users.id', 'api_tokens.user_id'))
+    const row = await withRole(this.db(API_TOKENS_TABLE).join(USERS_TABLE, 'users.id', 'api_tokens.user_id'))
       .where('api_tokens.secret_hash', hash)
       .andWhere('users.disabled', false)
       .first<(SessionUserRow & { token_id: number, token_permissions: string[], expires_at: number | string }) | undefined>(
@@ -173,6 +174,6 @@ export class ApiTokens {
     if (now - (this.lastUseWritten.get(tokenId) ?? 0) < LAST_USE_EVERY_MS) return
     this.lastUseWritten.set(tokenId, now)
     if (this.lastUseWritten.size > CACHE_SIZE) this.lastUseWritten.delete(this.lastUseWritten.keys().next().value!)
-    this.db('api_tokens').where({ id: tokenId }).update({ last_used_at: now }).catch(() => {})
+    this.db(API_TOKENS_TABLE).where({ id: tokenId }).update({ last_used_at: now }).catch(() => {})
   }
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import { type Database, TooManyRequests } from '../../sdk/index.js'
+import { SIGN_IN_ATTEMPTS_TABLE } from '../database/tables.js'
 import { AddressKeys } from './address-keys.js'
 
 export interface ThrottlePolicy {
@@ -86,7 +87,7 @@ export class LoginThrottle {
     }
     return {
       succeeded: async () => {
-        await this.db('sign_in_attempts').where({ key: pair }).delete()
+        await this.db(SIGN_IN_ATTEMPTS_TABLE).where({ key: pair }).delete()
         await this.giveBack([from])
       },
       withdraw: () => this.giveBack([pair, from])
@@ -98,7 +99,7 @@ export class LoginThrottle {
    * wait: a token guesser past its free failures learns nothing, even from a right one.
    */
   async refuseIfWaiting (address: string): Promise<void> {
-    const row: { next_allowed_at: number | string } | undefined = await this.db('sign_in_attempts')
+    const row: { next_allowed_at: number | string } | undefined = await this.db(SIGN_IN_ATTEMPTS_TABLE)
       .where({ key: keyOf('address', await this.addresses.of(address)) }).first('next_allowed_at')
     const waitMs = row === undefined ? 0 : Number(row.next_allowed_at) - this.now()
     if (waitMs > 0) throw new TooManyRequests(waitMs / 1000)
@@ -117,7 +118,7 @@ export class LoginThrottle {
   /** Deletes the rows of keys forgotten (no attempt for `forgetAfterMs`) and not waiting; returns how many. */
   async purge (): Promise<number> {
     const now = this.now()
-    return this.db('sign_in_attempts')
+    return this.db(SIGN_IN_ATTEMPTS_TABLE)
       .where('last_attempt_at', '<', now - this.policy.forgetAfterMs)
       .andWhere('next_allowed_at', '<=', now)
       .delete()
@@ -137,7 +138,7 @@ export class LoginThrottle {
     // The count after this attempt: 1 when the key was forgotten, else one more.
     const count = 'case when a.last_attempt_at < :forgetBefore then 1 else a.attempts + 1 end'
     const result = await this.db.raw<{ rows: unknown[] }>(`
-      insert into sign_in_attempts as a (key, attempts, next_allowed_at, last_attempt_at)
+      insert into ${SIGN_IN_ATTEMPTS_TABLE} as a (key, attempts, next_allowed_at, last_attempt_at)
       values (:key, 1, :firstNextAllowedAt, :now)
       on conflict (key) do update set
         attempts = ${count},
@@ -149,13 +150,13 @@ export class LoginThrottle {
       firstNextAllowedAt: nextAllowedAt(now, 1, free, this.policy)
     })
     if (result.rows.length > 0) return
-    const row: { next_allowed_at: number | string } | undefined = await this.db('sign_in_attempts').where({ key }).first('next_allowed_at')
+    const row: { next_allowed_at: number | string } | undefined = await this.db(SIGN_IN_ATTEMPTS_TABLE).where({ key }).first('next_allowed_at')
     throw new TooManyRequests(row === undefined ? 1 : (Number(row.next_allowed_at) - now) / 1000)
   }
 
   /** Uncounts one attempt on each key (its wait, if it started one, runs out as it would). */
   private async giveBack (keys: string[]): Promise<void> {
-    await this.db('sign_in_attempts').whereIn('key', keys).update({ attempts: this.db.raw('greatest(attempts - 1, 0)') })
+    await this.db(SIGN_IN_ATTEMPTS_TABLE).whereIn('key', keys).update({ attempts: this.db.raw('greatest(attempts - 1, 0)') })
   }
 }
 

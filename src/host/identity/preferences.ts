@@ -1,4 +1,5 @@
 import type { Database } from '../../sdk/index.js'
+import { USER_PREFERENCES_TABLE } from '../database/tables.js'
 
 export const THEMES = ['system', 'light', 'dark'] as const
 export type Theme = typeof THEMES[number]
@@ -21,7 +22,7 @@ interface PreferencesRow { sound: boolean, desktop_notifications: boolean, theme
 export function preferencesRepository (db: Database) {
   return {
     async of (userId: number): Promise<Preferences> {
-      const row: PreferencesRow | undefined = await db('user_preferences').where({ user_id: userId }).first('sound', 'desktop_notifications', 'theme')
+      const row: PreferencesRow | undefined = await db(USER_PREFERENCES_TABLE).where({ user_id: userId }).first('sound', 'desktop_notifications', 'theme')
       return row === undefined ? DEFAULT_PREFERENCES : { sound: row.sound, desktopNotifications: row.desktop_notifications, theme: row.theme }
     },
 
@@ -32,7 +33,7 @@ export function preferencesRepository (db: Database) {
         ...(changes.desktopNotifications === undefined ? {} : { desktop_notifications: changes.desktopNotifications }),
         ...(changes.theme === undefined ? {} : { theme: changes.theme })
       }
-      const [row]: PreferencesRow[] = await db('user_preferences')
+      const [row]: PreferencesRow[] = await db(USER_PREFERENCES_TABLE)
         .insert({ user_id: userId, ...toRow(DEFAULT_PREFERENCES), ...columns })
         .onConflict('user_id').merge(Object.keys(columns).length === 0 ? ['user_id'] : Object.keys(columns))
         .returning(['sound', 'desktop_notifications', 'theme'])

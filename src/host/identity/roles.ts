@@ -1,6 +1,7 @@
 import { BadRequest, type Database, NotFound, type Transaction } from '../../sdk/index.js'
 import { RoleIsBuiltIn, RoleNameTaken } from '../errors.js'
 import { PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION, isPgError } from '../database/errors.js'
+import { DEFAULT_GRANTS_TABLE, ROLES_TABLE } from '../database/tables.js'
 import { ALL, PANEL_ACCESS } from './permissions.js'
 
 export interface Role {
@@ -37,16 +38,16 @@ export function rolesRepository (db: Database) {
   }
   return {
     async list (): Promise<Role[]> {
-      return db('roles').orderBy('id').select('id', 'name', 'permissions', 'builtin')
+      return db(ROLES_TABLE).orderBy('id').select('id', 'name', 'permissions', 'builtin')
     },
 
     async find (id: number, trx: Database = db): Promise<Role | undefined> {
-      return trx('roles').where({ id }).first<Role | undefined>('id', 'name', 'permissions', 'builtin').catch(translate)
+      return trx(ROLES_TABLE).where({ id }).first<Role | undefined>('id', 'name', 'permissions', 'builtin').catch(translate)
     },
 
     /** The built-in member role. */
     async member (trx: Database = db): Promise<Role> {
-      const role = await trx('roles').where({ builtin: true }).whereNot({ id: ADMIN_ROLE_ID }).orderBy('id').first<Role | undefined>('id', 'name', 'permissions', 'builtin')
+      const role = await trx(ROLES_TABLE).where({ builtin: true }).whereNot({ id: ADMIN_ROLE_ID }).orderBy('id').first<Role | undefined>('id', 'name', 'permissions', 'builtin')
       if (role === undefined) throw new Error('the built-in member role is missing')
       return role
     },
@@ -57,19 +58,19 @@ export function rolesRepository (db: Database) {
      */
     async grantDefaults (nodes: readonly string[], trx: Transaction): Promise<boolean> {
       if (nodes.length === 0) return false
-      const fresh: Array<{ node: string }> = await trx('default_grants')
+      const fresh: Array<{ node: string }> = await trx(DEFAULT_GRANTS_TABLE)
         .insert(nodes.map(node => ({ node, granted_at: Date.now() })))
         .onConflict('node').ignore()
         .returning('node')
       if (fresh.length === 0) return false
-      const member = await trx('roles').where({ id: (await this.member(trx)).id }).forUpdate().first<Role>('id', 'permissions')
-      await trx('roles').where({ id: member.id })
+      const member = await trx(ROLES_TABLE).where({ id: (await this.member(trx)).id }).forUpdate().first<Role>('id', 'permissions')
+      await trx(ROLES_TABLE).where({ id: member.id })
         .update({ permissions: JSON.stringify(unique([...member.permissions, ...fresh.map(row => row.node)])) })
       return true
     },
 
     async create (role: RoleInput, trx: Database = db): Promise<Role> {
-      const [row] = await trx('roles')
+      const [row] = await trx(ROLES_TABLE)
         .insert({ name: role.name, permissions: JSON.stringify(unique(role.permissions)) })
         .returning<Role[]>(['id', 'name', 'permissions', 'builtin'])
         .catch(translate)
@@ -82,11 +83,11 @@ export function rolesRepository (db: Database) {
      * it what it must be (see assertChangeable).
      */
     async update (id: number, role: RoleInput, allowed: (current: Role) => void, trx: Transaction): Promise<Role> {
-      const current = await trx('roles').where({ id }).forUpdate().first<Role | undefined>('id', 'name', 'permissions', 'builtin').catch(translate)
+      const current = await trx(ROLES_TABLE).where({ id }).forUpdate().first<Role | undefined>('id', 'name', 'permissions', 'builtin').catch(translate)
       if (current === undefined) throw new NotFound()
       assertChangeable(id, current, role)
       allowed(current)
-      const [row] = await trx('roles')
+      const [row] = await trx(ROLES_TABLE)
         .where({ id })
         .update({ name: role.name, permissions: JSON.stringify(unique(role.permissions)) })
         .returning<Role[]>(['id', 'name', 'permissions', 'builtin'])

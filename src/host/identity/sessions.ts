@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { Type, type Static } from '@sinclair/typebox'
 import { checker, type Database, type ReplyControl, type SessionUser, type Transaction } from '../../sdk/index.js'
+import { SESSIONS_TABLE, USERS_TABLE } from '../database/tables.js'
 import type { Cluster } from '../services/cluster.js'
 import { SESSION_USER_COLUMNS, toSessionUser, withRole, type SessionUserRow } from './users.js'
 
@@ -188,28 +189,28 @@ export function hashToken (token: string): string {
 function sessionsRepository (db: Database) {
   return {
     async insert (row: { token_hash: string, user_id: number, created_at: number, expires_at: number }): Promise<void> {
-      await db('sessions').insert(row)
+      await db(SESSIONS_TABLE).insert(row)
     },
 
     async findWithUser (tokenHash: string) {
-      return withRole(db('sessions').join('users', 'users.id', 'sessions.user_id'))
+      return withRole(db(SESSIONS_TABLE).join(USERS_TABLE, 'users.id', 'sessions.user_id'))
         .where('sessions.token_hash', tokenHash)
         .andWhere('users.disabled', false)
         .first<(SessionUserRow & { expires_at: number }) | undefined>(...SESSION_USER_COLUMNS, 'sessions.expires_at')
     },
 
     async delete (tokenHash: string): Promise<void> {
-      await db('sessions').where({ token_hash: tokenHash }).delete()
+      await db(SESSIONS_TABLE).where({ token_hash: tokenHash }).delete()
     },
 
     async deleteOfUser (userId: number, keepHash: string | null, trx: Transaction): Promise<void> {
-      const query = trx('sessions').where({ user_id: userId })
+      const query = trx(SESSIONS_TABLE).where({ user_id: userId })
       if (keepHash !== null) void query.whereNot({ token_hash: keepHash })
       await query.delete()
     },
 
     async deleteExpired (now: number): Promise<void> {
-      await db('sessions').where('expires_at', '<=', now).delete()
+      await db(SESSIONS_TABLE).where('expires_at', '<=', now).delete()
     }
   }
 }

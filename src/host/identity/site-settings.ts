@@ -1,4 +1,5 @@
 import { NoPermission, type Database, type ErasureMode, type SessionUser, type Transaction } from '../../sdk/index.js'
+import { SETTINGS_TABLE } from '../database/tables.js'
 import { DefaultRoleNotAllowed, SignUpClosed, UnknownRole } from '../errors.js'
 import { ALL, PANEL_ACCESS, holdsNode } from './permissions.js'
 import type { RolesRepository } from './roles.js'
@@ -29,7 +30,7 @@ const DEFAULTS: Stored = { signUp: false, defaultRoleId: null, activityKeepDays:
 /** The site's settings, in the host's `settings` table (shared by every process, read on each use). */
 export function siteSettingsRepository (db: Database, roles: RolesRepository) {
   const stored = async (trx: Database): Promise<Stored> => {
-    const row = await trx('settings').where({ key: KEY }).first<{ value: Partial<Stored> } | undefined>('value')
+    const row = await trx(SETTINGS_TABLE).where({ key: KEY }).first<{ value: Partial<Stored> } | undefined>('value')
     return { ...DEFAULTS, ...row?.value }
   }
 
@@ -56,7 +57,7 @@ export function siteSettingsRepository (db: Database, roles: RolesRepository) {
     async write (values: Partial<SiteSettings>, actor: Pick<SessionUser, 'permissions'>, trx: Transaction): Promise<SiteSettings> {
       if (values.defaultRoleId !== undefined) await assertEligible(values.defaultRoleId, actor, trx)
       const next = { ...await stored(trx), ...values }
-      await trx('settings').insert({ key: KEY, value: JSON.stringify(next) }).onConflict('key').merge(['value'])
+      await trx(SETTINGS_TABLE).insert({ key: KEY, value: JSON.stringify(next) }).onConflict('key').merge(['value'])
       return await read(trx)
     },
 

@@ -1,5 +1,6 @@
 import type { Database } from '../../sdk/index.js'
 import type { AddonRegistry } from '../addons/registry.js'
+import { NOTIFICATIONS_TABLE, ROLES_TABLE, SESSIONS_TABLE, USERS_TABLE } from '../database/tables.js'
 import type { ApiTokens } from './api-tokens.js'
 import { preferencesRepository } from './preferences.js'
 
@@ -11,13 +12,13 @@ import { preferencesRepository } from './preferences.js'
  * reports, ignore list…). Undefined when there is no such user.
  */
 export async function exportUser (db: Database, tokens: ApiTokens, addons: AddonRegistry, userId: number): Promise<Record<string, unknown> | undefined> {
-  const account = await db('users').join('roles', 'roles.id', 'users.role_id').where('users.id', userId)
+  const account = await db(USERS_TABLE).join(ROLES_TABLE, 'roles.id', 'users.role_id').where('users.id', userId)
     .first<{ id: number, username: string, email: string, role: string, disabled: boolean, bot: boolean, created_at: number | string } | undefined>(
       'users.id', 'users.username', 'users.email', 'roles.name as role', 'users.disabled', 'users.bot', 'users.created_at')
   if (account === undefined) return undefined
-  const sessions: Array<{ created_at: number | string, expires_at: number | string }> = await db('sessions').where({ user_id: userId }).orderBy('created_at').select('created_at', 'expires_at')
+  const sessions: Array<{ created_at: number | string, expires_at: number | string }> = await db(SESSIONS_TABLE).where({ user_id: userId }).orderBy('created_at').select('created_at', 'expires_at')
   const notifications: Array<{ id: number | string, addon_id: string, kind: string, data: unknown, created_at: number | string, read: boolean }> =
-    await db('notifications').where({ user_id: userId }).orderBy('id').select('id', 'addon_id', 'kind', 'data', 'created_at', 'read')
+    await db(NOTIFICATIONS_TABLE).where({ user_id: userId }).orderBy('id').select('id', 'addon_id', 'kind', 'data', 'created_at', 'read')
   return {
     exportedAt: Date.now(),
     account: { id: account.id, username: account.username, email: account.email, role: account.role, disabled: account.disabled, bot: account.bot, createdAt: Number(account.created_at) },

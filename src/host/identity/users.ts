@@ -2,6 +2,7 @@ import type { Knex } from 'knex'
 import { BadRequest, type Database, type SessionUser, type Transaction } from '../../sdk/index.js'
 import { EmailTaken, LastAdmin, UnknownRole, UsernameTaken } from '../errors.js'
 import { PG_FOREIGN_KEY_VIOLATION, PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION, isPgError, violatedConstraint } from '../database/errors.js'
+import { ACCOUNT_CHANGES_LOCK, RETIRED_USERNAMES_TABLE, ROLES_TABLE, USERS_TABLE } from '../database/tables.js'
 import { ADMIN_ROLE_ID } from './roles.js'
 
 /** The columns a `SessionUser` is made of (`toSessionUser`), from a query joined with each user's role (`withRole`). */
@@ -18,7 +19,7 @@ export interface SessionUserRow {
 }
 
 /** `query`, over `users` or a table joined to it, joined with each user's role: what a signed-in user is read from. */
-export const withRole = <Q extends Knex.QueryBuilder>(query: Q): Q => query.join('roles', 'roles.id', 'users.role_id') as Q
+export const withRole = <Q extends Knex.QueryBuilder>(query: Q): Q => query.join(ROLES_TABLE, 'roles.id', 'users.role_id') as Q
 
 /** A user as every access check sees them: their role and its permissions; `bot` only for a bot account. */
 export const toSessionUser = (row: SessionUserRow): SessionUser => ({
@@ -55,9 +56,6 @@ export interface UserChange {
   readonly passwordHash?: string
 }
 
-/** Any constant other than the migrations' (`MIGRATION_LOCK_KEY`). */
-const ACCOUNT_CHANGES_LOCK_KEY = 7_310_101
-
 interface Row { id: number, username: string, email: string, role_id: number, disabled: boolean, bot: boolean, created_at: number, password_hash: string }
 
 const toUser = (row: Row): UserWithHash => ({
@@ -88,7 +86,7 @@ const outOfRange = (error: unknown): never => {
 async function insertUser (user: NewUser, trx: Database): Promise<User> {
   let row: Row | undefined
   try {
-    [row] = await trx('users').insert({
+    [row] = await trx(USERS_TABLE).insert({
       username: user.username,
       email: user.email,
       password_hash: user.passwordHash,
@@ -103,7 +101,7 @@ async function insertUser (user: NewUser, trx: Database): Promise<User> {
     if (isPgError(error, PG_FOREIGN_KEY_VIOLATION)) throw new UnknownRole()
     throw error
   }
-  if (await trx('retired_usernames').whereRaw('username = lower(?)', [user.username]).first() !== undefined) throw new UsernameTaken()
+  if (await trx(RETIRED_USERNAMES_TABLE).whereRaw('username = lower(?)', [user.username]).first() !== undefined) throw new UsernameTaken()
   return withoutHash(toUser(row as Row))
 }
 
@@ -120,7 +118,7 @@ export function usersRepository (db: Database) {
      * answered exactly like an unknown user (and costs the same hash).
      */
     async findByLogin (login: string): Promise<UserWithHash | undefined> {
-      const row = await db('users')
+      const row = await db(USERS_TABLE)
         .where(q => q.whereRaw('lower(username) = lower(?)', [login]).orWhereRaw('lower(email) = lower(?)', [login]))
         .andWhere('disabled', false)
         .andWhere('bot', false)
@@ -129,27 +127,27 @@ export function usersRepository (db: Database) {
     },
 
     async find (id: number, trx: Database = db): Promise<UserWithHash | undefined> {
-      const row = await trx('users').where({ id }).first<Row | undefined>().catch(outOfRange)
+      const row = await trx(USERS_TABLE).where({ id }).first<Row | undefined>().catch(outOfRange)
       return row === undefined ? undefined : toUser(row)
     },
 
     /** The account `id` with its role and the role's permissions, shaped as a session resolves a user (see `Sessions.resolve`). */
     async sessionUser (id: number, trx: Database = db): Promise<SessionUser | undefined> {
-      const row = await withRole(trx('users')).where({ 'users.id': id }).first<SessionUserRow | undefined>(...SESSION_USER_COLUMNS).catch(outOfRange)
+      const row = await withRole(trx(USERS_TABLE)).where({ 'users.id': id }).first<SessionUserRow | undefined>(...SESSION_USER_COLUMNS).catch(outOfRange)
       return row === undefined ? undefined : toSessionUser(row)
     },
 
     /** The usernames of the accounts `ids`, by id (those that exist). */
     async namesOf (ids: readonly number[]): Promise<Map<number, string>> {
       if (ids.length === 0) return new Map()
-      const rows: Array<{ id: number, username: string }> = await db('users').whereIn('id', [...ids]).select('id', 'username')
+      const rows: Array<{ id: number, username: string }> = await db(USERS_TABLE).whereIn('id', [...ids]).select('id', 'username')
       return new Map(rows.map(row => [row.id, row.username]))
     },
 
     /** The active accounts named `names` (compared case-insensitively), each as `sessionUser` shapes it. */
     async activeSessionUsers (names: readonly string[]): Promise<SessionUser[]> {
       if (names.length === 0) return []
-      const rows = await withRole(db('users'))
+      const rows = await withRole(db(USERS_TABLE))
         .whereRaw('lower(users.username) = any(?)', [names.map(name => name.toLowerCase())])
         .andWhere('users.disabled', false)
         .select<SessionUserRow[]>(...SESSION_USER_COLUMNS)
@@ -159,7 +157,7 @@ export function usersRepository (db: Database) {
     /** Those of `names` that are the usernames of active accounts (compared case-insensitively), as spelled in the database. */
     async existing (names: readonly string[]): Promise<string[]> {
       if (names.length === 0) return []
-      const rows: Array<{ username: string }> = await db('users')
+      const rows: Array<{ username: string }> = await db(USERS_TABLE)
         .whereRaw('lower(username) = any(?)', [names.map(name => name.toLowerCase())])
         .andWhere('disabled', false)
         .orderBy('username')
@@ -169,12 +167,12 @@ export function usersRepository (db: Database) {
 
     /** Active (not disabled) accounts holding the role `roleId`. */
     async countWithRole (roleId: number): Promise<number> {
-      const [row] = await db('users').where({ role_id: roleId, disabled: false }).count<Array<{ count: number | string }>>({ count: '*' })
+      const [row] = await db(USERS_TABLE).where({ role_id: roleId, disabled: false }).count<Array<{ count: number | string }>>({ count: '*' })
       return Number(row?.count ?? 0)
     },
 
     async list (): Promise<User[]> {
-      const rows: Row[] = await db('users').orderBy('id')
+      const rows: Row[] = await db(USERS_TABLE).orderBy('id')
       return rows.map(row => withoutHash(toUser(row)))
     },
 
@@ -186,7 +184,7 @@ export function usersRepository (db: Database) {
         ...(change.passwordHash === undefined ? {} : { password_hash: change.passwordHash })
       }
       try {
-        const [row] = await trx('users').where({ id }).update(columns).returning<Row[]>('*')
+        const [row] = await trx(USERS_TABLE).where({ id }).update(columns).returning<Row[]>('*')
         return row === undefined ? undefined : withoutHash(toUser(row))
       } catch (error) {
         if (isPgError(error, PG_FOREIGN_KEY_VIOLATION)) throw new UnknownRole()
@@ -200,9 +198,9 @@ export function usersRepository (db: Database) {
      * (shouts, activity entries) keeps that name, and must not seem to be a newcomer's.
      */
     async delete (id: number, trx: Database = db): Promise<void> {
-      const [row] = await trx('users').where({ id }).delete().returning<Array<{ username: string }>>('username')
+      const [row] = await trx(USERS_TABLE).where({ id }).delete().returning<Array<{ username: string }>>('username')
       if (row === undefined) return
-      await trx('retired_usernames').insert({ username: trx.raw('lower(?)', [row.username]), retired_at: Date.now() }).onConflict('username').ignore()
+      await trx(RETIRED_USERNAMES_TABLE).insert({ username: trx.raw('lower(?)', [row.username]), retired_at: Date.now() }).onConflict('username').ignore()
     },
 
     /**
@@ -212,7 +210,7 @@ export function usersRepository (db: Database) {
      * cannot deadlock.
      */
     async lockAccountChanges (trx: Transaction): Promise<void> {
-      await trx.raw('select pg_advisory_xact_lock(?)', [ACCOUNT_CHANGES_LOCK_KEY])
+      await trx.raw('select pg_advisory_xact_lock(?)', [ACCOUNT_CHANGES_LOCK])
     },
 
     /**
@@ -221,7 +219,7 @@ export function usersRepository (db: Database) {
      */
     async refuseLastAdmin (target: Pick<User, 'id' | 'roleId' | 'disabled'>, trx: Transaction): Promise<void> {
       if (!isActiveAdmin(target)) return
-      const another = await trx('users').where({ role_id: ADMIN_ROLE_ID, disabled: false }).whereNot({ id: target.id }).first('id')
+      const another = await trx(USERS_TABLE).where({ role_id: ADMIN_ROLE_ID, disabled: false }).whereNot({ id: target.id }).first('id')
       if (another === undefined) throw new LastAdmin()
     }
   }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex'
 import type { ActivityLogEntryInput, ActivityRedactor, Database } from '../../sdk/index.js'
+import { ACTIVITY_LOGS_TABLE } from '../database/tables.js'
 import type { I18n } from './i18n.js'
 
 /** The owner name of the host's own entries and strings. */
@@ -36,7 +37,7 @@ export function activityLogRepository (db: Database, i18n: I18n) {
   /** The INSERT of `entries` as a statement part (the SDK's `activityLog.insertion`); all dated now. */
   const insertion = (owner: string, entries: readonly ActivityLogEntryInput[]): Knex.Raw => {
     const rows = entries.map(entry => ({ type: entry.type, userId: entry.user?.id ?? null, username: entry.user?.username ?? null, details: entry.details ?? {} }))
-    return db.raw(`insert into activity_logs (type, user_id, username, addon_id, details, created_at)
+    return db.raw(`insert into ${ACTIVITY_LOGS_TABLE} (type, user_id, username, addon_id, details, created_at)
       select entry->>'type', (entry->>'userId')::integer, entry->>'username', ?::text, entry->'details', ?::bigint
       from jsonb_array_elements(?::jsonb) with ordinality as given(entry, position)
       order by position`, [owner === HOST ? null : owner, Date.now(), JSON.stringify(rows)])
@@ -75,9 +76,9 @@ export function activityLogRepository (db: Database, i18n: I18n) {
 
     /** A page of the feed, newest first, each entry with its sentence in `locale`; an addon's entries with the details its `readers` entry lets the reader see. */
     async page (page: number, locale: string, readers: ReadonlyMap<string, ActivityRedactor> = new Map()): Promise<{ logs: RenderedEntry[], page: number, totalPages: number }> {
-      const [{ count } = { count: 0 }] = await db('activity_logs').count<Array<{ count: number | string }>>({ count: '*' })
+      const [{ count } = { count: 0 }] = await db(ACTIVITY_LOGS_TABLE).count<Array<{ count: number | string }>>({ count: '*' })
       const totalPages = Math.max(1, Math.ceil(Number(count) / PAGE_SIZE))
-      const rows: Row[] = await db('activity_logs')
+      const rows: Row[] = await db(ACTIVITY_LOGS_TABLE)
         .orderBy('id', 'desc')
         .limit(PAGE_SIZE)
         .offset((page - 1) * PAGE_SIZE)

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database } from '../../sdk/index.js'
 import type { SiteSettingsRepository } from '../identity/site-settings.js'
+import { ACTIVITY_LOGS_TABLE } from '../database/tables.js'
 
 const DAY_MS = 24 * 60 * 60 * 1000
 const HOUR_MS = 60 * 60 * 1000
@@ -38,7 +39,7 @@ export class ActivityRetention {
     const { activityKeepDays } = await this.settings.read()
     if (activityKeepDays === null) return 0
     // `returning`, not the count: the embedded database's driver answers no count.
-    const gone = await this.db('activity_logs').where('created_at', '<', this.now() - activityKeepDays * DAY_MS).delete().returning('id')
+    const gone = await this.db(ACTIVITY_LOGS_TABLE).where('created_at', '<', this.now() - activityKeepDays * DAY_MS).delete().returning('id')
     return gone.length
   }
 }

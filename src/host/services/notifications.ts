@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { checker, type Database, type Transaction } from '../../sdk/index.js'
+import { NOTIFICATIONS_TABLE } from '../database/tables.js'
 import type { Cluster } from './cluster.js'
 
 /** A notification as its user reads it. */
@@ -72,7 +73,7 @@ export class Notifications {
   /** `addonId`'s notification of `kind` to user `userId`, about `key` (to remove it with what it is about); heard once `trx` commits. */
   async notify (addonId: string, userId: number, { kind, data, key }: { kind: string, data: Record<string, unknown>, key?: string }, trx?: Transaction): Promise<Notification> {
     const db = trx ?? this.db
-    const [row] = await db('notifications').insert({ user_id: userId, addon_id: addonId, kind, data: JSON.stringify(data), key: key ?? null, created_at: Date.now() }).returning<Row[]>('*')
+    const [row] = await db(NOTIFICATIONS_TABLE).insert({ user_id: userId, addon_id: addonId, kind, data: JSON.stringify(data), key: key ?? null, created_at: Date.now() }).returning<Row[]>('*')
     const notification = toNotification(row!)
     await this.announce(userId, { event: 'notification', notification, unread: await this.unread(userId, db) }, trx)
     return notification
@@ -82,7 +83,7 @@ export class Notifications {
   async remove (addonId: string, keys: readonly string[], trx?: Transaction): Promise<void> {
     if (keys.length === 0) return
     const db = trx ?? this.db
-    const rows: Array<{ id: number | string, user_id: number }> = await db('notifications').where({ addon_id: addonId }).whereIn('key', [...keys]).delete().returning(['id', 'user_id'])
+    const rows: Array<{ id: number | string, user_id: number }> = await db(NOTIFICATIONS_TABLE).where({ addon_id: addonId }).whereIn('key', [...keys]).delete().returning(['id', 'user_id'])
     const byUser = new Map<number, number[]>()
     for (const row of rows) byUser.set(row.user_id, [...(byUser.get(row.user_id) ?? []), Number(row.id)])
     for (const [userId, ids] of byUser) await this.announce(userId, { event: 'notifications-removed', ids, unread: await this.unread(userId, db) }, trx)
@@ -95,21 +96,21 @@ export class Notifications {
   async page (userId: number, before: number | undefined, limit: number): Promise<{ notifications: Notification[], unread: number }> {
     const { rows: [row] } = await this.db.raw<{ rows: Array<{ page: Row[], unread: number | string }> }>(`
       select coalesce((select json_agg(n order by n.id desc) from (
-          select * from notifications where user_id = ? and id < ? order by id desc limit ?) as n), '[]') as page,
-        (select count(*) from notifications where user_id = ? and not read) as unread`,
+          select * from ${NOTIFICATIONS_TABLE} where user_id = ? and id < ? order by id desc limit ?) as n), '[]') as page,
+        (select count(*) from ${NOTIFICATIONS_TABLE} where user_id = ? and not read) as unread`,
     [userId, before ?? Number.MAX_SAFE_INTEGER, Math.min(limit, MAX_PAGE), userId])
     return { notifications: (row?.page ?? []).map(toNotification), unread: Number(row?.unread ?? 0) }
   }
 
   /** How many of `userId`'s notifications are unread. */
   async unread (userId: number, trx: Database = this.db): Promise<number> {
-    const [row] = await trx('notifications').where({ user_id: userId, read: false }).count<Array<{ count: number | string }>>({ count: '*' })
+    const [row] = await trx(NOTIFICATIONS_TABLE).where({ user_id: userId, read: false }).count<Array<{ count: number | string }>>({ count: '*' })
     return Number(row?.count ?? 0)
   }
 
   /** Marks `ids` (of `userId`'s; others' are passed over) or all of them read; the unread count after. */
   async markRead (userId: number, which: readonly number[] | 'all'): Promise<number> {
-    const query = this.db('notifications').where({ user_id: userId, read: false })
+    const query = this.db(NOTIFICATIONS_TABLE).where({ user_id: userId, read: false })
     if (which !== 'all') query.whereIn('id', [...which])
     const changed = await query.update({ read: true }).returning('id')
     const unread = await this.unread(userId)

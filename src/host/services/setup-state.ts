@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { Database, Transaction } from '../../sdk/index.js'
+import { SETTINGS_TABLE } from '../database/tables.js'
 
 const SETUP = 'setup'
 const SETUP_TOKEN = 'setup-token'
@@ -18,7 +19,7 @@ export class SetupState {
 
   async isSetupDone (): Promise<boolean> {
     if (this.setupDone) return true
-    const row = await this.db('settings').where({ key: SETUP }).first('key')
+    const row = await this.db(SETTINGS_TABLE).where({ key: SETUP }).first('key')
     this.setupDone = row !== undefined
     return this.setupDone
   }
@@ -28,10 +29,10 @@ export class SetupState {
     if (await this.isSetupDone()) return undefined
     if (this.configuredToken !== undefined) return this.configuredToken
     // Made only while setup is not done, in one statement: a token made as setup finishes would outlive it.
-    await this.db.raw(`insert into settings (key, value) select ?, ?::jsonb
-      where not exists (select 1 from settings where key = ?) on conflict (key) do nothing`,
+    await this.db.raw(`insert into ${SETTINGS_TABLE} (key, value) select ?, ?::jsonb
+      where not exists (select 1 from ${SETTINGS_TABLE} where key = ?) on conflict (key) do nothing`,
     [SETUP_TOKEN, JSON.stringify(randomBytes(24).toString('base64url')), SETUP])
-    const row = await this.db('settings').where({ key: SETUP_TOKEN }).first<{ value: string } | undefined>('value')
+    const row = await this.db(SETTINGS_TABLE).where({ key: SETUP_TOKEN }).first<{ value: string } | undefined>('value')
     return row?.value
   }
 
@@ -48,11 +49,11 @@ export class SetupState {
    * attempt waits on this row.
    */
   async finishSetup (trx: Transaction): Promise<boolean> {
-    const inserted = await trx('settings')
+    const inserted = await trx(SETTINGS_TABLE)
       .insert({ key: SETUP, value: JSON.stringify({ finishedAt: Date.now() }) })
       .onConflict('key').ignore()
       .returning('key')
-    if (inserted.length === 1) await trx('settings').where({ key: SETUP_TOKEN }).delete()
+    if (inserted.length === 1) await trx(SETTINGS_TABLE).where({ key: SETUP_TOKEN }).delete()
     return inserted.length === 1
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Knex } from 'knex'
 import type { Database, Transaction } from '../../sdk/index.js'
+import { WEBHOOKS_TABLE, WEBHOOK_DELIVERIES_TABLE } from '../database/tables.js'
 
 /** The host's own webhook events; each addon adds those it declares (`AddonDefinition.webhookEvents`). */
 export const HOST_WEBHOOK_EVENTS = ['member.signed_up'] as const
@@ -75,8 +76,8 @@ export class WebhookOutbox {
    */
   insertion (event: string, rows: Knex.Raw): Knex.Raw {
     const now = this.now()
-    return this.db.raw(`insert into webhook_deliveries (hook_id, event, data, subject, next_attempt_at, created_at)
-      select h.id, ?::text, d.data, d.subject, ?::bigint, ?::bigint from (?) as d cross join webhooks h
+    return this.db.raw(`insert into ${WEBHOOK_DELIVERIES_TABLE} (hook_id, event, data, subject, next_attempt_at, created_at)
+      select h.id, ?::text, d.data, d.subject, ?::bigint, ?::bigint from (?) as d cross join ${WEBHOOKS_TABLE} h
       where h.active and h.events @> ?::jsonb`, [event, now, now, rows, JSON.stringify([event])])
   }
 
@@ -85,7 +86,7 @@ export class WebhookOutbox {
    * that deletes it): a deleted shout's text is never sent after the delete.
    */
   async redact (subject: string, fields: readonly string[], trx: Transaction): Promise<void> {
-    await trx('webhook_deliveries').where({ subject, status: 'pending' })
+    await trx(WEBHOOK_DELIVERIES_TABLE).where({ subject, status: 'pending' })
       .update({ data: trx.raw(`jsonb_set(data ${fields.map(() => '- ?::text').join(' ')}, '{deleted}', 'true')`, [...fields]) })
   }
 }
@@ -94,23 +95,23 @@ export class WebhookOutbox {
 export function webhooksRepository (db: Database, now: () => number = Date.now) {
   return {
     async list (): Promise<Webhook[]> {
-      return (await db('webhooks').orderBy('id') as HookRow[]).map(toHook)
+      return (await db(WEBHOOKS_TABLE).orderBy('id') as HookRow[]).map(toHook)
     },
 
     async find (id: number, trx: Database = db): Promise<Webhook | undefined> {
-      const row: HookRow | undefined = await trx('webhooks').where({ id }).first()
+      const row: HookRow | undefined = await trx(WEBHOOKS_TABLE).where({ id }).first()
       return row === undefined ? undefined : toHook(row)
     },
 
     async count (trx: Transaction): Promise<number> {
-      const [row] = await trx('webhooks').count<Array<{ count: number | string }>>({ count: '*' })
+      const [row] = await trx(WEBHOOKS_TABLE).count<Array<{ count: number | string }>>({ count: '*' })
       return Number(row?.count ?? 0)
     },
 
     /** A new hook and its signing secret (kept to sign with, shown once). */
     async create (hook: { url: string, events: readonly string[], active: boolean }, trx: Transaction): Promise<{ webhook: Webhook, secret: string }> {
       const secret = `whsec_${randomBytes(32).toString('base64url')}`
-      const [row] = await trx('webhooks').insert({ url: hook.url, events: JSON.stringify([...new Set(hook.events)]), active: hook.active, secret, created_at: now() })
+      const [row] = await trx(WEBHOOKS_TABLE).insert({ url: hook.url, events: JSON.stringify([...new Set(hook.events)]), active: hook.active, secret, created_at: now() })
         .returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
       return { webhook: toHook(row!), secret }
     },
@@ -121,26 +122,26 @@ export function webhooksRepository (db: Database, now: () => number = Date.now) 
         ...(change.events === undefined ? {} : { events: JSON.stringify([...new Set(change.events)]) }),
         ...(change.active === undefined ? {} : { active: change.active })
       }
-      const [row] = await trx('webhooks').where({ id }).update(columns).returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
+      const [row] = await trx(WEBHOOKS_TABLE).where({ id }).update(columns).returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
       return row === undefined ? undefined : toHook(row)
     },
 
     /** The hook and its deliveries go. */
     async delete (id: number, trx: Transaction): Promise<Webhook | undefined> {
-      const [row] = await trx('webhooks').where({ id }).delete().returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
+      const [row] = await trx(WEBHOOKS_TABLE).where({ id }).delete().returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
       return row === undefined ? undefined : toHook(row)
     },
 
     /** The hook's last `limit` deliveries, the newest first. */
     async deliveries (hookId: number, limit = 100): Promise<Delivery[]> {
-      const rows: DeliveryRow[] = await db('webhook_deliveries').where({ hook_id: hookId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit)
+      const rows: DeliveryRow[] = await db(WEBHOOK_DELIVERIES_TABLE).where({ hook_id: hookId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit)
       return rows.map(toDelivery)
     },
 
     /** A `ping` to the hook alone, due now. */
     async ping (hookId: number, trx: Transaction): Promise<Delivery> {
       const at = now()
-      const [row] = await trx('webhook_deliveries')
+      const [row] = await trx(WEBHOOK_DELIVERIES_TABLE)
         .insert({ hook_id: hookId, event: PING, data: JSON.stringify({ hookId }), next_attempt_at: at, created_at: at })
         .returning<DeliveryRow[]>('*')
       return toDelivery(row!)
@@ -148,7 +149,7 @@ export function webhooksRepository (db: Database, now: () => number = Date.now) 
 
     /** The delivery queued again, due now, its tries counted afresh; undefined when the hook has no such delivery. */
     async redeliver (hookId: number, deliveryId: string, trx: Transaction): Promise<Delivery | undefined> {
-      const [row] = await trx('webhook_deliveries').where({ id: deliveryId, hook_id: hookId })
+      const [row] = await trx(WEBHOOK_DELIVERIES_TABLE).where({ id: deliveryId, hook_id: hookId })
         .update({ status: 'pending', attempts: 0, response_code: null, next_attempt_at: now(), locked_until: null })
         .returning<DeliveryRow[]>('*')
       return row === undefined ? undefined : toDelivery(row)

@@ -4,6 +4,7 @@ import https from 'node:https'
 import type { LookupFunction } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Transaction } from '../../sdk/index.js'
+import { WEBHOOKS_TABLE, WEBHOOK_DELIVERIES_TABLE } from '../database/tables.js'
 import type { Cluster } from '../services/cluster.js'
 import { checkedAddress, systemResolver, type Resolver } from './address-guard.js'
 import { WEBHOOKS_CHANGED } from './outbox.js'
@@ -151,14 +152,14 @@ export class WebhookSender {
     const now = this.now()
     if (now - this.lastPruneAt < PRUNE_EVERY_MS) return
     this.lastPruneAt = now
-    await this.db('webhook_deliveries').whereNot('status', 'pending').where('created_at', '<', now - KEEP_DONE_MS).delete()
+    await this.db(WEBHOOK_DELIVERIES_TABLE).whereNot('status', 'pending').where('created_at', '<', now - KEEP_DONE_MS).delete()
   }
 
   private async hooksActive (): Promise<boolean> {
     const now = this.now()
     if (now - this.checkedActiveAt >= 30_000) {
       this.checkedActiveAt = now
-      this.anyActive = await this.db('webhooks').where({ active: true }).first('id') !== undefined
+      this.anyActive = await this.db(WEBHOOKS_TABLE).where({ active: true }).first('id') !== undefined
     }
     return this.anyActive
   }
@@ -166,11 +167,11 @@ export class WebhookSender {
   private async claim (): Promise<Claimed[]> {
     const now = this.now()
     const result = await this.db.raw<{ rows: Claimed[] }>(`
-      update webhook_deliveries d set locked_until = :lease, attempts = d.attempts + 1
-      from (select w.id from webhook_deliveries w join webhooks h on h.id = w.hook_id
+      update ${WEBHOOK_DELIVERIES_TABLE} d set locked_until = :lease, attempts = d.attempts + 1
+      from (select w.id from ${WEBHOOK_DELIVERIES_TABLE} w join ${WEBHOOKS_TABLE} h on h.id = w.hook_id
             where w.status = 'pending' and w.next_attempt_at <= :now and (w.locked_until is null or w.locked_until <= :now) and h.active
             order by w.next_attempt_at, w.created_at limit :batch for update of w skip locked) due,
-           webhooks h
+           ${WEBHOOKS_TABLE} h
       where d.id = due.id and h.id = d.hook_id
       returning d.id, d.event, d.data, d.created_at, d.attempts, h.url, h.secret`,
     { now, lease: now + this.timeoutMs + 20_000, batch: this.batch })
@@ -239,7 +240,7 @@ export class WebhookSender {
     const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300
     const failed = !delivered && delivery.attempts >= this.maxAttempts
     if (!delivered) this.log.info({ delivery: delivery.id, event: delivery.event, attempt: delivery.attempts, status: outcome.status, reason: outcome.error }, 'webhook delivery not accepted')
-    await this.db('webhook_deliveries')
+    await this.db(WEBHOOK_DELIVERIES_TABLE)
       .where({ id: delivery.id, attempts: delivery.attempts, status: 'pending' })
       .update({
         status: delivered ? 'delivered' : failed ? 'failed' : 'pending',
