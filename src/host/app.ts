@@ -7,7 +7,7 @@ import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions
 import type { HostConfig } from './config.js'
 import { ADDON_LAYOUT } from './addons/layout.js'
 import { checkRoutes, loadAddons, loadHostCode, type AddonSource } from './addons/loader.js'
-import { openDatabase, type Database } from './database/connect.js'
+import { openDatabase, type OpenDatabase } from './database/connect.js'
 import { BODY_LIMIT, MAX_PARAM_LENGTH } from './http/endpoint-route.js'
 import { DrainingServer } from './http/draining-server.js'
 import { ConditionLog } from './http/error-handler.js'
@@ -58,7 +58,7 @@ const UI_DIR = fileURLToPath(new URL('../../dist/ui/', import.meta.url))
 export interface BuildOptions {
   readonly config: HostConfig
   /** An open database (tests); otherwise opened from the config. */
-  readonly database?: Database
+  readonly database?: OpenDatabase
   readonly logger?: FastifyServerOptions['logger']
   readonly hasher?: PasswordHasher
   readonly throttle?: ThrottleOptions
@@ -157,7 +157,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       ...(options.hasher === undefined ? {} : { passwords: options.hasher }),
       ...(options.throttle === undefined ? {} : { throttle: options.throttle }),
       ...(options.hashing === undefined ? {} : { hashing: options.hashing }),
-      sessionCookie: sessionCookieFor(config.publicUrl)
+      sessionCookie: sessionCookieFor(config.publicUrl),
+      threadPoolSize: config.threadPoolSize
     })
     await app.register(webhooksPlugin, {
       allowHttp: config.webhooksAllowHttp,

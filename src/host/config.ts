@@ -52,6 +52,8 @@ export interface HostConfig {
   readonly webhooksAllowHttp: boolean
   /** `WEBHOOKS_ALLOW_PRIVATE=1`: webhooks may reach loopback and private addresses (tests, a receiver on the same machine). */
   readonly webhooksAllowPrivate: boolean
+  /** libuv's thread pool, which Node sizes from `UV_THREADPOOL_SIZE` (4 unless set): password hashing leaves one of its threads free. */
+  readonly threadPoolSize: number
 }
 
 /** A number of hops, or a list of addresses and CIDR ranges such as `10.0.0.0/8` and `::1`. */
@@ -116,7 +118,9 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     setupToken,
     metricsPort: emptyToUndefined(env.METRICS_PORT) === undefined ? undefined : parsePort(env.METRICS_PORT!.trim()),
     webhooksAllowHttp: parseCount('WEBHOOKS_ALLOW_HTTP', env.WEBHOOKS_ALLOW_HTTP ?? '0') > 0,
-    webhooksAllowPrivate: parseCount('WEBHOOKS_ALLOW_PRIVATE', env.WEBHOOKS_ALLOW_PRIVATE ?? '0') > 0
+    webhooksAllowPrivate: parseCount('WEBHOOKS_ALLOW_PRIVATE', env.WEBHOOKS_ALLOW_PRIVATE ?? '0') > 0,
+    // Read as libuv reads it: anything but a positive number leaves its default.
+    threadPoolSize: Number(env.UV_THREADPOOL_SIZE) || 4
   }
 }
 

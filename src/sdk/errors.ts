@@ -61,6 +61,11 @@ export class PayloadTooLarge extends PlatformError {
   override readonly status = 413
 }
 
+/** The request did not arrive in time (answered by the HTTP server before any endpoint runs). */
+export class RequestTimeout extends PlatformError {
+  override readonly status = 408
+}
+
 export class TooManyRequests extends PlatformError {
   override readonly status = 429
 

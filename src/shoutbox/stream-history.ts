@@ -11,7 +11,7 @@ const REPLAY_LIMIT = 1000
  * The stream's history; rows are written by shoutsRepository with each change. It holds
  * a shout's text only while the shout exists: deleting a shout deletes its earlier rows.
  */
-export function streamHistory (db: Database) {
+export function streamHistoryRepository (db: Database) {
   return {
     /** Those of `ids` still kept, in order. */
     async find (ids: readonly number[]): Promise<ShoutEvent[]> {

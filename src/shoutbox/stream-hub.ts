@@ -1,7 +1,7 @@
 import { EventFrame, eventFrame, type AddonContext, type EventStream, type SessionUser } from '../sdk/index.js'
 import { CHANGE_KINDS, type ShoutEvent } from './changes/kinds.js'
 import { onChange, type ChangeNotice } from './changes/notice.js'
-import { streamHistory } from './stream-history.js'
+import { streamHistoryRepository } from './stream-history.js'
 import { FanOut, Subscriber } from './fan-out.js'
 import { perContext } from './per-context.js'
 import { canRead, Rooms, type Room } from './rooms.js'
@@ -66,7 +66,7 @@ export class StreamHub {
       this.closeStreamsOf(userId)
     })
     const prune = (): void => {
-      streamHistory(this.ctx.db).prune().catch(error => this.ctx.log.warn({ err: error }, 'pruning stream history failed'))
+      streamHistoryRepository(this.ctx.db).prune().catch(error => this.ctx.log.warn({ err: error }, 'pruning stream history failed'))
     }
     this.pruneTimer = setInterval(prune, PRUNE_EVERY_MS).unref()
     prune()
@@ -135,7 +135,7 @@ export class StreamHub {
       if (streams?.size === 0) this.members.delete(member!)
     })
     try {
-      const events = streamHistory(this.ctx.db)
+      const events = streamHistoryRepository(this.ctx.db)
       const missed = lastEventId === undefined ? undefined : await events.replayAfter(lastEventId)
       if (missed === undefined || missed === 'too-far') {
         stream.write(eventFrame(await events.latestId(), missed === undefined ? 'ready' : 'reset', '{}'))
@@ -208,7 +208,7 @@ export class StreamHub {
   /** The notice's events, as it carries them or (too many for a notice) as the history holds them. */
   private deliver ({ eventIds, events: carried }: ChangeNotice): void {
     this.deliveries = this.deliveries
-      .then(() => carried ?? streamHistory(this.ctx.db).find(eventIds))
+      .then(() => carried ?? streamHistoryRepository(this.ctx.db).find(eventIds))
       .then(events => { for (const event of events) this.fanOut.add(event.id, frameOf(event), event.shout.room) })
       .catch(error => this.ctx.log.warn({ err: error, eventIds }, 'could not deliver stream events'))
   }

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
 import pg from 'pg'
 import tap from 'tap'
-import { openDatabase, type Database } from '../../src/host/database/connect.js'
+import { openDatabase, type OpenDatabase } from '../../src/host/database/connect.js'
 import { ensureImage, freshPglite } from './pglite-image.js'
 
 /** Which database this run of the suite uses: `npm test` runs every file on both. */
@@ -18,7 +18,7 @@ export interface TestDatabase {
    * Opens a connection to this test's database; each app gets its own (the app closes
    * it). On the embedded database only one may be open at a time, as with one process.
    */
-  open (): Promise<Database>
+  open (): Promise<OpenDatabase>
   /** Removes what the test created. */
   drop (): Promise<void>
   readonly schema: string

@@ -1,6 +1,8 @@
+import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
 import { loadConfig } from '../../src/host/config.js'
+import { defaultHashingLimits } from '../../src/host/identity/passwords.js'
 
 t.test('a default start listens on port 80 on every interface, embedded database under ./data', async t => {
   const config = loadConfig([], {})
@@ -31,6 +33,14 @@ t.test('flags win over environment variables', async t => {
   t.same(fromEnv.allowedOrigins, ['https://a.example', 'https://b.example'])
   t.same(loadConfig([], {}).embedOrigins, [], 'no site embeds the board unless listed')
   t.same(loadConfig([], { EMBED_ORIGINS: 'https://blog.example , http://localhost:8080/' }).embedOrigins, ['https://blog.example', 'http://localhost:8080'])
+})
+
+t.test('UV_THREADPOOL_SIZE is read as libuv reads it, once, into the config; hashing leaves one of those threads free', async t => {
+  t.equal(loadConfig([], {}).threadPoolSize, 4)
+  t.equal(loadConfig([], { UV_THREADPOOL_SIZE: '8' }).threadPoolSize, 8)
+  for (const ignored of ['', '0', 'many']) t.equal(loadConfig([], { UV_THREADPOOL_SIZE: ignored }).threadPoolSize, 4, JSON.stringify(ignored))
+  t.equal(defaultHashingLimits(4).concurrency, Math.min(os.availableParallelism(), 3))
+  t.equal(defaultHashingLimits(1).concurrency, 1, 'at least one hash at a time')
 })
 
 t.test('TRUST_PROXY: a number of hops, or addresses and CIDR ranges, IPv4 and IPv6', async t => {

@@ -5,7 +5,7 @@
  * stored, as this process and as another one hear it.
  */
 import t from 'tap'
-import { streamHistory } from '../../src/shoutbox/stream-history.js'
+import { streamHistoryRepository } from '../../src/shoutbox/stream-history.js'
 import { Publisher } from '../../src/shoutbox/publisher.js'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp, type App } from '../helpers/app.js'
@@ -36,7 +36,7 @@ function hear (app: App): string[] {
 async function expectedNotice (app: App, ids: readonly number[]) {
   const events = await app.db('shoutbox_events').where({ kind: 'shout-created' })
     .whereRaw("(shout->>'id')::integer = any(?)", [ids as number[]]).orderBy('id').select<Array<{ id: number }>>('id')
-  const stored = await streamHistory(app.db).find(events.map(e => e.id))
+  const stored = await streamHistoryRepository(app.db).find(events.map(e => e.id))
   const shouts = new Map((await shoutsRepository(app.db).list(null)).map(shout => [shout.id, shout]))
   return {
     kind: 'shout-created',

@@ -1,6 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { Knex } from 'knex'
-import type { AddonContext, ConfigValue, PermissionDeclaration, SessionUser } from '../../sdk/index.js'
+import type { AddonContext, ConfigValue, Database, PermissionDeclaration, SessionUser } from '../../sdk/index.js'
 import { holdsNode } from '../identity/permissions.js'
 import { IDENTITY_CHANGED, isUserSignedOut, USER_SIGNED_OUT } from '../identity/sessions.js'
 import type { UsersRepository } from '../identity/users.js'
@@ -18,7 +17,7 @@ import type { AddonRegistry } from './registry.js'
 
 /** The host-wide services an owner's context is made from. */
 export interface ContextServices {
-  readonly db: Knex
+  readonly db: Database
   readonly log: FastifyBaseLogger
   readonly activity: ActivityLogRepository
   readonly notifications: Notifications

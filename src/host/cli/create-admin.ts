@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util'
 import { Value } from '@sinclair/typebox/value'
-import { isPlatformError } from '../../sdk/index.js'
+import { PlatformAlreadyInstalled, isPlatformError } from '../../sdk/index.js'
 import { buildApp } from '../app.js'
 import { loadConfig } from '../config.js'
 import { DataDirInUse } from '../database/data-dir-claim.js'
@@ -55,7 +55,7 @@ const outcome = await finishSetup(app.addons.hostContext, account).then(admin =>
 await app.close()
 if ('error' in outcome) {
   const { error } = outcome
-  if (isPlatformError(error)) fail(error.code === 'PLATFORM_ALREADY_INSTALLED' ? 'setup is already finished' : error.code)
+  if (isPlatformError(error)) fail(error instanceof PlatformAlreadyInstalled ? 'setup is already finished' : error.code)
   throw error
 }
 process.stdout.write(`created the administrator "${outcome.admin.username}"; setup is finished\n`)

@@ -17,7 +17,7 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value))
 
 export type DatabaseKind = 'postgres' | 'embedded'
 
-export interface Database {
+export interface OpenDatabase {
   readonly knex: Knex
   readonly kind: DatabaseKind
   /** For PostgreSQL: how to open a dedicated connection (LISTEN needs one outside the pool). */
@@ -66,7 +66,7 @@ const knexLog = (logger: DatabaseLogger): Knex.Config['log'] => ({
  */
 const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffers=32MB']
 
-export async function openDatabase (options: DatabaseOptions): Promise<Database> {
+export async function openDatabase (options: DatabaseOptions): Promise<OpenDatabase> {
   const schema = options.schema ?? 'public'
   if (options.url !== undefined) {
     const db = knex({

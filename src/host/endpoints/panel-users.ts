@@ -1,6 +1,6 @@
 import {
   BadRequest, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer,
-  type ActivityLogEntryInput, type SessionUser, type SignedInCall, type Transaction
+  type ActivityLogEntryInput, type Database, type SessionUser, type SignedInCall
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { EmailTaken, LastAdmin, UnknownRole, UsernameTaken } from '../errors.js'
@@ -64,7 +64,7 @@ export class CreateUser extends PanelApi<typeof CreateUserSchema, HostContext> {
     if ((bot === true) === (password !== undefined)) {
       throw new BadRequest({ reason: bot === true ? 'a bot account has no password' : 'a password is required' })
     }
-    await givableRole(ctx.identity, call.user, account.roleId)
+    await givableRole(ctx.identity, call.user, account.roleId, ctx.db)
     const passwordHash = password === undefined ? NO_PASSWORD : await ctx.identity.passwords.hash(password, call.ip)
     const user = await ctx.transaction(async trx => {
       const created = await ctx.identity.users.create({ ...account, passwordHash, bot: bot === true }, trx)
@@ -109,7 +109,7 @@ export class UpdateUser extends PanelApi<typeof UpdateUserSchema, HostContext> {
     const id = Number(call.params.id)
     const { roleId, disabled, password } = call.body
     // A password costs a slow hash: refuse what can be refused before paying for it.
-    if (password !== undefined) await managedUser(identity, caller, id)
+    if (password !== undefined) await managedUser(identity, caller, id, ctx.db)
     const passwordHash = password === undefined ? undefined : await identity.passwords.hash(password, call.ip)
 
     const user = await ctx.transaction(async trx => {
@@ -166,7 +166,7 @@ export class DeleteUser extends PanelApi<typeof DeleteUserSchema, HostContext> {
 }
 
 /** The user `id` and their role, if the caller holds everything that role holds (only admins manage admins). */
-async function managedUser (identity: Identity, caller: SessionUser, id: number, trx?: Transaction): Promise<{ target: UserWithHash, role: Role | undefined }> {
+async function managedUser (identity: Identity, caller: SessionUser, id: number, trx: Database): Promise<{ target: UserWithHash, role: Role | undefined }> {
   const target = await identity.users.find(id, trx)
   if (target === undefined) throw new NotFound()
   const role = await identity.roles.find(target.roleId, trx)
@@ -175,7 +175,7 @@ async function managedUser (identity: Identity, caller: SessionUser, id: number,
 }
 
 /** The role `roleId`, if it exists and the caller holds everything it holds. */
-async function givableRole (identity: Identity, caller: SessionUser, roleId: number, trx?: Transaction): Promise<Role> {
+async function givableRole (identity: Identity, caller: SessionUser, roleId: number, trx: Database): Promise<Role> {
   const role = await identity.roles.find(roleId, trx)
   if (role === undefined) throw new UnknownRole()
   assertHoldsAll(caller, role.permissions)

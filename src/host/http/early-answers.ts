@@ -1,5 +1,6 @@
 import type http from 'node:http'
 import type { Duplex } from 'node:stream'
+import { BadRequest, RequestTimeout } from '../../sdk/index.js'
 import { EVERY_ANSWER, JSON_TYPE } from './headers.js'
 
 /**
@@ -19,8 +20,8 @@ export function answerClientError (error: Error & { code?: string }, socket: Dup
     return
   }
   const [status, reason, code] = error.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, 'Request Header Fields Too Large', 'BAD_REQUEST']
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', 'REQUEST_TIMEOUT'] : [400, 'Bad Request', 'BAD_REQUEST']
+    ? [431, 'Request Header Fields Too Large', new BadRequest().code]
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', new RequestTimeout().code] : [400, 'Bad Request', new BadRequest().code]
   const { headers, body } = closingError(code)
   socket.end(`HTTP/1.1 ${status} ${reason}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`)
 }
@@ -32,7 +33,7 @@ export function answerClientError (error: Error & { code?: string }, socket: Dup
  */
 export function refusedWithoutHost (request: http.IncomingMessage, response: http.ServerResponse): boolean {
   if (request.httpVersion !== '1.1' || request.headers.host !== undefined) return false
-  const { headers, body } = closingError('BAD_REQUEST', { bodyValidationError: 'headers must have a Host header in HTTP/1.1' })
+  const { headers, body } = closingError(new BadRequest().code, { bodyValidationError: 'headers must have a Host header in HTTP/1.1' })
   response.writeHead(400, headers).end(body)
   return true
 }

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { isPlatformError, errorCode } from '../../sdk/index.js'
+import { BadRequest, InternalServerError, NotFound, PayloadTooLarge, ServiceUnavailable, isPlatformError, type PlatformError } from '../../sdk/index.js'
 import { MAX_PARAM_LENGTH } from './endpoint-route.js'
 
 export interface ErrorAnswer {
@@ -13,7 +13,10 @@ export interface ErrorAnswer {
 const answer = (status: number, code: string, extras: Record<string, unknown> = {}, unexpected = false): ErrorAnswer =>
   ({ status, body: { result: 'error', error: code, ...extras }, headers: {}, unexpected })
 
-const badBody = (what: string): ErrorAnswer => answer(400, 'BAD_REQUEST', { bodyValidationError: what })
+/** A catalogue error's answer: its status, code, extras and headers. */
+const known = (error: PlatformError, unexpected = false): ErrorAnswer => ({ ...answer(error.status, error.code, error.extras, unexpected), headers: error.headers })
+
+const badBody = (what: string): ErrorAnswer => known(new BadRequest({ bodyValidationError: what }))
 
 /** Errors a lost or refused database connection shows up as. */
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004'])
@@ -30,16 +33,14 @@ function validationMessage (error: Partial<FastifyError>): string {
 
 /** The single translation from anything thrown to the error envelope (docs/api.md, "Errors"). */
 function toErrorAnswer (error: unknown): ErrorAnswer {
-  if (isPlatformError(error)) {
-    return { ...answer(error.status, error.code, error.extras), headers: error.headers }
-  }
+  if (isPlatformError(error)) return known(error)
   const e = error as Partial<FastifyError> & { name?: string, message?: string }
   if (Array.isArray(e.validation)) return badBody(validationMessage(e))
   switch (e.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return badBody('body must be sent as application/json')
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return answer(413, 'PAYLOAD_TOO_LARGE')
+      return known(new PayloadTooLarge())
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badBody('the body is shorter or longer than its Content-Length')
     // The router's own refusals (frameworkErrors): never echo the URL, an attacker wrote it.
@@ -48,19 +49,19 @@ function toErrorAnswer (error: unknown): ErrorAnswer {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return badBody(`params must not be longer than ${MAX_PARAM_LENGTH} characters`)
   }
-  if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) return answer(503, 'SERVICE_UNAVAILABLE')
+  if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) return known(new ServiceUnavailable())
   // PostgreSQL ends or refuses the session with a FATAL error whatever the reason (the
   // database not accepting connections, too many clients, a shutdown): it cannot be reached.
   const { severity } = error as { severity?: unknown }
-  if (severity === 'FATAL' || severity === 'PANIC') return answer(503, 'SERVICE_UNAVAILABLE')
+  if (severity === 'FATAL' || severity === 'PANIC') return known(new ServiceUnavailable())
   if (e.name === 'KnexTimeoutError' || /Connection terminated|connection timeout|Client has encountered a connection error|Unable to acquire a connection/i.test(e.message ?? '')) {
-    return answer(503, 'SERVICE_UNAVAILABLE')
+    return known(new ServiceUnavailable())
   }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     // Any other client error Fastify raises while reading the request.
-    return answer(e.statusCode === 404 ? 404 : 400, e.statusCode === 404 ? 'NOT_FOUND' : 'BAD_REQUEST')
+    return known(e.statusCode === 404 ? new NotFound() : new BadRequest())
   }
-  return answer(500, errorCode('InternalServerError'), {}, true)
+  return known(new InternalServerError(), true)
 }
 
 /**
@@ -125,6 +126,7 @@ export function answerError (error: unknown, request: FastifyRequest, reply: Fas
 export function installErrorHandling (app: FastifyInstance, conditions: ConditionLog): void {
   app.setErrorHandler((error, request, reply) => answerError(error, request, reply, conditions))
   app.setNotFoundHandler((_request, reply) => {
-    void reply.code(404).send({ result: 'error', error: 'NOT_FOUND' })
+    const { status, body } = known(new NotFound())
+    void reply.code(status).send(body)
   })
 }

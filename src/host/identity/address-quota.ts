@@ -29,10 +29,10 @@ export class AddressQuota {
       await this.db(ADDRESS_QUOTAS_TABLE).where('key', 'like', `${this.name}:%`).andWhere('window_started_at', '<=', expired).delete()
     }
     const result = await this.db.raw<{ rows: Array<{ count: number, window_started_at: number }> }>(`
-      insert into ${ADDRESS_QUOTAS_TABLE} (key, count, window_started_at) values (?, ?, ?)
+      insert into ${ADDRESS_QUOTAS_TABLE} as q (key, count, window_started_at) values (?, ?, ?)
       on conflict (key) do update set
-        count = case when address_quotas.window_started_at <= ? then excluded.count else address_quotas.count + excluded.count end,
-        window_started_at = case when address_quotas.window_started_at <= ? then excluded.window_started_at else address_quotas.window_started_at end
+        count = case when q.window_started_at <= ? then excluded.count else q.count + excluded.count end,
+        window_started_at = case when q.window_started_at <= ? then excluded.window_started_at else q.window_started_at end
       returning count, window_started_at`, [`${this.name}:${await this.addresses.of(address)}`, amount, now, expired, expired])
     const row = result.rows[0]
     if (row !== undefined && row.count > this.policy.limit) {

@@ -144,11 +144,11 @@ export class ApiTokens {
     const hash = hashToken(secret)
     const now = this.now()
     const generation = this.generation
-    const row = await withRole(this.db(API_TOKENS_TABLE).join(USERS_TABLE, 'users.id', 'api_tokens.user_id'))
-      .where('api_tokens.secret_hash', hash)
-      .andWhere('users.disabled', false)
+    const row = await withRole(this.db(API_TOKENS_TABLE).join(USERS_TABLE, `${USERS_TABLE}.id`, `${API_TOKENS_TABLE}.user_id`))
+      .where(`${API_TOKENS_TABLE}.secret_hash`, hash)
+      .andWhere(`${USERS_TABLE}.disabled`, false)
       .first<(SessionUserRow & { token_id: number, token_permissions: string[], expires_at: number | string }) | undefined>(
-        ...SESSION_USER_COLUMNS, 'api_tokens.id as token_id', 'api_tokens.permissions as token_permissions', 'api_tokens.expires_at')
+        ...SESSION_USER_COLUMNS, `${API_TOKENS_TABLE}.id as token_id`, `${API_TOKENS_TABLE}.permissions as token_permissions`, `${API_TOKENS_TABLE}.expires_at`)
     if (row === undefined || Number(row.expires_at) <= now) return null
     // What the token was given that its user still holds.
     const user: SessionUser = { ...toSessionUser(row), permissions: tokenPermissions(row.token_permissions, row.permissions), viaToken: true }

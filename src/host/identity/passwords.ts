@@ -77,9 +77,8 @@ export interface HashingLimits {
  * zlib. Each hash holds 128 MiB, so this also caps hashing's memory. 16 waiting is about
  * two seconds of work on two cores; beyond that a client is better told to come back.
  */
-export function defaultHashingLimits (env: NodeJS.ProcessEnv = process.env): HashingLimits {
-  const pool = Number(env.UV_THREADPOOL_SIZE) || 4
-  return { concurrency: Math.max(1, Math.min(os.availableParallelism(), pool - 1)), queue: 16 }
+export function defaultHashingLimits (threadPoolSize: number): HashingLimits {
+  return { concurrency: Math.max(1, Math.min(os.availableParallelism(), threadPoolSize - 1)), queue: 16 }
 }
 
 /** How fast a client's count of recent hashes fades: halved every minute. */

@@ -193,10 +193,10 @@ function sessionsRepository (db: Database) {
     },
 
     async findWithUser (tokenHash: string) {
-      return withRole(db(SESSIONS_TABLE).join(USERS_TABLE, 'users.id', 'sessions.user_id'))
-        .where('sessions.token_hash', tokenHash)
-        .andWhere('users.disabled', false)
-        .first<(SessionUserRow & { expires_at: number }) | undefined>(...SESSION_USER_COLUMNS, 'sessions.expires_at')
+      return withRole(db(SESSIONS_TABLE).join(USERS_TABLE, `${USERS_TABLE}.id`, `${SESSIONS_TABLE}.user_id`))
+        .where(`${SESSIONS_TABLE}.token_hash`, tokenHash)
+        .andWhere(`${USERS_TABLE}.disabled`, false)
+        .first<(SessionUserRow & { expires_at: number }) | undefined>(...SESSION_USER_COLUMNS, `${SESSIONS_TABLE}.expires_at`)
     },
 
     async delete (tokenHash: string): Promise<void> {

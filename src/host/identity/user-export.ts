@@ -12,9 +12,9 @@ import { preferencesRepository } from './preferences.js'
  * reports, ignore list…). Undefined when there is no such user.
  */
 export async function exportUser (db: Database, tokens: ApiTokens, addons: AddonRegistry, userId: number): Promise<Record<string, unknown> | undefined> {
-  const account = await db(USERS_TABLE).join(ROLES_TABLE, 'roles.id', 'users.role_id').where('users.id', userId)
+  const account = await db(USERS_TABLE).join(ROLES_TABLE, `${ROLES_TABLE}.id`, `${USERS_TABLE}.role_id`).where(`${USERS_TABLE}.id`, userId)
     .first<{ id: number, username: string, email: string, role: string, disabled: boolean, bot: boolean, created_at: number | string } | undefined>(
-      'users.id', 'users.username', 'users.email', 'roles.name as role', 'users.disabled', 'users.bot', 'users.created_at')
+      `${USERS_TABLE}.id`, `${USERS_TABLE}.username`, `${USERS_TABLE}.email`, `${ROLES_TABLE}.name as role`, `${USERS_TABLE}.disabled`, `${USERS_TABLE}.bot`, `${USERS_TABLE}.created_at`)
   if (account === undefined) return undefined
   const sessions: Array<{ created_at: number | string, expires_at: number | string }> = await db(SESSIONS_TABLE).where({ user_id: userId }).orderBy('created_at').select('created_at', 'expires_at')
   const notifications: Array<{ id: number | string, addon_id: string, kind: string, data: unknown, created_at: number | string, read: boolean }> =

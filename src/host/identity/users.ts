@@ -6,7 +6,7 @@ import { ACCOUNT_CHANGES_LOCK, RETIRED_USERNAMES_TABLE, ROLES_TABLE, USERS_TABLE
 import { ADMIN_ROLE_ID } from './roles.js'
 
 /** The columns a `SessionUser` is made of (`toSessionUser`), from a query joined with each user's role (`withRole`). */
-export const SESSION_USER_COLUMNS = ['users.id', 'users.username', 'users.bot', 'roles.id as role_id', 'roles.name as role_name', 'roles.permissions'] as const
+export const SESSION_USER_COLUMNS = [`${USERS_TABLE}.id`, `${USERS_TABLE}.username`, `${USERS_TABLE}.bot`, `${ROLES_TABLE}.id as role_id`, `${ROLES_TABLE}.name as role_name`, `${ROLES_TABLE}.permissions`] as const
 
 /** A row of SESSION_USER_COLUMNS. */
 export interface SessionUserRow {
@@ -19,7 +19,7 @@ export interface SessionUserRow {
 }
 
 /** `query`, over `users` or a table joined to it, joined with each user's role: what a signed-in user is read from. */
-export const withRole = <Q extends Knex.QueryBuilder>(query: Q): Q => query.join(ROLES_TABLE, 'roles.id', 'users.role_id') as Q
+export const withRole = <Q extends Knex.QueryBuilder>(query: Q): Q => query.join(ROLES_TABLE, `${ROLES_TABLE}.id`, `${USERS_TABLE}.role_id`) as Q
 
 /** A user as every access check sees them: their role and its permissions; `bot` only for a bot account. */
 export const toSessionUser = (row: SessionUserRow): SessionUser => ({
@@ -133,7 +133,7 @@ export function usersRepository (db: Database) {
 
     /** The account `id` with its role and the role's permissions, shaped as a session resolves a user (see `Sessions.resolve`). */
     async sessionUser (id: number, trx: Database = db): Promise<SessionUser | undefined> {
-      const row = await withRole(trx(USERS_TABLE)).where({ 'users.id': id }).first<SessionUserRow | undefined>(...SESSION_USER_COLUMNS).catch(outOfRange)
+      const row = await withRole(trx(USERS_TABLE)).where(`${USERS_TABLE}.id`, id).first<SessionUserRow | undefined>(...SESSION_USER_COLUMNS).catch(outOfRange)
       return row === undefined ? undefined : toSessionUser(row)
     },
 
@@ -148,8 +148,8 @@ export function usersRepository (db: Database) {
     async activeSessionUsers (names: readonly string[]): Promise<SessionUser[]> {
       if (names.length === 0) return []
       const rows = await withRole(db(USERS_TABLE))
-        .whereRaw('lower(users.username) = any(?)', [names.map(name => name.toLowerCase())])
-        .andWhere('users.disabled', false)
+        .whereRaw(`lower(${USERS_TABLE}.username) = any(?)`, [names.map(name => name.toLowerCase())])
+        .andWhere(`${USERS_TABLE}.disabled`, false)
         .select<SessionUserRow[]>(...SESSION_USER_COLUMNS)
       return rows.map(toSessionUser)
     },
@@ -197,7 +197,7 @@ export function usersRepository (db: Database) {
      * The account goes; its username is retired, never to be taken again: what it wrote
      * (shouts, activity entries) keeps that name, and must not seem to be a newcomer's.
      */
-    async delete (id: number, trx: Database = db): Promise<void> {
+    async delete (id: number, trx: Transaction): Promise<void> {
       const [row] = await trx(USERS_TABLE).where({ id }).delete().returning<Array<{ username: string }>>('username')
       if (row === undefined) return
       await trx(RETIRED_USERNAMES_TABLE).insert({ username: trx.raw('lower(?)', [row.username]), retired_at: Date.now() }).onConflict('username').ignore()

@@ -14,12 +14,14 @@ import { SetupState } from '../services/setup-state.js'
 export interface IdentityOptions {
   /** scrypt and its parameters (tests use cheap ones). */
   readonly passwords?: PasswordHasher
-  /** How many hashes at once and waiting (`defaultHashingLimits()` for what is not given). */
+  /** How many hashes at once and waiting (`defaultHashingLimits` for what is not given). */
   readonly hashing?: Partial<HashingLimits>
   readonly throttle?: ThrottleOptions
   /** `SETUP_TOKEN`: the setup token the operator chose; otherwise one is made. */
   readonly setupToken?: string | undefined
   readonly sessionCookie?: SessionCookie
+  /** libuv's thread pool size (`HostConfig.threadPoolSize`), which bounds the hashes at once. */
+  readonly threadPoolSize: number
 }
 
 /** Who people are: accounts, roles, sessions, passwords, the sign-in throttle and the setup state. */
@@ -76,7 +78,7 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
     sessionCookie: options.sessionCookie ?? sessionCookieFor(undefined),
     passwords: new BoundedPasswords(
       options.passwords ?? new PasswordHasher(),
-      { ...defaultHashingLimits(), ...options.hashing },
+      { ...defaultHashingLimits(options.threadPoolSize), ...options.hashing },
       kind => app.log.debug({ kind }, 'password hash')
     ),
     addresses,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Knex } from 'knex'
 import pg from 'pg'
-import type { Database } from '../database/connect.js'
+import type { OpenDatabase } from '../database/connect.js'
 import type { Transaction } from '../../sdk/index.js'
 
 type Handler = (payload: string) => void
@@ -47,9 +47,9 @@ export class Cluster {
   private retryDelay = 100
   private retryTimer: NodeJS.Timeout | undefined
 
-  constructor (private readonly db: Database, private readonly log: FastifyBaseLogger) {
-    this.channel = `shoutbox_${db.schema}`
-    this.linked = db.kind === 'embedded'
+  constructor (private readonly database: OpenDatabase, private readonly log: FastifyBaseLogger) {
+    this.channel = `shoutbox_${database.schema}`
+    this.linked = database.kind === 'embedded'
   }
 
   /** True while every notice from other processes reaches us; caches must not be trusted otherwise. */
@@ -58,7 +58,7 @@ export class Cluster {
   }
 
   async start (): Promise<void> {
-    if (this.db.kind === 'postgres') await this.connect()
+    if (this.database.kind === 'postgres') await this.connect()
   }
 
   async stop (): Promise<void> {
@@ -99,9 +99,9 @@ export class Cluster {
   }
 
   async notify (topic: string, payload: string, trx?: Transaction): Promise<void> {
-    if (this.db.kind === 'postgres') {
+    if (this.database.kind === 'postgres') {
       const message: Message = { origin: this.origin, topic, payload }
-      await (trx ?? this.db.knex).raw('select pg_notify(?, ?)', [this.channel, JSON.stringify(message)])
+      await (trx ?? this.database.knex).raw('select pg_notify(?, ?)', [this.channel, JSON.stringify(message)])
     }
     if (trx === undefined) this.deliver(topic, payload)
     else trx.executionPromise.then(() => this.deliver(topic, payload), () => {})
@@ -118,8 +118,8 @@ export class Cluster {
    * hears its own notices from there.
    */
   notifying (topic: string, payload: Knex.Raw): Knex.Raw {
-    const knex = this.db.knex
-    if (this.db.kind !== 'postgres') return knex.raw('null')
+    const knex = this.database.knex
+    if (this.database.kind !== 'postgres') return knex.raw('null')
     return knex.raw(`pg_notify(?, ? || to_json(?::text)::text || ',"payload":' || to_json((?)::text)::text || '}')`,
       [this.channel, this.ownPrefix + '"topic":', topic, payload])
   }
@@ -151,7 +151,7 @@ export class Cluster {
 
   private async connect (): Promise<void> {
     const client = new pg.Client({
-      connectionString: this.db.url, connectionTimeoutMillis: 5000, keepAlive: true, application_name: `shoutbox-listen:${this.db.schema}`
+      connectionString: this.database.url, connectionTimeoutMillis: 5000, keepAlive: true, application_name: `shoutbox-listen:${this.database.schema}`
     })
     client.on('notification', notice => {
       if (notice.channel !== this.channel || notice.payload === undefined || notice.payload.startsWith(this.ownPrefix)) return
