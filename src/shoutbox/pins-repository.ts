@@ -1,4 +1,4 @@
-import type { Database, Transaction } from '../sdk/index.js'
+import type { Database, SqlPart, Transaction } from '../sdk/index.js'
 import type { Room } from './rooms.js'
 import type { RoomShout } from './schemas.js'
 import { botOf, replyToOf } from './shouts-repository.js'
@@ -14,7 +14,7 @@ const PG_FOREIGN_KEY_VIOLATION = '23503'
  */
 export function pinsRepository (db: Database) {
   /** Records `kind` for the shouts whose ids the statement `change` on the pins table returns as `shout_id`. */
-  const withEvent = async (kind: string, change: ReturnType<Database['raw']>, trx: Transaction): Promise<number | undefined> => {
+  const withEvent = async (kind: string, change: SqlPart, trx: Transaction): Promise<number | undefined> => {
     const result = await trx.raw<{ rows: Array<{ id: number }> }>(`
       with p as (? returning shout_id)
       insert into ?? (kind, shout, created_at)

@@ -84,7 +84,7 @@ export interface ArchiveQuery {
  */
 export function shoutsRepository (db: Database) {
   /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
-  const withEvents = (kind: string, change: ReturnType<Database['raw']>, trx: Transaction) => trx.raw<{ rows: RecordedRow[] }>(`
+  const withEvents = (kind: string, change: SqlPart, trx: Transaction) => trx.raw<{ rows: RecordedRow[] }>(`
     with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
     e as (insert into ?? (kind, shout, created_at)
           select ?, ${EVENT_SHOUT}, ? from s

@@ -12,7 +12,7 @@ import type { EventBus } from '../services/event-bus.js'
 import type { I18n } from '../services/i18n.js'
 import type { Metrics } from '../services/metrics.js'
 import type { Notifications } from '../services/notifications.js'
-import type { WebhookOutbox } from '../webhooks/outbox.js'
+import type { WebhookOutboxRepository } from '../webhooks/outbox.js'
 import type { AddonRegistry } from './registry.js'
 
 /** The host-wide services an owner's context is made from. */
@@ -27,7 +27,7 @@ export interface ContextServices {
   readonly i18n: I18n
   readonly metrics: Metrics
   readonly users: UsersRepository
-  readonly webhooks: WebhookOutbox
+  readonly webhooks: WebhookOutboxRepository
 }
 
 export interface Owner {

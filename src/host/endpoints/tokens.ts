@@ -3,7 +3,6 @@ import {
   type SessionUser, type SignedInCall
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
-import { USERS_TABLE } from '../database/tables.js'
 import { MAX_TOKENS_PER_USER } from '../identity/api-tokens.js'
 import { assertHoldsAll } from '../identity/granting.js'
 import { PermissionNodeSchema } from '../schemas.js'
@@ -44,7 +43,7 @@ async function createToken (call: SignedInCall<{ body: typeof NewTokenSchema }, 
   const { ctx, user: caller, body } = call
   assertHoldsAll(caller, body.permissions)
   const created = await ctx.transaction(async trx => {
-    await trx.raw(`select id from ${USERS_TABLE} where id = ? for update`, [owner.id])
+    await ctx.identity.users.lock(owner.id, trx)
     if (await ctx.identity.tokens.countOf(owner.id, trx) >= MAX_TOKENS_PER_USER) {
       throw new Conflict({ reason: `an account holds at most ${MAX_TOKENS_PER_USER} tokens; revoke one first` })
     }

@@ -203,6 +203,11 @@ export function usersRepository (db: Database) {
       await trx(RETIRED_USERNAMES_TABLE).insert({ username: trx.raw('lower(?)', [row.username]), retired_at: Date.now() }).onConflict('username').ignore()
     },
 
+    /** Holds the account's row until `trx` ends: what is counted per account (its tokens) stays true until it is written. */
+    async lock (id: number, trx: Transaction): Promise<void> {
+      await trx(USERS_TABLE).where({ id }).forUpdate().select('id')
+    },
+
     /**
      * Holds every other account change (on any process) until `trx` ends. Without it two
      * administrators disabling each other at once would each still see the other as

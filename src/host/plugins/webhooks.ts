@@ -1,5 +1,5 @@
 import fp from 'fastify-plugin'
-import { WebhookOutbox, webhooksRepository, type WebhooksRepository } from '../webhooks/outbox.js'
+import { webhookOutboxRepository, webhooksRepository, type WebhookOutboxRepository, type WebhooksRepository } from '../webhooks/outbox.js'
 import { WebhookSender, type SenderOptions } from '../webhooks/sender.js'
 
 export interface WebhooksOptions {
@@ -10,7 +10,7 @@ export interface WebhooksOptions {
 
 /** Outgoing webhooks: the outbox changes write to, the hooks the panel manages, and this process's sender. */
 export interface Webhooks {
-  readonly outbox: WebhookOutbox
+  readonly outbox: WebhookOutboxRepository
   readonly hooks: WebhooksRepository
   readonly sender: WebhookSender
   readonly allowHttp: boolean
@@ -28,7 +28,7 @@ declare module 'fastify' {
  */
 export const webhooksPlugin = fp<WebhooksOptions>(async (app, options) => {
   const sender = new WebhookSender(app.db, app.cluster, app.log.child({ part: 'webhooks' }), options.sender)
-  app.decorate('webhooks', { outbox: new WebhookOutbox(app.db), hooks: webhooksRepository(app.db), sender, allowHttp: options.allowHttp })
+  app.decorate('webhooks', { outbox: webhookOutboxRepository(app.db), hooks: webhooksRepository(app.db), sender, allowHttp: options.allowHttp })
   app.addHook('preClose', async () => {
     await sender.stop()
   })

@@ -1,5 +1,4 @@
-import type { Knex } from 'knex'
-import type { ActivityLogEntryInput, ActivityRedactor, Database } from '../../sdk/index.js'
+import type { ActivityLogEntryInput, ActivityRedactor, Database, SqlPart } from '../../sdk/index.js'
 import { ACTIVITY_LOGS_TABLE } from '../database/tables.js'
 import type { I18n } from './i18n.js'
 
@@ -35,7 +34,7 @@ interface Row {
 /** The activity feed: entries written by the host and the addons, read by the panel in the reader's language. */
 export function activityLogRepository (db: Database, i18n: I18n) {
   /** The INSERT of `entries` as a statement part (the SDK's `activityLog.insertion`); all dated now. */
-  const insertion = (owner: string, entries: readonly ActivityLogEntryInput[]): Knex.Raw => {
+  const insertion = (owner: string, entries: readonly ActivityLogEntryInput[]): SqlPart => {
     const rows = entries.map(entry => ({ type: entry.type, userId: entry.user?.id ?? null, username: entry.user?.username ?? null, details: entry.details ?? {} }))
     return db.raw(`insert into ${ACTIVITY_LOGS_TABLE} (type, user_id, username, addon_id, details, created_at)
       select entry->>'type', (entry->>'userId')::integer, entry->>'username', ?::text, entry->'details', ?::bigint

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyBaseLogger } from 'fastify'
-import type { Knex } from 'knex'
 import pg from 'pg'
 import type { OpenDatabase } from '../database/connect.js'
-import type { Transaction } from '../../sdk/index.js'
+import type { SqlPart, Transaction } from '../../sdk/index.js'
 
 type Handler = (payload: string) => void
 
@@ -117,7 +116,7 @@ export class Cluster {
    * Once the statement has committed, hand the text it sent to `delivered`: this process
    * hears its own notices from there.
    */
-  notifying (topic: string, payload: Knex.Raw): Knex.Raw {
+  notifying (topic: string, payload: SqlPart): SqlPart {
     const knex = this.database.knex
     if (this.database.kind !== 'postgres') return knex.raw('null')
     return knex.raw(`pg_notify(?, ? || to_json(?::text)::text || ',"payload":' || to_json((?)::text)::text || '}')`,

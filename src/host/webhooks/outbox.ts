@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Knex } from 'knex'
-import type { Database, Transaction } from '../../sdk/index.js'
+import type { Database, SqlPart, Transaction } from '../../sdk/index.js'
 import { WEBHOOKS_TABLE, WEBHOOK_DELIVERIES_TABLE } from '../database/tables.js'
 
 /** The host's own webhook events; each addon adds those it declares (`AddonDefinition.webhookEvents`). */
@@ -58,38 +57,42 @@ const toDelivery = (row: DeliveryRow): Delivery => ({
  * each active hook subscribed to the event, so a change that committed has its
  * deliveries, whatever happens to the process next. The sender (`sender.ts`) reads them.
  */
-export class WebhookOutbox {
-  constructor (private readonly db: Database, private readonly now: () => number = Date.now) {}
-
-  /** Writes `event`'s deliveries of `items` inside `trx`. */
-  async enqueue (event: string, items: readonly OutboxItem[], trx: Transaction): Promise<void> {
-    if (items.length === 0) return
-    const rows = items.map(item => ({ data: item.data, subject: item.subject ?? null }))
-    await trx.raw('?', [this.insertion(event, trx.raw(
-      "select item->'data' as data, item->>'subject' as subject from jsonb_array_elements(?::jsonb) as given(item)", [JSON.stringify(rows)]))])
-  }
-
+export function webhookOutboxRepository (db: Database, now: () => number = Date.now) {
   /**
    * The INSERT of `event`'s deliveries as a statement part (a CTE of the change's own
    * statement): `rows` is a SELECT of `data` (jsonb) and `subject` (text) columns, which
    * may read the statement's other CTEs.
    */
-  insertion (event: string, rows: Knex.Raw): Knex.Raw {
-    const now = this.now()
-    return this.db.raw(`insert into ${WEBHOOK_DELIVERIES_TABLE} (hook_id, event, data, subject, next_attempt_at, created_at)
+  const insertion = (event: string, rows: SqlPart): SqlPart => {
+    const at = now()
+    return db.raw(`insert into ${WEBHOOK_DELIVERIES_TABLE} (hook_id, event, data, subject, next_attempt_at, created_at)
       select h.id, ?::text, d.data, d.subject, ?::bigint, ?::bigint from (?) as d cross join ${WEBHOOKS_TABLE} h
-      where h.active and h.events @> ?::jsonb`, [event, now, now, rows, JSON.stringify([event])])
+      where h.active and h.events @> ?::jsonb`, [event, at, at, rows, JSON.stringify([event])])
   }
 
-  /**
-   * Takes `fields` out of the pending deliveries about `subject` (inside the transaction
-   * that deletes it): a deleted shout's text is never sent after the delete.
-   */
-  async redact (subject: string, fields: readonly string[], trx: Transaction): Promise<void> {
-    await trx(WEBHOOK_DELIVERIES_TABLE).where({ subject, status: 'pending' })
-      .update({ data: trx.raw(`jsonb_set(data ${fields.map(() => '- ?::text').join(' ')}, '{deleted}', 'true')`, [...fields]) })
+  return {
+    insertion,
+
+    /** Writes `event`'s deliveries of `items` inside `trx`. */
+    async enqueue (event: string, items: readonly OutboxItem[], trx: Transaction): Promise<void> {
+      if (items.length === 0) return
+      const rows = items.map(item => ({ data: item.data, subject: item.subject ?? null }))
+      await trx.raw('?', [insertion(event, trx.raw(
+        "select item->'data' as data, item->>'subject' as subject from jsonb_array_elements(?::jsonb) as given(item)", [JSON.stringify(rows)]))])
+    },
+
+    /**
+     * Takes `fields` out of the pending deliveries about `subject` (inside the transaction
+     * that deletes it): a deleted shout's text is never sent after the delete.
+     */
+    async redact (subject: string, fields: readonly string[], trx: Transaction): Promise<void> {
+      await trx(WEBHOOK_DELIVERIES_TABLE).where({ subject, status: 'pending' })
+        .update({ data: trx.raw(`jsonb_set(data ${fields.map(() => '- ?::text').join(' ')}, '{deleted}', 'true')`, [...fields]) })
+    }
   }
 }
+
+export type WebhookOutboxRepository = ReturnType<typeof webhookOutboxRepository>
 
 /** The hooks and their deliveries, as the panel manages and reads them. */
 export function webhooksRepository (db: Database, now: () => number = Date.now) {
