@@ -26,8 +26,8 @@ export const FLOOD_CONTROL_TABLE = 'shoutbox_flood_control'
 
 /*
  * The first keys of the addon's advisory locks: constants no other lock of the platform
- * uses (the host's are in src/host/database/tables.ts). The second key is the schema's, so sites sharing a
- * database wait only for their own.
+ * uses (the host's are in src/host/database/tables.ts). The second key is the schema's,
+ * so sites sharing a database wait only for their own.
  */
 /** Serialises pins (a count against maxPinned, and the shout's row). */
 export const PINS_LOCK = 7_310_002

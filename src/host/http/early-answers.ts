@@ -8,6 +8,10 @@ import { EVERY_ANSWER, JSON_TYPE } from './headers.js'
  * parse as HTTP, and an HTTP/1.1 request without `Host`. Both are in the envelope, with
  * the headers of every answer, and close the connection: what follows on it cannot be trusted.
  */
+/** The codes of what is refused here, from the catalogue: made once, not per refused connection. */
+const BAD_REQUEST = new BadRequest().code
+const REQUEST_TIMEOUT = new RequestTimeout().code
+
 function closingError (code: string, extras: Record<string, string> = {}): { headers: Record<string, string | number>, body: string } {
   const body = JSON.stringify({ result: 'error', error: code, ...extras })
   return { body, headers: { ...EVERY_ANSWER, 'content-type': JSON_TYPE, 'content-length': Buffer.byteLength(body), connection: 'close' } }
@@ -20,8 +24,8 @@ export function answerClientError (error: Error & { code?: string }, socket: Dup
     return
   }
   const [status, reason, code] = error.code === 'HPE_HEADER_OVERFLOW'
-    ? [431, 'Request Header Fields Too Large', new BadRequest().code]
-    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', new RequestTimeout().code] : [400, 'Bad Request', new BadRequest().code]
+    ? [431, 'Request Header Fields Too Large', BAD_REQUEST]
+    : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? [408, 'Request Timeout', REQUEST_TIMEOUT] : [400, 'Bad Request', BAD_REQUEST]
   const { headers, body } = closingError(code)
   socket.end(`HTTP/1.1 ${status} ${reason}\r\n${Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`)
 }
@@ -33,7 +37,7 @@ export function answerClientError (error: Error & { code?: string }, socket: Dup
  */
 export function refusedWithoutHost (request: http.IncomingMessage, response: http.ServerResponse): boolean {
   if (request.httpVersion !== '1.1' || request.headers.host !== undefined) return false
-  const { headers, body } = closingError(new BadRequest().code, { bodyValidationError: 'headers must have a Host header in HTTP/1.1' })
+  const { headers, body } = closingError(BAD_REQUEST, { bodyValidationError: 'headers must have a Host header in HTTP/1.1' })
   response.writeHead(400, headers).end(body)
   return true
 }

@@ -18,6 +18,14 @@ const known = (error: PlatformError, unexpected = false): ErrorAnswer => ({ ...a
 
 const badBody = (what: string): ErrorAnswer => known(new BadRequest({ bodyValidationError: what }))
 
+/** The answers that carry nothing of the request, made once: a flood of them costs no error object each. */
+const frozen = (answer: ErrorAnswer): ErrorAnswer => Object.freeze({ ...answer, body: Object.freeze(answer.body), headers: Object.freeze(answer.headers) })
+const BAD_REQUEST = frozen(known(new BadRequest()))
+const NOT_FOUND = frozen(known(new NotFound()))
+const PAYLOAD_TOO_LARGE = frozen(known(new PayloadTooLarge()))
+const SERVICE_UNAVAILABLE = frozen(known(new ServiceUnavailable()))
+const INTERNAL_SERVER_ERROR = frozen(known(new InternalServerError(), true))
+
 /** Errors a lost or refused database connection shows up as. */
 const UNAVAILABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', '57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004'])
 
@@ -40,7 +48,7 @@ function toErrorAnswer (error: unknown): ErrorAnswer {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return badBody('body must be sent as application/json')
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return known(new PayloadTooLarge())
+      return PAYLOAD_TOO_LARGE
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badBody('the body is shorter or longer than its Content-Length')
     // The router's own refusals (frameworkErrors): never echo the URL, an attacker wrote it.
@@ -49,19 +57,19 @@ function toErrorAnswer (error: unknown): ErrorAnswer {
     case 'FST_ERR_MAX_PARAM_LENGTH':
       return badBody(`params must not be longer than ${MAX_PARAM_LENGTH} characters`)
   }
-  if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) return known(new ServiceUnavailable())
+  if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) return SERVICE_UNAVAILABLE
   // PostgreSQL ends or refuses the session with a FATAL error whatever the reason (the
   // database not accepting connections, too many clients, a shutdown): it cannot be reached.
   const { severity } = error as { severity?: unknown }
-  if (severity === 'FATAL' || severity === 'PANIC') return known(new ServiceUnavailable())
+  if (severity === 'FATAL' || severity === 'PANIC') return SERVICE_UNAVAILABLE
   if (e.name === 'KnexTimeoutError' || /Connection terminated|connection timeout|Client has encountered a connection error|Unable to acquire a connection/i.test(e.message ?? '')) {
-    return known(new ServiceUnavailable())
+    return SERVICE_UNAVAILABLE
   }
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     // Any other client error Fastify raises while reading the request.
-    return known(e.statusCode === 404 ? new NotFound() : new BadRequest())
+    return e.statusCode === 404 ? NOT_FOUND : BAD_REQUEST
   }
-  return known(new InternalServerError(), true)
+  return INTERNAL_SERVER_ERROR
 }
 
 /**
@@ -126,7 +134,6 @@ export function answerError (error: unknown, request: FastifyRequest, reply: Fas
 export function installErrorHandling (app: FastifyInstance, conditions: ConditionLog): void {
   app.setErrorHandler((error, request, reply) => answerError(error, request, reply, conditions))
   app.setNotFoundHandler((_request, reply) => {
-    const { status, body } = known(new NotFound())
-    void reply.code(status).send(body)
+    void reply.code(NOT_FOUND.status).send(NOT_FOUND.body)
   })
 }

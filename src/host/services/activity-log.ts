@@ -65,7 +65,6 @@ export function activityLogRepository (db: Database, i18n: I18n) {
 
   return {
     insertion,
-    render,
 
     /** One entry, or several in one statement. */
     async write (owner: string, entries: ActivityLogEntryInput | readonly ActivityLogEntryInput[], trx: Database = db): Promise<void> {
