@@ -1,5 +1,6 @@
 import http from 'node:http'
 import net from 'node:net'
+import { isTaken } from './take-socket.js'
 
 /** Turns of the event loop a stop lets go by to accept what waits in the listen queue, at most: Node's backlog (511) and a margin. */
 const MAX_QUEUE_LOOKS = 600
@@ -86,6 +87,8 @@ export class DrainingServer extends http.Server {
   }
 
   private closeIfIdle (socket: net.Socket, connection: Connection): void {
+    // A socket taken from HTTP (an event stream's) is ended by its taker.
+    if (isTaken(socket)) return
     // Younger than the grace (accepted from the listen queue while stopping): its own timer comes.
     if (this.draining && Date.now() - connection.acceptedAt < this.graceMs - 10) return
     // Bytes read since the last answer ended are the start of a request: let it come.

@@ -1,7 +1,9 @@
 import type { ServerResponse } from 'node:http'
+import type { Socket } from 'node:net'
 import { EventFrame, ServiceUnavailable, TooManyRequests, type EventStream } from '../../sdk/index.js'
 import { clientKey } from '../../sdk/client-address.js'
 import { EVERY_ANSWER } from './headers.js'
+import { takeSocket } from './take-socket.js'
 
 const HEARTBEAT_MS = 15_000
 const HEARTBEAT = new EventFrame(': ping\n\n')
@@ -86,6 +88,11 @@ export class EventStreams {
     if (wait > 0) throw new TooManyRequests(wait)
     const response = takeOver()
     this.perClient.set(client, held + 1)
+    response.writeHead(200, HEAD)
+    // A HEAD request gets the head and no stream: its answer has no body to hold open.
+    if (response.req.method === 'HEAD') response.end()
+    // Browsers reconnect after 3 s, sending Last-Event-ID.
+    else response.write('retry: 3000\n\n')
     const stream = new OpenStream(response, () => {
       this.open.delete(stream)
       const left = (this.perClient.get(client) ?? 1) - 1
@@ -97,11 +104,6 @@ export class EventStreams {
       this.sessions.set(stream, session)
       stream.onClose(() => this.sessions.delete(stream))
     }
-    response.writeHead(200, HEAD)
-    // A HEAD request gets the head and no stream: its answer has no body to hold open.
-    if (response.req.method === 'HEAD') response.end()
-    // Browsers reconnect after 3 s, sending Last-Event-ID.
-    else response.write('retry: 3000\n\n')
     return stream
   }
 
@@ -157,26 +159,41 @@ class OpenAllowance {
   }
 }
 
+/**
+ * One open stream. Once its head and `retry` line are out, its socket is taken from
+ * node:http (take-socket.ts) and the stream writes to it alone: a reader then costs its
+ * socket, not an HTTP exchange. An answer that cannot give up its socket (one queued
+ * behind another on its connection, a HEAD's ended one) stays Node's and is written
+ * through.
+ */
 class OpenStream implements EventStream {
   private forgotten = false
+  /** Whether frames go out as chunks of a chunked body (HTTP/1.1) or as they are (HTTP/1.0). */
+  private readonly chunked: boolean
+  /** The socket, once taken from node:http; null while Node holds the answer. */
+  private readonly socket: Socket | null
 
   constructor (private readonly response: ServerResponse, forget: () => void) {
+    this.chunked = response.chunkedEncoding
+    this.socket = response.writableEnded ? null : takeSocket(response)
     const once = (): void => {
       if (this.forgotten) return
       this.forgotten = true
       forget()
     }
-    response.on('close', once)
+    const closing = this.socket ?? response
+    closing.on('close', once)
     // A client gone before its stream started sends no 'close' any more.
-    if (response.destroyed) queueMicrotask(once)
+    if (closing.destroyed) queueMicrotask(once)
   }
 
   get closed (): boolean {
-    return this.response.writableEnded || this.response.destroyed
+    const writing = this.socket ?? this.response
+    return writing.writableEnded || writing.destroyed
   }
 
   /**
-   * Once the answer holds its socket, the head has gone out and the socket carries only
+   * Once the stream holds its socket, the head has gone out and the socket carries only
    * the body: each frame is written to it straight, as one ready piece (a chunk of the
    * chunked body, or for an HTTP/1.0 client the bytes alone) made once for every stream.
    * One socket write a frame, nothing encoded per stream. An answer still queued behind
@@ -185,25 +202,34 @@ class OpenStream implements EventStream {
   write (frame: EventFrame): void {
     // An empty chunk would be the chunked body's last one.
     if (this.closed || frame.bytes.length === 0) return
-    if (this.response.writableLength > MAX_BUFFERED_BYTES) {
-      this.response.destroy()
+    const writing = this.socket ?? this.response
+    if (writing.writableLength > MAX_BUFFERED_BYTES) {
+      writing.destroy()
       return
     }
-    const socket = this.response.socket
+    const socket = this.socket ?? this.response.socket
     if (socket === null) this.response.write(frame.bytes)
-    else socket.write(this.response.chunkedEncoding ? chunkOf(frame) : frame.bytes)
+    else socket.write(this.chunked ? chunkOf(frame) : frame.bytes)
   }
 
+  /** Ends the body (the last chunk, for a chunked one) and, for a taken socket, the connection. */
   end (): void {
-    if (!this.closed) this.response.end()
+    if (this.closed) return
+    if (this.socket === null) {
+      this.response.end()
+      return
+    }
+    if (this.chunked) this.socket.write(LAST_CHUNK)
+    this.socket.destroySoon()
   }
 
   onClose (listener: () => void): void {
-    this.response.on('close', listener)
+    (this.socket ?? this.response).on('close', listener)
   }
 }
 
 const CRLF = Buffer.from('\r\n')
+const LAST_CHUNK = Buffer.from('0\r\n\r\n')
 const chunks = new WeakMap<EventFrame, Buffer>()
 
 /** `frame` as a chunk of a chunked body (RFC 9112, 7.1), made once per frame. */

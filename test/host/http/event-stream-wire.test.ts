@@ -8,6 +8,8 @@ import net from 'node:net'
 import t from 'tap'
 import { EventFrame } from '../../../src/sdk/index.js'
 import { EventStreams } from '../../../src/host/http/event-streams.js'
+import { isTaken } from '../../../src/host/http/take-socket.js'
+import { eventually } from '../../helpers/eventually.js'
 import { build, setUp, type App } from '../../helpers/app.js'
 import type { Tap } from '../../helpers/types.js'
 
@@ -111,6 +113,43 @@ t.test('HTTP/1.0: no chunked encoding, the frames as they are, and the connectio
   await app.close()
   await closed
   t.pass('closed')
+})
+
+t.test('an open stream holds its socket, not an HTTP exchange: node:http lets go of it, what the reader sends is dropped, and its half-close or reset ends the stream', async t => {
+  const { app, port, publish } = await board(t)
+  const serverSide: net.Socket[] = []
+  app.server.on('connection', (socket: net.Socket) => serverSide.push(socket))
+  const first = raw(t, port, GET_STREAM)
+  await first.until('event: ready', 'the ready event')
+  const socket = serverSide[0]!
+  // On every Node version CI runs: if Node's listeners moved, the stream would still work, untaken.
+  t.ok(isTaken(socket), 'the socket was taken from node:http')
+  t.equal((socket as net.Socket & { parser: unknown }).parser, null, 'its parser went back to Node')
+  t.equal((socket as net.Socket & { _httpMessage: unknown })._httpMessage, null, 'no answer holds it')
+  t.equal(app.eventStreams.size, 1)
+
+  // A request sent behind the stream is read and dropped: nothing answers it, the stream goes on.
+  first.socket.write('GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n')
+  await publish('after the bytes')
+  await first.until('after the bytes', 'the shout after the bytes')
+  t.equal(first.text().match(/HTTP\/1\.1 /g)?.length, 1, 'one answer on the connection: the stream')
+
+  // The reader half-closes: the host closes its side and forgets the stream.
+  const closed = new Promise(resolve => first.socket.once('close', resolve))
+  first.socket.end()
+  await closed
+  await eventually(() => app.eventStreams.size, size => size === 0)
+  t.ok(socket.destroyed, 'the server side is closed')
+
+  // The reader resets: the same.
+  const second = raw(t, port, GET_STREAM)
+  await second.until('event: ready', 'the second ready event')
+  t.equal(app.eventStreams.size, 1)
+  second.socket.resetAndDestroy()
+  await eventually(() => app.eventStreams.size, size => size === 0)
+  t.ok(serverSide[1]!.destroyed, 'the second server side is closed')
+  await publish('to nobody')
+  t.pass('a publish to no reader writes nowhere')
 })
 
 t.test('HEAD: the head alone, the answer ended, and nothing of later events on the connection', async t => {
