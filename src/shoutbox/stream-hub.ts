@@ -14,6 +14,8 @@ interface Reader {
 
 const PRUNE_EVERY_MS = 3_600_000
 /** Sent on every open stream when rooms change: no id (not in the history), nothing in it; the page asks for the rooms again. */
+/** Distinct sets of rooms kept for sharing; past it they are forgotten and made again as readers come. */
+const MAX_SHARED_ROOM_SETS = 1000
 const ROOMS_CHANGED = new EventFrame('event: rooms-changed\ndata: {}\n\n')
 
 /**
@@ -32,6 +34,8 @@ export class StreamHub {
   private rightsChanges = 0
   /** The streams each signed-in member opened, for the events that are theirs alone. */
   private readonly members = new Map<number, Set<EventStream>>()
+  /** The sets of rooms readers hear, one for each set there is (see roomsFor). */
+  private readonly roomSets = new Map<string, ReadonlySet<string>>()
   private readonly fanOut: FanOut
   private deliveries: Promise<void> = Promise.resolve()
   private pruneTimer: NodeJS.Timeout | undefined
@@ -150,9 +154,17 @@ export class StreamHub {
   }
 
   /** The rooms a reader reads, of `rooms`: those it may read (archived ones too), of those it asked for. */
-  private roomsFor ({ user, asked }: Reader, rooms: readonly Room[]): Set<string> {
-    const readable = rooms.filter(room => canRead(room, user) && (asked === undefined || asked.has(room.slug)))
-    return new Set(readable.map(room => room.slug))
+  private roomsFor ({ user, asked }: Reader, rooms: readonly Room[]): ReadonlySet<string> {
+    const slugs = rooms.filter(room => canRead(room, user) && (asked === undefined || asked.has(room.slug))).map(room => room.slug)
+    // Readers with the same rooms share one set (never changed: a change of rooms gives a
+    // reader a new one), not a set each. Forgotten when it grows past a bound.
+    const key = slugs.join('\n')
+    let shared = this.roomSets.get(key)
+    if (shared === undefined) {
+      if (this.roomSets.size >= MAX_SHARED_ROOM_SETS) this.roomSets.clear()
+      this.roomSets.set(key, shared = new Set(slugs))
+    }
+    return shared
   }
 
   /**

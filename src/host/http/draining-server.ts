@@ -59,11 +59,16 @@ export class DrainingServer extends http.Server {
       this.track(request.socket, response)
       listener(request, response)
     })
+    const open = this.open
+    // One listener for every socket, not a closure each (an event stream holds its socket for hours): `this` is the socket.
+    function forget (this: net.Socket): void {
+      open.delete(this)
+    }
     this.on('connection', (socket: net.Socket) => {
       this.counts.accepted++
       const connection = { responses: new Set<http.ServerResponse>(), bytesAtRest: 0, acceptedAt: Date.now() }
       this.open.set(socket, connection)
-      socket.once('close', () => this.open.delete(socket))
+      socket.on('close', forget)
       // Accepted from the listen queue while stopping: it has a grace of its own to send its request.
       if (this.draining) setTimeout(() => this.closeIfIdle(socket, connection), this.graceMs).unref()
     })
@@ -80,6 +85,11 @@ export class DrainingServer extends http.Server {
       if (this.draining) this.counts.answeredWhileStopping++
     })
     response.once('close', () => {
+      // Taken from HTTP (an event stream's): no longer a connection of this server's to drain; its taker ends it.
+      if (isTaken(socket)) {
+        this.open.delete(socket)
+        return
+      }
       connection.responses.delete(response)
       connection.bytesAtRest = socket.bytesRead
       if (this.graceOver) this.closeIfIdle(socket, connection)
@@ -87,8 +97,6 @@ export class DrainingServer extends http.Server {
   }
 
   private closeIfIdle (socket: net.Socket, connection: Connection): void {
-    // A socket taken from HTTP (an event stream's) is ended by its taker.
-    if (isTaken(socket)) return
     // Younger than the grace (accepted from the listen queue while stopping): its own timer comes.
     if (this.draining && Date.now() - connection.acceptedAt < this.graceMs - 10) return
     // Bytes read since the last answer ended are the start of a request: let it come.

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import { EventFrame, ServiceUnavailable, TooManyRequests, type EventStream } from '../../sdk/index.js'
 import { clientKey } from '../../sdk/client-address.js'
 import { EVERY_ANSWER } from './headers.js'
-import { takeSocket } from './take-socket.js'
+import { canTake, takeSocket } from './take-socket.js'
 
 const HEARTBEAT_MS = 15_000
 const HEARTBEAT = new EventFrame(': ping\n\n')
@@ -20,6 +20,7 @@ const HEAD = {
   'x-accel-buffering': 'no',
   connection: 'keep-alive'
 }
+const TAKEN_HEAD = { ...HEAD, connection: 'close' }
 
 export interface StreamLimits {
   /** Open streams one client (see `clientKey`) may hold. */
@@ -88,9 +89,11 @@ export class EventStreams {
     if (wait > 0) throw new TooManyRequests(wait)
     const response = takeOver()
     this.perClient.set(client, held + 1)
-    response.writeHead(200, HEAD)
+    const head = response.req.method === 'HEAD'
+    // A stream whose socket will be taken (OpenStream) ends its connection when it ends.
+    response.writeHead(200, !head && canTake(response) ? TAKEN_HEAD : HEAD)
     // A HEAD request gets the head and no stream: its answer has no body to hold open.
-    if (response.req.method === 'HEAD') response.end()
+    if (head) response.end()
     // Browsers reconnect after 3 s, sending Last-Event-ID.
     else response.write('retry: 3000\n\n')
     const stream = new OpenStream(response, () => {
@@ -170,26 +173,34 @@ class OpenStream implements EventStream {
   private forgotten = false
   /** Whether frames go out as chunks of a chunked body (HTTP/1.1) or as they are (HTTP/1.0). */
   private readonly chunked: boolean
-  /** The socket, once taken from node:http; null while Node holds the answer. */
-  private readonly socket: Socket | null
+  /**
+   * Where the stream writes: the socket once taken from node:http (the answer is then let
+   * go, with the request and Fastify's reply), else the answer Node holds.
+   */
+  private readonly to: { readonly socket: Socket } | { readonly response: ServerResponse }
 
-  constructor (private readonly response: ServerResponse, forget: () => void) {
+  constructor (response: ServerResponse, forget: () => void) {
     this.chunked = response.chunkedEncoding
-    this.socket = response.writableEnded ? null : takeSocket(response)
+    const socket = response.writableEnded ? null : takeSocket(response)
+    this.to = socket === null ? { response } : { socket }
     const once = (): void => {
       if (this.forgotten) return
       this.forgotten = true
       forget()
     }
-    const closing = this.socket ?? response
+    const closing = socket ?? response
     closing.on('close', once)
     // A client gone before its stream started sends no 'close' any more.
     if (closing.destroyed) queueMicrotask(once)
   }
 
+  private get writable (): Socket | ServerResponse {
+    return 'socket' in this.to ? this.to.socket : this.to.response
+  }
+
   get closed (): boolean {
-    const writing = this.socket ?? this.response
-    return writing.writableEnded || writing.destroyed
+    const writable = this.writable
+    return writable.writableEnded || writable.destroyed
   }
 
   /**
@@ -202,29 +213,29 @@ class OpenStream implements EventStream {
   write (frame: EventFrame): void {
     // An empty chunk would be the chunked body's last one.
     if (this.closed || frame.bytes.length === 0) return
-    const writing = this.socket ?? this.response
-    if (writing.writableLength > MAX_BUFFERED_BYTES) {
-      writing.destroy()
+    const writable = this.writable
+    if (writable.writableLength > MAX_BUFFERED_BYTES) {
+      writable.destroy()
       return
     }
-    const socket = this.socket ?? this.response.socket
-    if (socket === null) this.response.write(frame.bytes)
+    const socket = 'socket' in this.to ? this.to.socket : this.to.response.socket
+    if (socket === null) (writable as ServerResponse).write(frame.bytes)
     else socket.write(this.chunked ? chunkOf(frame) : frame.bytes)
   }
 
   /** Ends the body (the last chunk, for a chunked one) and, for a taken socket, the connection. */
   end (): void {
     if (this.closed) return
-    if (this.socket === null) {
-      this.response.end()
+    if ('response' in this.to) {
+      this.to.response.end()
       return
     }
-    if (this.chunked) this.socket.write(LAST_CHUNK)
-    this.socket.destroySoon()
+    if (this.chunked) this.to.socket.write(LAST_CHUNK)
+    this.to.socket.destroySoon()
   }
 
   onClose (listener: () => void): void {
-    (this.socket ?? this.response).on('close', listener)
+    this.writable.on('close', listener)
   }
 }
 

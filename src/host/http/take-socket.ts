@@ -54,30 +54,41 @@ function listenerNamed (emitter: NodeJS.EventEmitter, event: string, name: strin
 }
 
 /**
+ * Whether `response`'s socket can be taken once its head is written: it holds one, not
+ * closed, and node:http's listeners are where they are expected. Asked before the head,
+ * which then says `Connection: close`: a taken connection ends with its stream, and the
+ * client must not wait to send another request on it.
+ */
+export function canTake (response: ServerResponse): boolean {
+  return serverListeners(response) !== undefined
+}
+
+/**
  * Takes `response`'s socket from node:http, or returns null and changes nothing when it
- * cannot: no socket yet (an answer queued behind another on its connection) or one
- * already closed, bytes Node still holds for it, or listeners not where they are expected. The head must
+ * cannot (see canTake; and Node must hold no bytes of the answer still). The head must
  * have been written.
  */
 export function takeSocket (response: ServerResponse): Socket | null {
-  const socket = response.socket as (Socket & { parser?: unknown }) | null
-  if (socket === null || socket.destroyed || !response.headersSent || (response as unknown as { outputData: unknown[] }).outputData.length > 0) return null
-  const found = SERVER_LISTENERS.map(([event, name]) => [event, listenerNamed(socket, event, name)] as const)
-  const nextRequest = listenerNamed(response, 'finish', NEXT_REQUEST_LISTENER)
-  if (found.some(([, listener]) => listener === undefined) || nextRequest === undefined || socket.parser == null) return null
-
-  for (const [event, listener] of found) socket.removeListener(event, listener!)
+  const found = serverListeners(response)
+  if (found === undefined || !response.headersSent || (response as unknown as { outputData: unknown[] }).outputData.length > 0) return null
+  const { socket, onSocket, nextRequest } = found
+  for (const [event, listener] of onSocket) socket.removeListener(event, listener)
   freeParser(socket.parser, response.req, socket)
   response.removeListener('finish', nextRequest)
   response.detachSocket(socket)
   taken.add(socket)
 
-  // What the server's listeners did, the taker's way: the reader's close is read (what
-  // it sends is dropped), a half-close or a silence past the socket's timeout closes it.
+  // What the server's listeners did, the taker's way: the peer's close is read (what it
+  // sends is dropped) and its half-close closes the socket. The server's silence timer
+  // goes: a taker that writes resets it with every write, so it would cost a timer
+  // (kept by Node even once cleared) and a reset a write, for a close that a writing
+  // taker never gets. A taker that wants one sets its own.
+  socket.setTimeout(0)
+  const timer = Object.getOwnPropertySymbols(socket).find(symbol => symbol.description === 'timeout')
+  if (timer !== undefined) (socket as unknown as Record<symbol, unknown>)[timer] = null
   socket.on('data', ignore)
   socket.on('error', ignore)
-  socket.on('end', () => socket.destroySoon())
-  socket.on('timeout', () => socket.destroy())
+  socket.on('end', closeOnHalfClose)
   socket.resume()
 
   response.emit('finish')
@@ -90,4 +101,23 @@ export function isTaken (socket: Socket): boolean {
   return taken.has(socket)
 }
 
+/** node:http's listeners on the answer's socket and on the answer; undefined when any is missing, or there is no open socket. */
+function serverListeners (response: ServerResponse): { socket: Socket & { parser: unknown }, onSocket: Array<[string, Listener]>, nextRequest: Listener } | undefined {
+  const socket = response.socket as (Socket & { parser?: unknown }) | null
+  if (socket === null || socket.destroyed || socket.parser == null) return undefined
+  const onSocket: Array<[string, Listener]> = []
+  for (const [event, name] of SERVER_LISTENERS) {
+    const listener = listenerNamed(socket, event, name)
+    if (listener === undefined) return undefined
+    onSocket.push([event, listener])
+  }
+  const nextRequest = listenerNamed(response, 'finish', NEXT_REQUEST_LISTENER)
+  return nextRequest === undefined ? undefined : { socket: socket as Socket & { parser: unknown }, onSocket, nextRequest }
+}
+
 function ignore (): void {}
+
+/** One function for every taken socket, not a closure each: Node calls it with the socket as `this`. */
+function closeOnHalfClose (this: Socket): void {
+  this.destroySoon()
+}

@@ -85,6 +85,8 @@ t.test('HTTP/1.1: a chunked body whose every chunk is well formed, with events i
   const headEnd = text.indexOf('\r\n\r\n')
   t.match(text.slice(0, headEnd), /^HTTP\/1\.1 200 OK\r\n/)
   t.match(text.slice(0, headEnd), /\r\ntransfer-encoding: chunked(\r\n|$)/i)
+  // Its socket is the stream's (taken from node:http): the connection ends with it, and no client waits to reuse it.
+  t.match(text.slice(0, headEnd), /\r\nconnection: close(\r\n|$)/i)
   const { frames, complete } = dechunk(text.slice(headEnd + 4))
   t.notOk(complete, 'the body has not ended')
   const decoded = Buffer.from(frames, 'latin1').toString('utf8')
@@ -93,9 +95,12 @@ t.test('HTTP/1.1: a chunked body whose every chunk is well formed, with events i
   t.same(messages, ['first', 'ça va — ünïcödé 🎉', 'third'], 'every event whole, in order, its UTF-8 intact')
   t.equal([...decoded.matchAll(/\n\n/g)].length, 5, 'retry, ready and three events: five frames, nothing else')
 
+  const closed = new Promise(resolve => stream.socket.once('close', resolve))
   await app.close()
   await stream.until(/0\r\n\r\n$/, 'the last chunk')
   t.ok(dechunk(stream.text().slice(headEnd + 4)).complete, 'the body ends with the zero-length chunk')
+  await closed
+  t.pass('and the connection closes')
 })
 
 t.test('HTTP/1.0: no chunked encoding, the frames as they are, and the connection closes when the host stops', async t => {
