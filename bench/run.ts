@@ -259,7 +259,9 @@ class Site {
   }
 
   async start (): Promise<void> {
-    this.child = node([...START_FLAGS, 'dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], {
+    // BENCH_HOST_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": flags for the host's node alone (a profile of the host, not of the load).
+    const flags = process.env.BENCH_HOST_FLAGS?.split(' ').filter(flag => flag !== '') ?? []
+    this.child = node([...START_FLAGS, ...flags, 'dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], {
       ...this.env,
       LOG_LEVEL: 'warn',
       // Harmless where nothing reads it: the stream parts connect 10,000 from loopback (20 an address),

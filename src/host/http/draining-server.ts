@@ -53,17 +53,31 @@ export class DrainingServer extends http.Server {
   private graceOver = false
   private closing: Promise<Error | undefined> | undefined
   private readonly counts = { accepted: 0, requests: 0, answered: 0, openAtStop: 0, answeredWhileStopping: 0, closedIdle: 0 }
+  private readonly onAnswered: (this: http.ServerResponse) => void
+  private readonly onEnded: (this: http.ServerResponse) => void
 
   constructor (options: http.ServerOptions, listener: http.RequestListener, private readonly graceMs: number) {
     super(options, (request, response) => {
       this.track(request.socket, response)
       listener(request, response)
     })
-    const open = this.open
-    // One listener for every socket, not a closure each (an event stream holds its socket for hours): `this` is the socket.
+    // One function for each kind of listener, shared by every socket and answer, not a
+    // closure each (an event stream holds its socket for hours; a list answer is sent
+    // tens of thousands of times a second): Node calls them with the emitter as `this`.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listeners' own `this` is the emitter
+    const server = this
     function forget (this: net.Socket): void {
-      open.delete(this)
+      server.open.delete(this)
     }
+    function answered (this: http.ServerResponse): void {
+      server.counts.answered++
+      if (server.draining) server.counts.answeredWhileStopping++
+    }
+    function ended (this: http.ServerResponse): void {
+      server.ended(this)
+    }
+    this.onAnswered = answered
+    this.onEnded = ended
     this.on('connection', (socket: net.Socket) => {
       this.counts.accepted++
       const connection = { responses: new Set<http.ServerResponse>(), bytesAtRest: 0, acceptedAt: Date.now() }
@@ -80,20 +94,22 @@ export class DrainingServer extends http.Server {
     connection.responses.add(response)
     this.counts.requests++
     if (this.draining) response.shouldKeepAlive = false
-    response.once('finish', () => {
-      this.counts.answered++
-      if (this.draining) this.counts.answeredWhileStopping++
-    })
-    response.once('close', () => {
-      // Taken from HTTP (an event stream's): no longer a connection of this server's to drain; its taker ends it.
-      if (isTaken(socket)) {
-        this.open.delete(socket)
-        return
-      }
-      connection.responses.delete(response)
-      connection.bytesAtRest = socket.bytesRead
-      if (this.graceOver) this.closeIfIdle(socket, connection)
-    })
+    response.on('finish', this.onAnswered)
+    response.on('close', this.onEnded)
+  }
+
+  private ended (response: http.ServerResponse): void {
+    const socket = response.req.socket
+    // Taken from HTTP (an event stream's): no longer a connection of this server's to drain; its taker ends it.
+    if (isTaken(socket)) {
+      this.open.delete(socket)
+      return
+    }
+    const connection = this.open.get(socket)
+    if (connection === undefined) return
+    connection.responses.delete(response)
+    connection.bytesAtRest = socket.bytesRead
+    if (this.graceOver) this.closeIfIdle(socket, connection)
   }
 
   private closeIfIdle (socket: net.Socket, connection: Connection): void {
