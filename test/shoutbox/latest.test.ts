@@ -80,6 +80,37 @@ t.test('GET /api/shoutbox/latest', async t => {
     }
   })
 
+  t.test('a visitor\'s load is kept until a change is heard: the next ones cost no query, each change shows at the next load, a room closed to visitors is refused', async t => {
+    const queries: string[] = []
+    const count = (query: { sql: string }): void => { queries.push(query.sql) }
+    const first = await latest()
+    app.db.on('query', count)
+    t.teardown(() => { app.db.removeListener('query', count) })
+    const again = await latest('?room=general')
+    t.equal(again.body, first.body, 'the same answer')
+    t.same(queries, [], 'from memory: no query')
+    t.ok((await latest('?limit=3')).json().shouts.length === 3 && queries.length > 0, 'with ?limit= it is read (the panel\'s pages)')
+
+    queries.length = 0
+    t.equal((await app.inject({ method: 'POST', url: '/panel/api/shoutbox', headers: { cookie }, payload: { message: 'Kept no more' } })).statusCode, 200)
+    const after = (await latest()).json()
+    t.equal(after.shouts[0].message, 'Kept no more', 'a publish shows at the next load')
+    t.ok(queries.length > 0, 'read again')
+    const id = after.shouts[0].id as number
+    t.equal((await app.inject({ method: 'PUT', url: `/api/shoutbox/shouts/${id}/reactions/${encodeURIComponent('👍')}`, headers: { cookie } })).statusCode, 200)
+    t.match((await latest()).json().shouts[0].reactions, [{ emoji: '👍', count: 1 }], 'so does a reaction')
+
+    // A public room, kept for visitors, then closed to them: refused at once, as a room that does not exist.
+    const made = await app.inject({ method: 'POST', url: '/panel/api/shoutbox/rooms', headers: { cookie }, payload: { slug: 'lobby', name: 'Lobby' } })
+    t.equal(made.statusCode, 200)
+    t.equal((await latest('?room=lobby')).statusCode, 200)
+    t.equal((await latest('?room=lobby')).statusCode, 200, 'kept')
+    const room = made.json().room as { id: number }
+    t.equal((await app.inject({ method: 'PUT', url: `/panel/api/shoutbox/rooms/${room.id}`, headers: { cookie }, payload: { read: 'panel.access' } })).statusCode, 200)
+    const closed = await latest('?room=lobby')
+    t.same([closed.statusCode, closed.json().error], [404, 'NOT_FOUND'], 'staff only now: refused')
+  })
+
   t.test('a burst of 200 anonymous loads: each answered whole, the same, and the process goes on', async t => {
     const answers = await Promise.all(Array.from({ length: 200 }, () => latest()))
     t.same([...new Set(answers.map(answer => answer.statusCode))], [200])

@@ -1,9 +1,12 @@
-import { Api, NotFound, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
+import { Api, NotFound, Successful, Type, okAnswer, type AddonContext, type PublicCall, type SessionUser } from '../../sdk/index.js'
+import type { ChangeKind } from '../changes/kinds.js'
 import { ignoredBy } from '../ignores.js'
+import { Kept } from '../kept.js'
+import { perContext } from '../per-context.js'
 import { pinsRepository } from '../pins-repository.js'
 import { withReactions } from '../reactions.js'
 import { heldShout, reviewRepository } from '../review.js'
-import { GENERAL_ROOM_SLUG, Rooms } from '../rooms.js'
+import { canRead, GENERAL_ROOM_SLUG, Rooms, type Room } from '../rooms.js'
 import { LatestSchema, NewestShoutsSchema, NextPageSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
@@ -38,6 +41,57 @@ export class LatestShouts extends Api<typeof LatestSchema> {
 
   async handle ({ ctx, query, user }: PublicCall<typeof LatestSchema>): Promise<Successful> {
     const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, user)
+    // A visitor's first load, the same for every visitor: kept (see VisitorsLatest).
+    if (user === null && query.limit === undefined) return new Successful(await VisitorsLatest.of(ctx).of(room, async () => await latest(ctx, room, query, null)))
+    return new Successful(await latest(ctx, room, query, user))
+  }
+}
+
+/**
+ * What a visitor (nobody signed in, no `limit`) is answered, per room, kept in memory
+ * while no change to it is heard from any process (Kept: a notice, or a gap in them,
+ * forgets it; nothing is kept while notices may be missed). Every page view of a site's
+ * home page is such a load: it costs no query, and the ones that arrive together share
+ * one read. Who may read the room is decided before, on every request.
+ */
+class VisitorsLatest {
+  static readonly of = perContext(ctx => new VisitorsLatest(ctx))
+  private readonly byRoom = new Map<number, Kept<LatestFields>>()
+
+  private constructor (private readonly ctx: AddonContext) {}
+
+  async of (room: Room, read: () => Promise<LatestFields>): Promise<LatestFields> {
+    let kept = this.byRoom.get(room.id)
+    if (kept === undefined) {
+      // One for each room there is; past a bound (rooms made and deleted for long), read each time.
+      if (this.byRoom.size >= MAX_KEPT_ROOMS) return await read()
+      const { ctx } = this
+      const id = room.id
+      // The room is found again at each read: its slug or rules may have changed since.
+      kept = new Kept(ctx, async () => {
+        const now = (await Rooms.of(ctx).all()).find(each => each.id === id)
+        if (now === undefined || !canRead(now, null)) throw new NotFound()
+        return await latest(ctx, now, {}, null)
+      }, notice => !UNRELATED.has(notice.kind))
+      this.byRoom.set(id, kept)
+    }
+    return await kept.current()
+  }
+}
+
+/** Changes that leave what a visitor is shown as it was. */
+const UNRELATED: ReadonlySet<ChangeKind> = new Set(['watched-words', 'posting-changed'])
+/** Rooms whose visitors' answer is kept, at most. */
+const MAX_KEPT_ROOMS = 1000
+
+interface LatestFields {
+  readonly shouts: unknown[]
+  readonly pinned: unknown[]
+  readonly next: number | null
+  readonly limit: number
+}
+
+async function latest (ctx: AddonContext, room: Room, query: { limit?: number, ignored?: string }, user: SessionUser | null): Promise<LatestFields> {
     const limit = query.limit ?? (await ShoutboxSettings.of(ctx).current()).maxShouts ?? SHOWN_WHEN_UNSET
     // One more than asked: whether it exists decides `next`.
     const excludeAuthors = query.ignored === 'show' ? [] : await ignoredBy(ctx, user)
@@ -53,6 +107,5 @@ export class LatestShouts extends Api<typeof LatestSchema> {
     const next = found.length <= limit ? null : limit === 0 ? found[0]!.id + 1 : found[limit - 1]!.id
     // One read of the reactions for both lists.
     const answered = await withReactions(ctx, [...shouts, ...pinned], user)
-    return new Successful({ shouts: answered.slice(0, shouts.length), pinned: answered.slice(shouts.length), next, limit })
-  }
+    return { shouts: answered.slice(0, shouts.length), pinned: answered.slice(shouts.length), next, limit }
 }
