@@ -1317,7 +1317,8 @@ try {
         async () => { bare.push(await withBareStream(run)) }
       ]
       for (const each of round % 2 === 1 ? runs : runs.reverse()) await each()
-      log(`${label}, round ${round}: host p50/p99 ${host.at(-1)!.p50}/${host.at(-1)!.p99} ms, bare ${bare.at(-1)!.p50}/${bare.at(-1)!.p99} ms`)
+      log(`${label}, round ${round}: host p50/p99 ${host.at(-1)!.p50}/${host.at(-1)!.p99} ms, bare ${bare.at(-1)!.p50}/${bare.at(-1)!.p99} ms; ` +
+        `resident memory a reader: host ${fmt(host.at(-1)!.perSubscriberKiB, 1)} KiB, bare ${fmt(bare.at(-1)!.perSubscriberKiB, 1)} KiB`)
     }
     return { host, bare }
   }

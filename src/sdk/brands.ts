@@ -8,6 +8,7 @@ export const LISTENER: unique symbol = Symbol.for('shoutbox.sdk.listener')
 export const PLATFORM_ERROR: unique symbol = Symbol.for('shoutbox.sdk.platform-error')
 export const SUCCESSFUL: unique symbol = Symbol.for('shoutbox.sdk.successful')
 export const STREAMED_LIST: unique symbol = Symbol.for('shoutbox.sdk.streamed-list')
+export const SHARED_ANSWER: unique symbol = Symbol.for('shoutbox.sdk.shared-answer')
 export const ADDON: unique symbol = Symbol.for('shoutbox.sdk.addon')
 /** Set as an own static property on the SDK's abstract bases, so discovery skips them. */
 export const SDK_BASE: unique symbol = Symbol.for('shoutbox.sdk.base')

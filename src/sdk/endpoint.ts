@@ -1,5 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox'
-import { ENDPOINT, STREAMED_LIST, SUCCESSFUL, markSdkBase } from './brands.js'
+import { ENDPOINT, SHARED_ANSWER, STREAMED_LIST, SUCCESSFUL, markSdkBase } from './brands.js'
 import type { EndpointAnswers } from './answers.js'
 import type { AddonContext, SessionUser } from './context.js'
 
@@ -27,6 +27,22 @@ export class Successful<F extends object = object> {
   constructor (fields?: F) {
     this.fields = fields ?? ({} as F)
   }
+}
+
+/**
+ * A successful answer made once and given as it is to many requests (one kept in memory
+ * until a change, such as a visitor's first load): the host encodes it once, by the
+ * endpoint's answer schema, and sends those bytes to every request answered with this
+ * same object. Its fields must not change once it has been answered: a new answer is a
+ * new object.
+ */
+export class SharedAnswer<F extends object = object> extends Successful<F> {
+  readonly [SHARED_ANSWER] = true
+}
+
+/** Whether `answer` is a SharedAnswer, from this copy of the SDK or an addon's own. */
+export function isSharedAnswer (answer: unknown): answer is SharedAnswer {
+  return typeof answer === 'object' && answer !== null && (answer as Record<symbol, unknown>)[SHARED_ANSWER] === true
 }
 
 /**

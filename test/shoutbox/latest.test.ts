@@ -89,6 +89,8 @@ t.test('GET /api/shoutbox/latest', async t => {
     const again = await latest('?room=general')
     t.equal(again.body, first.body, 'the same answer')
     t.same(queries, [], 'from memory: no query')
+    t.equal(again.headers['content-type'], 'application/json; charset=utf-8')
+    t.equal((await latest(`?limit=${first.json().limit as number}`)).body, first.body, 'encoded once, byte for byte as the answer made for one request')
     t.ok((await latest('?limit=3')).json().shouts.length === 3 && queries.length > 0, 'with ?limit= it is read (the panel\'s pages)')
 
     queries.length = 0

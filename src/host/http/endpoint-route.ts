@@ -2,8 +2,8 @@ import type {} from '@fastify/cookie'
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import {
-  NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable, isStreamedList,
-  type AddonContext, type Answer, type Call, type StreamedList, type CookieOptions, type Endpoint, type EventStream, type SessionUser
+  NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable, isSharedAnswer, isStreamedList,
+  type AddonContext, type Answer, type Call, type SharedAnswer, type StreamedList, type CookieOptions, type Endpoint, type EventStream, type SessionUser
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
@@ -217,9 +217,17 @@ function fieldsOf (answer: Answer): Record<string, unknown> {
   return answer.fields as Record<string, unknown>
 }
 
+/** Each SharedAnswer's bytes, made the first time it is answered (an answer is one endpoint's: one schema encodes it). */
+const sharedEncodings = new WeakMap<SharedAnswer, string>()
+
 function send (reply: FastifyReply, answer: Answer): unknown {
   if (reply.sent) return reply
   if (isStreamedList(answer)) return sendStreamed(reply, answer)
+  if (isSharedAnswer(answer)) {
+    let body = sharedEncodings.get(answer)
+    if (body === undefined) sharedEncodings.set(answer, body = reply.serialize({ result: 'ok', ...fieldsOf(answer) }) as string)
+    return reply.type(JSON_TYPE).send(body)
+  }
   return { result: 'ok', ...fieldsOf(answer) }
 }
 

@@ -1,4 +1,4 @@
-import { Api, NotFound, Successful, Type, okAnswer, type AddonContext, type PublicCall, type SessionUser } from '../../sdk/index.js'
+import { Api, NotFound, SharedAnswer, Successful, Type, okAnswer, type AddonContext, type PublicCall, type SessionUser } from '../../sdk/index.js'
 import type { ChangeKind } from '../changes/kinds.js'
 import { ignoredBy } from '../ignores.js'
 import { Kept } from '../kept.js'
@@ -42,7 +42,7 @@ export class LatestShouts extends Api<typeof LatestSchema> {
   async handle ({ ctx, query, user }: PublicCall<typeof LatestSchema>): Promise<Successful> {
     const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, user)
     // A visitor's first load, the same for every visitor: kept (see VisitorsLatest).
-    if (user === null && query.limit === undefined) return new Successful(await VisitorsLatest.of(ctx).of(room, async () => await latest(ctx, room, query, null)))
+    if (user === null && query.limit === undefined) return await VisitorsLatest.of(ctx).of(room, async () => await latest(ctx, room, query, null))
     return new Successful(await latest(ctx, room, query, user))
   }
 }
@@ -51,27 +51,29 @@ export class LatestShouts extends Api<typeof LatestSchema> {
  * What a visitor (nobody signed in, no `limit`) is answered, per room, kept in memory
  * while no change to it is heard from any process (Kept: a notice, or a gap in them,
  * forgets it; nothing is kept while notices may be missed). Every page view of a site's
- * home page is such a load: it costs no query, and the ones that arrive together share
- * one read. Who may read the room is decided before, on every request.
+ * home page is such a load: it costs no query and no encoding (a SharedAnswer: the host
+ * encodes it once), and the ones that arrive together share one read. Who may read the
+ * room is decided before, on every request.
  */
 class VisitorsLatest {
   static readonly of = perContext(ctx => new VisitorsLatest(ctx))
-  private readonly byRoom = new Map<number, Kept<LatestFields>>()
+  private readonly byRoom = new Map<number, Kept<SharedAnswer<LatestFields>>>()
 
   private constructor (private readonly ctx: AddonContext) {}
 
-  async of (room: Room, read: () => Promise<LatestFields>): Promise<LatestFields> {
+  /** The kept answer for `room`'s visitors: one SharedAnswer, encoded once by the host, until a change. */
+  async of (room: Room, read: () => Promise<LatestFields>): Promise<Successful> {
     let kept = this.byRoom.get(room.id)
     if (kept === undefined) {
       // One for each room there is; past a bound (rooms made and deleted for long), read each time.
-      if (this.byRoom.size >= MAX_KEPT_ROOMS) return await read()
+      if (this.byRoom.size >= MAX_KEPT_ROOMS) return new Successful(await read())
       const { ctx } = this
       const id = room.id
       // The room is found again at each read: its slug or rules may have changed since.
       kept = new Kept(ctx, async () => {
         const now = (await Rooms.of(ctx).all()).find(each => each.id === id)
         if (now === undefined || !canRead(now, null)) throw new NotFound()
-        return await latest(ctx, now, {}, null)
+        return new SharedAnswer(await latest(ctx, now, {}, null))
       }, notice => !UNRELATED.has(notice.kind))
       this.byRoom.set(id, kept)
     }
