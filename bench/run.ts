@@ -1318,7 +1318,8 @@ try {
       ]
       for (const each of round % 2 === 1 ? runs : runs.reverse()) await each()
       log(`${label}, round ${round}: host p50/p99 ${host.at(-1)!.p50}/${host.at(-1)!.p99} ms, bare ${bare.at(-1)!.p50}/${bare.at(-1)!.p99} ms; ` +
-        `resident memory a reader: host ${fmt(host.at(-1)!.perSubscriberKiB, 1)} KiB, bare ${fmt(bare.at(-1)!.perSubscriberKiB, 1)} KiB`)
+        `resident memory a reader: host ${fmt(host.at(-1)!.perSubscriberKiB, 1)} KiB, bare ${fmt(bare.at(-1)!.perSubscriberKiB, 1)} KiB ` +
+        `(host ${fmt(host.at(-1)!.idleMiB)} MiB before, ${fmt(host.at(-1)!.connectedMiB)} once connected, ${fmt(host.at(-1)!.rssMiB)} after the publishes)`)
     }
     return { host, bare }
   }
