@@ -13,9 +13,9 @@ interface Reader {
 }
 
 const PRUNE_EVERY_MS = 3_600_000
-/** Sent on every open stream when rooms change: no id (not in the history), nothing in it; the page asks for the rooms again. */
 /** Distinct sets of rooms kept for sharing; past it they are forgotten and made again as readers come. */
 const MAX_SHARED_ROOM_SETS = 1000
+/** Sent on every open stream when rooms change: no id (not in the history), nothing in it; the page asks for the rooms again. */
 const ROOMS_CHANGED = new EventFrame('event: rooms-changed\ndata: {}\n\n')
 
 /**

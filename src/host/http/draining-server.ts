@@ -46,6 +46,10 @@ export interface DrainReport {
  *   is left to finish it (the server's request timeouts still bound it).
  *
  * The callback of `close()` runs, as Node's does, once every connection has closed.
+ * A connection taken from HTTP (an event stream's, take-socket.ts) leaves this class's
+ * bookkeeping, and `openAtStop` does not count it: its taker ends it (the host's event
+ * streams end when the stop begins, in Fastify's preClose), and `close()` waits for it
+ * all the same.
  */
 export class DrainingServer extends http.Server {
   private readonly open = new Map<net.Socket, Connection>()

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net'
 import { EventFrame, ServiceUnavailable, TooManyRequests, type EventStream } from '../../sdk/index.js'
 import { clientKey } from '../../sdk/client-address.js'
 import { EVERY_ANSWER } from './headers.js'
-import { canTake, takeSocket } from './take-socket.js'
+import { canTake, endSoon, takeSocket } from './take-socket.js'
 
 const HEARTBEAT_MS = 15_000
 const HEARTBEAT = new EventFrame(': ping\n\n')
@@ -88,7 +88,6 @@ export class EventStreams {
     const wait = this.opens.take(client)
     if (wait > 0) throw new TooManyRequests(wait)
     const response = takeOver()
-    this.perClient.set(client, held + 1)
     const head = response.req.method === 'HEAD'
     // A stream whose socket will be taken (OpenStream) ends its connection when it ends.
     response.writeHead(200, !head && canTake(response) ? TAKEN_HEAD : HEAD)
@@ -102,6 +101,8 @@ export class EventStreams {
       if (left > 0) this.perClient.set(client, left)
       else this.perClient.delete(client)
     })
+    // Counted once it exists (its making runs the request's end listeners): it is forgotten when it closes.
+    this.perClient.set(client, held + 1)
     this.open.add(stream)
     if (session !== undefined) {
       this.sessions.set(stream, session)
@@ -231,11 +232,14 @@ class OpenStream implements EventStream {
       return
     }
     if (this.chunked) this.to.socket.write(LAST_CHUNK)
-    this.to.socket.destroySoon()
+    endSoon(this.to.socket)
   }
 
+  /** Runs `listener` when the stream closes; soon, if it has closed already (its 'close' came and went). */
   onClose (listener: () => void): void {
-    this.writable.on('close', listener)
+    const writable = this.writable
+    if (this.forgotten || writable.destroyed) queueMicrotask(listener)
+    else writable.on('close', listener)
   }
 }
 

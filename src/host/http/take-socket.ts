@@ -10,25 +10,38 @@ import type { Socket } from 'node:net'
  * Why: an event stream's reader holds its connection for hours. While node:http owns
  * it, it keeps for each reader an HTTP parser (with room for 32 headers), the request,
  * the answer and their listeners, and through those Fastify's request, reply and
- * logger: about 12 KiB a reader. Taken, a reader costs its socket, about 6 KiB
- * (docs/performance.md, "Memory per stream reader").
+ * logger: 13.0 KiB of resident memory a reader with 10,000 of them. Taken, a reader
+ * costs its socket and the stream's own objects: 6.7 KiB (docs/performance.md, "Memory
+ * per reader").
  *
  * Node has no public call for it. This does what its upgrade path does
  * (lib/_http_server.js, `onParserExecuteCommon`): the server's listeners come off the
  * socket, the parser goes back to Node's pool (`freeParser`, which `_http_common`
  * exports) and the answer lets go of the socket. Each listener is found by the name
- * Node gives it (the same in Node 20 and 24); if one is missing, nothing is taken and
- * the answer stays Node's, so a stream works on any Node, at the old cost.
+ * Node gives it (the same in Node 20 and 24); if one is missing, or `_http_common` no
+ * longer exports `freeParser`, nothing is taken and the answer stays Node's, so a stream
+ * works on any Node, at the old cost.
  * `test/host/http/event-stream-wire.test.ts` runs on each Node version CI runs and
  * fails if the socket is not taken.
  *
  * The exchange is over as HTTP: the answer emits `finish` and `close` (Node's own
  * `finish` listener removed first: it would keep the connection for a next request),
  * so Fastify logs and counts the request, and the server's drain forgets the answer.
+ * (Node's own end of an answer, skipped with its listener, also tells the
+ * `http.server.response.finish` diagnostics channel, which the host does not use.)
  */
 
-const require = createRequire(import.meta.url)
-const { freeParser } = require('_http_common') as { freeParser: (parser: unknown, request: unknown, socket: unknown) => void }
+/** Node's own parser release; undefined should a Node no longer export it (nothing is taken then). */
+const freeParser = ((): ((parser: unknown, request: unknown, socket: unknown) => void) | undefined => {
+  try {
+    return (createRequire(import.meta.url)('_http_common') as { freeParser?: (parser: unknown, request: unknown, socket: unknown) => void }).freeParser
+  } catch {
+    return undefined
+  }
+})()
+
+/** How long a taken socket that is ending may take to send what it holds before it is cut. */
+const ENDING_GRACE_MS = 10_000
 
 /** node:http's listeners on a server socket, by event: what `connectionListenerInternal` adds. */
 const SERVER_LISTENERS: ReadonlyArray<readonly [string, string]> = [
@@ -73,16 +86,16 @@ export function takeSocket (response: ServerResponse): Socket | null {
   if (found === undefined || !response.headersSent || (response as unknown as { outputData: unknown[] }).outputData.length > 0) return null
   const { socket, onSocket, nextRequest } = found
   for (const [event, listener] of onSocket) socket.removeListener(event, listener)
-  freeParser(socket.parser, response.req, socket)
+  freeParser!(socket.parser, response.req, socket)
   response.removeListener('finish', nextRequest)
   response.detachSocket(socket)
   taken.add(socket)
 
   // What the server's listeners did, the taker's way: the peer's close is read (what it
   // sends is dropped) and its half-close closes the socket. The server's silence timer
-  // goes: a taker that writes resets it with every write, so it would cost a timer
+  // goes while the taker writes: each write would reset it, so it would cost a timer
   // (kept by Node even once cleared) and a reset a write, for a close that a writing
-  // taker never gets. A taker that wants one sets its own.
+  // taker never gets. Once the socket is ending (endSoon) a timer bounds it again.
   socket.setTimeout(0)
   const timer = Object.getOwnPropertySymbols(socket).find(symbol => symbol.description === 'timeout')
   if (timer !== undefined) (socket as unknown as Record<symbol, unknown>)[timer] = null
@@ -96,6 +109,17 @@ export function takeSocket (response: ServerResponse): Socket | null {
   return socket
 }
 
+/**
+ * Ends a taken socket once what it holds is sent, and destroys it should that take longer
+ * than `graceMs` (a peer that reads nothing more would otherwise hold it for good).
+ */
+export function endSoon (socket: Socket, graceMs = ENDING_GRACE_MS): void {
+  if (socket.destroyed) return
+  socket.setTimeout(graceMs)
+  if (!socket.listeners('timeout').includes(destroyOnTimeout)) socket.on('timeout', destroyOnTimeout)
+  socket.destroySoon()
+}
+
 /** Whether `socket` was taken from node:http: its taker ends it. */
 export function isTaken (socket: Socket): boolean {
   return taken.has(socket)
@@ -103,8 +127,11 @@ export function isTaken (socket: Socket): boolean {
 
 /** node:http's listeners on the answer's socket and on the answer; undefined when any is missing, or there is no open socket. */
 function serverListeners (response: ServerResponse): { socket: Socket & { parser: unknown }, onSocket: Array<[string, Listener]>, nextRequest: Listener } | undefined {
-  const socket = response.socket as (Socket & { parser?: unknown }) | null
-  if (socket === null || socket.destroyed || socket.parser == null) return undefined
+  const socket = response.socket as (Socket & { parser?: { incoming?: unknown } | null }) | null
+  if (freeParser === undefined || socket === null || socket.destroyed || socket.parser == null) return undefined
+  // The last request read on the connection must be this answer's: one sent behind it
+  // (pipelined) is already being handled, and its answer waits for this one's socket.
+  if (socket.parser.incoming !== response.req) return undefined
   const onSocket: Array<[string, Listener]> = []
   for (const [event, name] of SERVER_LISTENERS) {
     const listener = listenerNamed(socket, event, name)
@@ -119,5 +146,9 @@ function ignore (): void {}
 
 /** One function for every taken socket, not a closure each: Node calls it with the socket as `this`. */
 function closeOnHalfClose (this: Socket): void {
-  this.destroySoon()
+  endSoon(this)
+}
+
+function destroyOnTimeout (this: Socket): void {
+  this.destroy()
 }

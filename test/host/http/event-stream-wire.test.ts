@@ -8,7 +8,7 @@ import net from 'node:net'
 import t from 'tap'
 import { EventFrame } from '../../../src/sdk/index.js'
 import { EventStreams } from '../../../src/host/http/event-streams.js'
-import { isTaken } from '../../../src/host/http/take-socket.js'
+import { endSoon, isTaken } from '../../../src/host/http/take-socket.js'
 import { eventually } from '../../helpers/eventually.js'
 import { build, setUp, type App } from '../../helpers/app.js'
 import type { Tap } from '../../helpers/types.js'
@@ -155,6 +155,39 @@ t.test('an open stream holds its socket, not an HTTP exchange: node:http lets go
   t.ok(serverSide[1]!.destroyed, 'the second server side is closed')
   await publish('to nobody')
   t.pass('a publish to no reader writes nowhere')
+})
+
+t.test('a request sent behind the stream in the same packet (pipelined) is already being handled: the socket stays Node\'s, the stream works all the same', async t => {
+  const { app, port, publish } = await board(t)
+  const serverSide: net.Socket[] = []
+  app.server.on('connection', (socket: net.Socket) => serverSide.push(socket))
+  const stream = raw(t, port, `${GET_STREAM}GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n`)
+  await stream.until('event: ready', 'the ready event')
+  t.notOk(isTaken(serverSide[0]!), 'not taken: the answer behind it waits for this socket')
+  t.notMatch(stream.text(), /connection: close/i, 'and its head does not say the connection ends')
+  await publish('pipelined')
+  await stream.until('pipelined', 'the shout')
+  await app.close()
+  await stream.until(/0\r\n\r\n[\s\S]*HTTP\/1\.1 (200|503)/, 'the answer queued behind the stream, once it ended')
+  t.pass('the request behind it is answered once the stream ends')
+})
+
+t.test('a taken socket told to end is destroyed once its grace is over, should its peer read nothing more', async t => {
+  const server = net.createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => { server.close() })
+  const accepted = new Promise<net.Socket>(resolve => server.once('connection', resolve))
+  const client = net.connect((server.address() as net.AddressInfo).port, '127.0.0.1')
+  t.teardown(() => { client.destroy() })
+  client.pause()
+  const socket = await accepted
+  // Far more than the kernel's buffers hold: the end cannot be sent while the peer reads nothing.
+  const megabyte = Buffer.alloc(1 << 20)
+  for (let i = 0; i < 64; i++) socket.write(megabyte)
+  const closed = new Promise(resolve => socket.once('close', resolve))
+  endSoon(socket, 200)
+  await closed
+  t.ok(socket.destroyed, 'destroyed, not held for good')
 })
 
 t.test('HEAD: the head alone, the answer ended, and nothing of later events on the connection', async t => {
