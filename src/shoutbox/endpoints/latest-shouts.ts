@@ -42,7 +42,7 @@ export class LatestShouts extends Api<typeof LatestSchema> {
   async handle ({ ctx, query, user }: PublicCall<typeof LatestSchema>): Promise<Successful> {
     const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, user)
     // A visitor's first load, the same for every visitor: kept (see VisitorsLatest).
-    if (user === null && query.limit === undefined) return await VisitorsLatest.of(ctx).of(room, async () => await latest(ctx, room, query, null))
+    if (user === null && query.limit === undefined) return await VisitorsLatest.of(ctx).of(room)
     return new Successful(await latest(ctx, room, query, user))
   }
 }
@@ -62,11 +62,11 @@ class VisitorsLatest {
   private constructor (private readonly ctx: AddonContext) {}
 
   /** The kept answer for `room`'s visitors: one SharedAnswer, encoded once by the host, until a change. */
-  async of (room: Room, read: () => Promise<LatestFields>): Promise<Successful> {
+  async of (room: Room): Promise<Successful> {
     let kept = this.byRoom.get(room.id)
     if (kept === undefined) {
       // One for each room there is; past a bound (rooms made and deleted for long), read each time.
-      if (this.byRoom.size >= MAX_KEPT_ROOMS) return new Successful(await read())
+      if (this.byRoom.size >= MAX_KEPT_ROOMS) return new Successful(await latest(this.ctx, room, {}, null))
       const { ctx } = this
       const id = room.id
       // The room is found again at each read: its slug or rules may have changed since.
