@@ -7,9 +7,11 @@
  * through them before the next measurement), its figures as JSON.
  *
  * With `job.database`, the same publishes go straight to PostgreSQL instead, the host
- * not involved: each a commit of its own that inserts a row and sends a NOTIFY, which
- * a listening connection hears, as a host process's would. The sources part's `database`
- * source: what the commits alone cost a machine the list shares.
+ * not involved: each a commit of its own that writes the rows a host's publish writes
+ * (the shout, its stream event, the activity entry, in tables made like the site's, with
+ * their indexes) and sends a notice carrying the shout, which a listening connection
+ * hears, as a host process's would. The sources part's `database` source: what the
+ * commits alone cost a machine the list shares.
  */
 import net from 'node:net'
 import pg from 'pg'
@@ -24,7 +26,7 @@ interface Job {
   readonly message: string
   /** The room's slug, sent with each publish (the panel publishes there); the default room when absent. */
   readonly room?: string
-  /** Commit straight to this PostgreSQL, in a table `bench_commits` of `schema` (made if missing), instead of posting to `url`. */
+  /** Commit straight to this PostgreSQL, in copies of the site's tables in `schema` (made if missing), instead of posting to `url`. */
   readonly database?: { readonly url: string, readonly schema: string }
 }
 
@@ -133,9 +135,28 @@ interface Sender {
   destroy: () => void
 }
 
-/** One publish in database mode: a statement, its own transaction, that inserts a row and sends its id as a NOTIFY. */
-const INSERT_AND_NOTIFY = `with inserted as (insert into bench_commits (message, username, date) values ($1, 'admin', $2) returning id)
-  select pg_notify('bench_commits', (select id::text from inserted))`
+/**
+ * One publish in database mode: a statement, its own transaction, that writes what the
+ * host's publish statement writes (src/shoutbox/shouts-repository.ts, `insertAnnounced`,
+ * for one shout from the panel) — the shout, its stream event and its activity entry, into
+ * copies of the site's tables (`COPIES`) — and sends a notice carrying the shout, on a
+ * channel of its own (the host does not hear it).
+ */
+const INSERT_AND_NOTIFY = `with s as (insert into bench_shouts (message, username, date, author_id) values ($1, 'admin', $2, 1)
+      returning id, message, username, date, (select slug from shoutbox_rooms where id = room_id) as room),
+    e as (insert into bench_events (kind, shout, created_at)
+      select 'shout-created', jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', null), $2 from s
+      returning id, shout),
+    a as (insert into bench_activity (type, user_id, username, addon_id, details, created_at)
+      select 'CREATED_SHOUT', 1, 'admin', 'shoutbox', jsonb_build_object('message', s.message, 'room', s.room), $2 from s)
+  select pg_notify('bench_commits', json_build_object('kind', 'shout-created', 'eventIds', json_build_array(e.id),
+    'events', json_build_array(json_build_object('id', e.id, 'kind', 'shout-created', 'shout', e.shout)))::text) from e`
+
+/** The copies the database mode writes to, of the site's tables, with their indexes (and the shouts' room key). */
+const COPIES = `create table bench_shouts (like shoutbox_shouts including all);
+  alter table bench_shouts add foreign key (room_id) references shoutbox_rooms (id);
+  create table bench_events (like shoutbox_events including all);
+  create table bench_activity (like activity_logs including all)`
 
 /** A PostgreSQL client whose tables are those of `schema` (the site's). */
 function databaseClient ({ url, schema }: NonNullable<Job['database']>): pg.Client {
@@ -177,7 +198,8 @@ async function listenToCommits (database: NonNullable<Job['database']>): Promise
   // Should it fail, the publishes go on: the figures are what the publishes cost.
   listener.on('error', error => process.stderr.write(`the listening connection failed: ${error.message}\n`))
   await listener.connect()
-  await listener.query('create table if not exists bench_commits (id bigserial primary key, message text not null, username text not null, date bigint not null)')
+  const { rows: [made] } = await listener.query<{ table: string | null }>("select to_regclass('bench_shouts')::text as table")
+  if (made?.table === null) await listener.query(COPIES)
   await listener.query('listen bench_commits')
   listener.on('notification', () => {})
 }

@@ -36,9 +36,10 @@
  * list idle and busy with the same publishes sent elsewhere: to a bare server that
  * answers them on the host's core (`sink`: the publishing client's share and the least
  * answering), straight to
- * PostgreSQL as commits of a row and a NOTIFY each (`database`: the commits' share; not
- * on the embedded database, which runs in the host), and through the host (`host`, as in
- * busy); busy / idle for each, the medians of the rounds.
+ * PostgreSQL as commits of the rows a host's publish writes and a notice carrying the
+ * shout (`database`: the commits' share; not on the embedded database, which runs in the
+ * host), and through the host (`host`, as in busy); busy / idle for each, the medians of
+ * the rounds.
  *
  * cost: for each of `--rates`, the CPU time a publish costs the host (user and system),
  * every PostgreSQL process and the publishing client, read from /proc over `--seconds`
@@ -464,8 +465,10 @@ interface BusyRate {
  * - `host`: through the host, as a site's do;
  * - `sink`: to a bare node:http server on the host's core that answers each at once, the
  *   host not involved: what the publishing client and the least answering cost;
- * - `database`: straight to PostgreSQL, a commit each (a row and a NOTIFY, heard by a
- *   listening connection), the host not involved: what the commits cost.
+ * - `database`: straight to PostgreSQL, a commit each of what the host's publish commits
+ *   (the shout, its stream event and activity entry, in copies of the site's tables with
+ *   their indexes, and a notice carrying the shout, heard by a listening connection), the
+ *   host not involved: what the commits cost.
  */
 type PublishSource = 'host' | 'sink' | 'database'
 
