@@ -1216,9 +1216,15 @@ try {
   if (PARTS.has('sources')) {
     const results = await busySources(site)
     rows.push(['sources: the list while the publishes go elsewhere (busy / idle, medians of the rounds)', '', '', '', '', ''])
-    for (const { rate, toIdle } of results) {
+    for (const { rate, toIdle, runs } of results) {
       const shares = (['sink', 'database', 'host'] as const).flatMap(source => toIdle[source] === undefined ? [] : [`${source} ${fmt(toIdle[source], 2)}`])
-      rows.push([`  ${fmt(rate)} publishes/s: ${shares.join(', ')}`, '', '', '', '', ''])
+      // The host against the limit (sink × database): of the medians, and the median of the rounds' own.
+      const limit = runs.database.length === 0
+        ? ''
+        : `; host / (sink × database) ${fmt(toIdle.host! / (toIdle.sink! * toIdle.database!), 2)}, by round ${fmt(median(runs.host.map((host, i) =>
+          (host.requestsPerSecond / runs.idle[i]!.requestsPerSecond) /
+          ((runs.sink[i]!.requestsPerSecond / runs.idle[i]!.requestsPerSecond) * (runs.database[i]!.requestsPerSecond / runs.idle[i]!.requestsPerSecond)))), 2)}`
+      rows.push([`  ${fmt(rate)} publishes/s: ${shares.join(', ')}${limit}`, '', '', '', '', ''])
     }
   }
 
@@ -1284,7 +1290,7 @@ try {
   const fanOutRows = (label: string, host: FanOut[], bare: FanOut[]): void => {
     const sum = (runs: FanOut[], key: 'delivered' | 'expected' | 'missed' | 'closed' | 'duplicates'): number => runs.reduce((total, run) => total + run[key], 0)
     const mid = (runs: FanOut[], key: 'p50' | 'p99' | 'max' | 'sentP50' | 'sentP99' | 'answerP50' | 'answerMax' | 'connectSeconds' | 'idleMiB' | 'rssMiB' | 'perSubscriberKiB'): number => median(runs.map(run => run[key]))
-    const ratio = (key: 'p50' | 'p99'): number => median(host.map((run, i) => run[key] / bare[i]![key]))
+    const ratio = (key: 'p50' | 'p99' | 'sentP50' | 'sentP99'): number => median(host.map((run, i) => run[key] / bare[i]![key]))
     rows.push([`${label}, ${fmt(host[0]!.subscribers)} subscribers, ${host.length} rounds (${sum(host, 'delivered')}/${sum(host, 'expected')} delivered)`, '', '', '', `${fmt(mid(host, 'p50'))} / ${fmt(mid(host, 'p99'))} ms`, ''])
     rows.push([`  ${fmt(sum(host, 'missed'))} missed an event, ${fmt(sum(host, 'closed'))} closed, ${fmt(sum(host, 'duplicates'))} duplicates; slowest ${fmt(mid(host, 'max'))} ms`, '', '', '', '', ''])
     rows.push([`  publishes answered in ${fmt(mid(host, 'answerP50'))} ms (p50), ${fmt(mid(host, 'answerMax'))} ms at most`, '', '', '', '', ''])
@@ -1292,7 +1298,7 @@ try {
     rows.push([`  host resident memory: ${fmt(mid(host, 'idleMiB'))} MiB before they connected, ${fmt(mid(host, 'rssMiB'))} MiB with them, ${fmt(mid(host, 'perSubscriberKiB'), 1)} KiB a subscriber ` +
       `(bare node:http: ${fmt(mid(bare, 'idleMiB'))} MiB, ${fmt(mid(bare, 'rssMiB'))} MiB, ${fmt(mid(bare, 'perSubscriberKiB'), 1)} KiB a subscriber)`, '', '', '', '', ''])
     rows.push([`  bare node:http fan-out, same subscribers and frames (${sum(bare, 'delivered')}/${sum(bare, 'expected')} delivered)`, '', '', '', `${fmt(mid(bare, 'p50'))} / ${fmt(mid(bare, 'p99'))} ms`, ''])
-    rows.push([`  host / bare, paired by round: p50 ${fmt(ratio('p50'), 2)}, p99 ${fmt(ratio('p99'), 2)}`, '', '', '', '', ''])
+    rows.push([`  host / bare, paired by round: p50 ${fmt(ratio('p50'), 2)}, p99 ${fmt(ratio('p99'), 2)}; from the publish's sending, p50 ${fmt(ratio('sentP50'), 2)}, p99 ${fmt(ratio('sentP99'), 2)}`, '', '', '', '', ''])
   }
 
   /**
@@ -1320,7 +1326,8 @@ try {
         async () => { bare.push(await withBareStream(run)) }
       ]
       for (const each of round % 2 === 1 ? runs : runs.reverse()) await each()
-      log(`${label}, round ${round}: host p50/p99 ${host.at(-1)!.p50}/${host.at(-1)!.p99} ms, bare ${bare.at(-1)!.p50}/${bare.at(-1)!.p99} ms; ` +
+      log(`${label}, round ${round}: host p50/p99 ${host.at(-1)!.p50}/${host.at(-1)!.p99} ms, bare ${bare.at(-1)!.p50}/${bare.at(-1)!.p99} ms ` +
+        `(from the sending: host ${host.at(-1)!.sentP50}/${host.at(-1)!.sentP99}, bare ${bare.at(-1)!.sentP50}/${bare.at(-1)!.sentP99}); ` +
         `resident memory a reader: host ${fmt(host.at(-1)!.perSubscriberKiB, 1)} KiB, bare ${fmt(bare.at(-1)!.perSubscriberKiB, 1)} KiB ` +
         `(host ${fmt(host.at(-1)!.idleMiB)} MiB before, ${fmt(host.at(-1)!.connectedMiB)} once connected, ${fmt(host.at(-1)!.rssMiB)} after the publishes)`)
     }
