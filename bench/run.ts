@@ -1293,7 +1293,7 @@ try {
     const ratio = (key: 'p50' | 'p99' | 'sentP50' | 'sentP99'): number => median(host.map((run, i) => run[key] / bare[i]![key]))
     rows.push([`${label}, ${fmt(host[0]!.subscribers)} subscribers, ${host.length} rounds (${sum(host, 'delivered')}/${sum(host, 'expected')} delivered)`, '', '', '', `${fmt(mid(host, 'p50'))} / ${fmt(mid(host, 'p99'))} ms`, ''])
     rows.push([`  ${fmt(sum(host, 'missed'))} missed an event, ${fmt(sum(host, 'closed'))} closed, ${fmt(sum(host, 'duplicates'))} duplicates; slowest ${fmt(mid(host, 'max'))} ms`, '', '', '', '', ''])
-    rows.push([`  publishes answered in ${fmt(mid(host, 'answerP50'))} ms (p50), ${fmt(mid(host, 'answerMax'))} ms at most`, '', '', '', '', ''])
+    rows.push([`  publishes answered in ${fmt(mid(host, 'answerP50'))} ms (p50), ${fmt(mid(host, 'answerMax'))} ms at most; by the bare fan-out, ${fmt(mid(bare, 'answerP50'))} and ${fmt(mid(bare, 'answerMax'))} ms`, '', '', '', '', ''])
     rows.push([`  delivery from the publish's sending, p50 / p99: host ${fmt(mid(host, 'sentP50'))} / ${fmt(mid(host, 'sentP99'))} ms, bare ${fmt(mid(bare, 'sentP50'))} / ${fmt(mid(bare, 'sentP99'))} ms`, '', '', '', '', ''])
     rows.push([`  host resident memory: ${fmt(mid(host, 'idleMiB'))} MiB before they connected, ${fmt(mid(host, 'rssMiB'))} MiB with them, ${fmt(mid(host, 'perSubscriberKiB'), 1)} KiB a subscriber ` +
       `(bare node:http: ${fmt(mid(bare, 'idleMiB'))} MiB, ${fmt(mid(bare, 'rssMiB'))} MiB, ${fmt(mid(bare, 'perSubscriberKiB'), 1)} KiB a subscriber)`, '', '', '', '', ''])
