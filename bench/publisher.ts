@@ -152,7 +152,11 @@ const INSERT_AND_NOTIFY = `with s as (insert into bench_shouts (message, usernam
   select pg_notify('bench_commits', json_build_object('kind', 'shout-created', 'eventIds', json_build_array(e.id),
     'events', json_build_array(json_build_object('id', e.id, 'kind', 'shout-created', 'shout', e.shout)))::text) from e`
 
-/** The copies the database mode writes to, of the site's tables, with their indexes (and the shouts' room key). */
+/**
+ * The copies the database mode writes to, of the site's tables, with their indexes (and the
+ * shouts' room key). The activity copy's ids come from the site's own sequence (its id is
+ * a serial, not an identity): harmless, nothing reads them.
+ */
 const COPIES = `create table bench_shouts (like shoutbox_shouts including all);
   alter table bench_shouts add foreign key (room_id) references shoutbox_rooms (id);
   create table bench_events (like shoutbox_events including all);
@@ -205,6 +209,8 @@ async function listenToCommits (database: NonNullable<Job['database']>): Promise
 }
 
 const { database } = job
+// The database mode writes in the default room; a room would be silently ignored.
+if (database !== undefined && job.room !== undefined) throw new Error('a room is not for the database mode: it writes in the default room')
 if (database !== undefined) await listenToCommits(database)
 
 /** Connections not waiting for an answer: each publish takes one, or opens one, as from that many clients. */
