@@ -529,6 +529,11 @@ interface SourcesRate {
   readonly toIdle: Partial<Record<PublishSource, number>>
 }
 
+/** Round `round`'s busy / idle with the publishes going to `source` (runs of one round share an index). */
+function busyShare (runs: SourcesRate['runs'], source: PublishSource, round: number): number {
+  return runs[source][round]!.requestsPerSecond / runs.idle[round]!.requestsPerSecond
+}
+
 /**
  * The sources part: where the busy list's loss comes from. For each rate, `ROUNDS` rounds
  * of back-to-back runs of the list — idle, and busy with the publishes going to each
@@ -562,7 +567,7 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
         kinds.map(which => described(which, runs[which].at(-1)!)).join(', ') +
         ` req/s; publishes/s achieved: ${achieved.join(', ')}`)
     }
-    const toIdle = Object.fromEntries(sources.map(source => [source, median(runs[source].map((run, i) => run.requestsPerSecond / runs.idle[i]!.requestsPerSecond))]))
+    const toIdle = Object.fromEntries(sources.map(source => [source, median(runs[source].map((_, round) => busyShare(runs, source, round)))]))
     results.push({ rate, runs, toIdle })
   }
   return results
@@ -1221,9 +1226,8 @@ try {
       // The host against the limit (sink × database): of the medians, and the median of the rounds' own.
       const limit = runs.database.length === 0
         ? ''
-        : `; host / (sink × database) ${fmt(toIdle.host! / (toIdle.sink! * toIdle.database!), 2)}, by round ${fmt(median(runs.host.map((host, i) =>
-          (host.requestsPerSecond / runs.idle[i]!.requestsPerSecond) /
-          ((runs.sink[i]!.requestsPerSecond / runs.idle[i]!.requestsPerSecond) * (runs.database[i]!.requestsPerSecond / runs.idle[i]!.requestsPerSecond)))), 2)}`
+        : `; host / (sink × database) ${fmt(toIdle.host! / (toIdle.sink! * toIdle.database!), 2)}, by round ` +
+          fmt(median(runs.host.map((_, round) => busyShare(runs, 'host', round) / (busyShare(runs, 'sink', round) * busyShare(runs, 'database', round)))), 2)
       rows.push([`  ${fmt(rate)} publishes/s: ${shares.join(', ')}${limit}`, '', '', '', '', ''])
     }
   }
