@@ -1,4 +1,4 @@
-import { BadRequest, NotFound, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
+import { BadRequest, NotFound, prepared, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
 import type { ReactionCounts } from './changes/kinds.js'
 import { Muted } from './errors.js'
 import { announceChange } from './changes/notice.js'
@@ -90,10 +90,10 @@ export function reactionsRepository (db: Database) {
      * lifted).
      */
     async target (shoutId: number, userId: number, now: number, mutes: boolean): Promise<{ roomId: number | undefined, muted: boolean, until: number | null }> {
-      const { rows } = await db.raw<{ rows: Array<{ room_id: number | null, muted: boolean, until: number | string | null }> }>(`
+      const { rows } = await prepared(db.raw<{ rows: Array<{ room_id: number | null, muted: boolean, until: number | string | null }> }>(`
         select (select room_id from ?? where id = ?) as room_id, m.user_id is not null as muted, m.until
         from (select 1) as one left join ?? as m on ? and m.user_id = ? and (m.until is null or m.until > ?)`,
-      [SHOUTS_TABLE, shoutId, MUTES_TABLE, mutes, userId, now])
+      [SHOUTS_TABLE, shoutId, MUTES_TABLE, mutes, userId, now]))
       const row = rows[0]!
       return { roomId: row.room_id ?? undefined, muted: row.muted, until: row.until === null ? null : Number(row.until) }
     },
@@ -112,7 +112,7 @@ export function reactionsRepository (db: Database) {
      * (nothing changed).
      */
     async change (shoutId: number, userId: number, emoji: string, on: boolean, now = Date.now()): Promise<boolean> {
-      const statement = (): Promise<{ rows: Array<{ found: number | string, kept: number[], admitted: number | string, changed: number | string }> }> => db.raw(`
+      const statement = (): Promise<{ rows: Array<{ found: number | string, kept: number[], admitted: number | string, changed: number | string }> }> => prepared(db.raw(`
         with f as (select reactions_recent from ?? where author_id = ? for update),
         recent as (
           select coalesce((select jsonb_agg(e.at order by e.i) from f, jsonb_array_elements(f.reactions_recent) with ordinality as e(at, i)
@@ -132,7 +132,7 @@ export function reactionsRepository (db: Database) {
           (select count(*) from added) as changed`,
       [FLOOD_CONTROL_TABLE, userId, now - MINUTE_MS,
         FLOOD_CONTROL_TABLE, now, userId, REACTIONS_PER_MINUTE,
-        REACTIONS_TABLE, shoutId, userId, emoji, now, on])
+        REACTIONS_TABLE, shoutId, userId, emoji, now, on]))
       let row = (await statement()).rows[0]!
       if (Number(row.found) === 0) {
         // A member's first action writes their row.
@@ -165,7 +165,7 @@ export function reactionsRepository (db: Database) {
               from (select emoji, count(*) as count, coalesce(bool_or(user_id = ?), false) as mine from ?? where shout_id = ? and emoji in (${answer.set.map(() => '?').join(', ')}) group by emoji) as r)`,
             bindings: [answer.viewerId, REACTIONS_TABLE, shoutId, ...answer.set]
           }
-      const { rows } = await db.raw<{ rows: Array<{ due: boolean, pending: boolean, announced_at: number | string, room_id: number, counts: ReactionRow[] | null }> }>(`
+      const { rows } = await prepared(db.raw<{ rows: Array<{ due: boolean, pending: boolean, announced_at: number | string, room_id: number, counts: ReactionRow[] | null }> }>(`
         with s as (
           select id, reactions_announced_at <= ? and (reactions_pending or not ?) as due from ?? where id = ? for update
         )
@@ -174,7 +174,7 @@ export function reactionsRepository (db: Database) {
           reactions_pending = case when s.due then false when ? then shout.reactions_pending else true end
         from s where shout.id = s.id
         returning s.due, shout.reactions_pending as pending, shout.reactions_announced_at as announced_at, shout.room_id, ${counts.sql} as counts`,
-      [now - REACTIONS_EVENT_EVERY_MS, onlyPending, SHOUTS_TABLE, shoutId, SHOUTS_TABLE, now, onlyPending, ...counts.bindings])
+      [now - REACTIONS_EVENT_EVERY_MS, onlyPending, SHOUTS_TABLE, shoutId, SHOUTS_TABLE, now, onlyPending, ...counts.bindings]))
       const row = rows[0]
       if (row === undefined) return undefined
       return {

@@ -1,4 +1,4 @@
-import type { Database, SqlPart, Transaction } from '../sdk/index.js'
+import { prepared, type Database, type SqlPart, type Transaction } from '../sdk/index.js'
 import { GENERAL_ROOM_ID, type Room } from './rooms.js'
 import { EXCERPT_LENGTH } from './excerpt.js'
 import type { RoomShout, Shout } from './schemas.js'
@@ -228,7 +228,8 @@ export function shoutsRepository (db: Database) {
      * as one statement, which is its own transaction: the shouts, their stream events, `also` (the activity log's insertion),
      * and the change notice, which the statement builds from the rows it wrote and sends
      * with `announce` (the cluster's `notifying`). One round trip where a transaction
-     * of the same writes takes five: the busy board's path. Answers the notice with every
+     * of the same writes takes five: the busy board's path. Prepared (`prepared`): planning
+     * it cost PostgreSQL more than running it. Answers the notice with every
      * event in it, and the text sent when that is another: the notice without its events,
      * past `maxNoticeBytes` of PostgreSQL's text (a little longer than JSON.stringify's).
      */
@@ -239,7 +240,7 @@ export function shoutsRepository (db: Database) {
       readonly announce: (text: SqlPart) => SqlPart
       readonly maxNoticeBytes: number
     }): Promise<{ notice: string, sent: string | null }> {
-      const result = await db.raw<{ rows: Array<{ notice: string, sent: string | null }> }>(`
+      const result = await prepared(db.raw<{ rows: Array<{ notice: string, sent: string | null }> }>(`
         with s as (insert into ?? (message, username, date, author_id, room_id, reply_to_id, bot)
               select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer, (item->>'replyToId')::bigint, (item->>'bot')::boolean
               from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
@@ -259,7 +260,7 @@ export function shoutsRepository (db: Database) {
             from s join e on e.shout_id = s.id),
         chosen as (select notice, case when octet_length(notice) > ? then bare end as shorter from built)
         select notice, shorter as sent, ? as announced from chosen`,
-      [SHOUTS_TABLE, JSON.stringify(shouts), EVENTS_TABLE, Date.now(), parts.also, parts.hooked(db.raw(`select ${WEBHOOK_SHOUT} as data, 'shout:' || s.id as subject from s`)), parts.maxNoticeBytes, parts.announce(db.raw('coalesce(shorter, notice)'))])
+      [SHOUTS_TABLE, JSON.stringify(shouts), EVENTS_TABLE, Date.now(), parts.also, parts.hooked(db.raw(`select ${WEBHOOK_SHOUT} as data, 'shout:' || s.id as subject from s`)), parts.maxNoticeBytes, parts.announce(db.raw('coalesce(shorter, notice)'))]))
       const [row] = result.rows
       if (row === undefined) throw new Error('the publish statement answered no row')
       return row
