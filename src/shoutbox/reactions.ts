@@ -162,8 +162,10 @@ export function reactionsRepository (db: Database) {
         ? { sql: 'null', bindings: [] }
         : {
             sql: `(select coalesce(json_agg(json_build_object('emoji', r.emoji, 'count', r.count, 'mine', r.mine)), '[]'::json)
-              from (select emoji, count(*) as count, coalesce(bool_or(user_id = ?), false) as mine from ?? where shout_id = ? and emoji in (${answer.set.map(() => '?').join(', ')}) group by emoji) as r)`,
-            bindings: [answer.viewerId, REACTIONS_TABLE, shoutId, ...answer.set]
+              from (select emoji, count(*) as count, coalesce(bool_or(user_id = ?), false) as mine from ?? where shout_id = ?
+                and emoji in (select jsonb_array_elements_text(?::jsonb)) group by emoji) as r)`,
+            // The set as one value: the statement's text stays the same for every set (it is prepared).
+            bindings: [answer.viewerId, REACTIONS_TABLE, shoutId, JSON.stringify(answer.set)]
           }
       const { rows } = await prepared(db.raw<{ rows: Array<{ due: boolean, pending: boolean, announced_at: number | string, room_id: number, counts: ReactionRow[] | null }> }>(`
         with s as (
