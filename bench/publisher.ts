@@ -140,7 +140,9 @@ interface Sender {
  * host's publish statement writes (src/shoutbox/shouts-repository.ts, `insertAnnounced`,
  * for one shout from the panel) — the shout, its stream event and its activity entry, into
  * copies of the site's tables (`COPIES`) — and sends a notice carrying the shout, on a
- * channel of its own (the host does not hear it).
+ * channel of its own (the host does not hear it). Prepared once a connection, as the
+ * host's is (`prepared`, src/sdk/prepared.ts): planning it each time would charge the
+ * limit what the host no longer pays.
  */
 const INSERT_AND_NOTIFY = `with s as (insert into bench_shouts (message, username, date, author_id) values ($1, 'admin', $2, 1)
       returning id, message, username, date, (select slug from shoutbox_rooms where id = room_id) as room),
@@ -183,7 +185,7 @@ class DatabaseConnection implements Sender {
   send (body: string, done: (status: number) => void): void {
     const { message } = JSON.parse(body) as { message: string }
     this.ready
-      .then(() => this.client.query(INSERT_AND_NOTIFY, [message, Date.now()]))
+      .then(() => this.client.query({ name: 'bench_publish', text: INSERT_AND_NOTIFY, values: [message, Date.now()] }))
       .then(() => done(200), () => {
         this.destroy()
         done(0)
