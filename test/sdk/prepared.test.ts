@@ -94,3 +94,22 @@ t.test('the host prepares its publish and a reaction\'s statements, and PostgreS
   t.equal(Number(publish!.generic_plans) + Number(publish!.custom_plans), 12, 'the publish statement ran 12 times')
   t.ok(Number(publish!.generic_plans) > 0, `and was planned once for most of them (${publish!.generic_plans} runs on the kept plan, ${publish!.custom_plans} planned)`)
 })
+
+t.test('a connection that lost a prepared statement is replaced: the next run prepares it anew', { skip: DB_KIND !== 'postgres' && 'names are for PostgreSQL' }, async t => {
+  const database = await testDatabase()
+  t.teardown(() => database.drop())
+  // One connection: what happens to it happens to every statement.
+  const { knex: db } = await openDatabase({ url: TEST_DATABASE_URL, schema: database.schema, poolSize: 1 })
+  t.teardown(() => db.destroy())
+  const plusOne = (n: number) => prepared(db.raw<{ rows: Array<{ n: number, pid: number }> }>('select ?::int + 1 as n, pg_backend_pid() as pid', [n]))
+  const first = (await plusOne(1)).rows[0]!
+  t.equal(first.n, 2)
+  // PostgreSQL drops it behind the driver's back (as after a bind that failed half way).
+  const { rows: [kept] } = await db.raw<{ rows: Array<{ name: string }> }>("select name from pg_prepared_statements where statement like 'select $1::int + 1 as n, pg_backend_pid()%'")
+  await db.raw(`deallocate "${kept!.name}"`)
+  await t.rejects(plusOne(2), { code: '26000' }, 'the connection that lost it fails the statement once')
+  const again = (await plusOne(3)).rows[0]!
+  t.equal(again.n, 4, 'the next run answers')
+  t.not(again.pid, first.pid, 'on a new connection')
+  t.equal((await plusOne(4)).rows[0]!.n, 5, 'and so on')
+})

@@ -69,6 +69,7 @@ const EMBEDDED_START_PARAMS = [...PGlite.defaultStartParams, '-c', 'shared_buffe
 export async function openDatabase (options: DatabaseOptions): Promise<OpenDatabase> {
   const schema = options.schema ?? 'public'
   if (options.url !== undefined) {
+    const connections = new Map<string, KnexConnection>()
     const db = knex({
       client: 'pg',
       connection: {
@@ -79,11 +80,12 @@ export async function openDatabase (options: DatabaseOptions): Promise<OpenDatab
         application_name: 'shoutbox'
       },
       searchPath: [schema],
-      pool: { min: 0, max: options.poolSize ?? 10 },
+      pool: { min: 0, max: options.poolSize ?? 10, afterCreate: knownByUid(connections) },
       acquireConnectionTimeout: 5000,
       ...(options.logger === undefined ? {} : { log: knexLog(options.logger) })
     })
     keepFailedStatements(db)
+    dropConnectionsThatLostAStatement(db, connections)
     await createSchema(db, schema)
     return { knex: db, kind: 'postgres', url: options.url, schema }
   }
@@ -107,6 +109,35 @@ export async function openDatabase (options: DatabaseOptions): Promise<OpenDatab
   keepFailedStatements(db)
   await createSchema(db, schema)
   return { knex: db, kind: 'embedded', url: undefined, schema }
+}
+
+/** A pooled pg connection as knex keeps it: its id, and the mark that has the pool destroy it. */
+type KnexConnection = pg.Client & { __knexUid: string, __knex__disposed?: unknown }
+
+/** The pool's `afterCreate`: each new connection by its knex id, until it ends. */
+function knownByUid (connections: Map<string, KnexConnection>) {
+  return (connection: KnexConnection, done: (error: Error | null, connection: KnexConnection) => void): void => {
+    connections.set(connection.__knexUid, connection)
+    connection.once('end', () => connections.delete(connection.__knexUid))
+    done(null, connection)
+  }
+}
+
+/**
+ * A prepared statement (`prepared`, src/sdk/prepared.ts) that PostgreSQL no longer holds
+ * while the driver believes it does (26000: a statement dropped after a failed bind), or
+ * whose plan no longer fits its rows (0A000, after a column's type changed), would fail
+ * on that connection every time: the connection is marked for the pool to destroy when
+ * it comes back, and the next statement gets a new one, where it is prepared anew.
+ */
+function dropConnectionsThatLostAStatement (db: Knex, connections: ReadonlyMap<string, KnexConnection>): void {
+  db.on('query-error', (error: unknown, query: { __knexUid?: unknown }) => {
+    const { code, message } = error as { code?: unknown, message?: unknown }
+    const lost = code === '26000' || (code === '0A000' && typeof message === 'string' && message.includes('cached plan'))
+    if (!lost || typeof query?.__knexUid !== 'string') return
+    const connection = connections.get(query.__knexUid)
+    if (connection !== undefined) connection.__knex__disposed = error
+  })
 }
 
 /**
