@@ -3,6 +3,10 @@
  * what it measures. Reads its job as JSON from argv, prints autocannon's figures as JSON,
  * with `stolen`: the share of the machine's CPU time (%) its hypervisor gave to other
  * guests during the run (steal, from /proc/stat; null where that cannot be read).
+ * With `bucketMs`, also the answers counted by when they came, in buckets of that many
+ * milliseconds of the wall clock (`buckets`: the first bucket's start, epoch ms, and the
+ * counts from there, empty buckets included), for a part that compares stretches of one
+ * run.
  */
 import fs from 'node:fs'
 import autocannon from 'autocannon'
@@ -14,6 +18,7 @@ interface Job {
   readonly method?: 'GET' | 'POST'
   readonly headers?: Record<string, string>
   readonly body?: string
+  readonly bucketMs?: number
 }
 
 /** The machine's CPU time so far, in ticks: all of it and what the hypervisor stole; undefined where /proc/stat cannot tell. */
@@ -27,9 +32,22 @@ function machineTicks (): { all: number, stolen: number } | undefined {
   }
 }
 
+/** The counts from the first bucket to the last, empty ones as 0, and where the first starts (epoch ms). */
+function dense (counts: Map<number, number>, size: number): { start: number, counts: number[] } {
+  const indexes = [...counts.keys()]
+  if (indexes.length === 0) return { start: 0, counts: [] }
+  const first = Math.min(...indexes)
+  const last = Math.max(...indexes)
+  return { start: first * size, counts: Array.from({ length: last - first + 1 }, (_, i) => counts.get(first + i) ?? 0) }
+}
+
 const job = JSON.parse(process.argv[2]!) as Job
 const before = machineTicks()
-const result = await autocannon({
+let finished!: (result: autocannon.Result) => void
+let failed!: (error: unknown) => void
+const done = new Promise<autocannon.Result>((resolve, reject) => { finished = resolve; failed = reject })
+// The callback form: it returns the instance, whose answers the buckets count.
+const run = autocannon({
   url: job.url,
   connections: job.connections,
   duration: job.durationSeconds,
@@ -37,7 +55,17 @@ const result = await autocannon({
   headers: job.headers ?? {},
   ...(job.body === undefined ? {} : { body: job.body }),
   pipelining: 1
-})
+}, (error: unknown, result: autocannon.Result) => { if (error === null || error === undefined) finished(result); else failed(error) })
+/** Answers by bucket of the wall clock: bucket index (epoch ms / bucketMs) to count. */
+const counted = new Map<number, number>()
+const { bucketMs } = job
+if (bucketMs !== undefined) {
+  run.on('response', () => {
+    const bucket = Math.floor(Date.now() / bucketMs)
+    counted.set(bucket, (counted.get(bucket) ?? 0) + 1)
+  })
+}
+const result = await done
 const after = machineTicks()
 const ticks = before !== undefined && after !== undefined ? after.all - before.all : 0
 process.stdout.write(JSON.stringify({
@@ -51,5 +79,6 @@ process.stdout.write(JSON.stringify({
   non2xx: result.non2xx,
   errors: result.errors,
   timeouts: result.timeouts,
-  status2xx: result['2xx']
+  status2xx: result['2xx'],
+  ...(bucketMs === undefined ? {} : { buckets: dense(counted, bucketMs) })
 }) + '\n')

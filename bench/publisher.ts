@@ -12,10 +12,16 @@
  * their indexes) and sends a notice carrying the shout, which a listening connection
  * hears, as a host process's would. The sources part's `database` source: what the
  * commits alone cost a machine the list shares.
+ *
+ * With `job.windows`, it publishes without pause until `anchor` (the lead-in), then only
+ * in every other window of `windowMs` from there (the first window after the anchor
+ * quiet, the second publishing, and so on), sleeping through the quiet ones: the
+ * alternating part compares the list's answers in the two kinds of window of one run.
  */
 import net from 'node:net'
 import pg from 'pg'
 import { percentile } from './stats.js'
+import { publishing, publishingMs, type Windows } from './windows.js'
 
 interface Job {
   readonly url: string
@@ -28,6 +34,8 @@ interface Job {
   readonly room?: string
   /** Commit straight to this PostgreSQL, in copies of the site's tables in `schema` (made if missing), instead of posting to `url`. */
   readonly database?: { readonly url: string, readonly schema: string }
+  /** Publish only in every other window after the anchor (epoch ms); see above. */
+  readonly windows?: Windows
 }
 
 export interface PublisherResult {
@@ -40,9 +48,9 @@ export interface PublisherResult {
   readonly errors: number
   /** Not sent because 256 were already waiting for an answer. */
   readonly skipped: number
-  /** From the first publish to the stop. */
+  /** From the first publish to the stop (its publishing windows only, with `windows`). */
   readonly seconds: number
-  /** 2xx answers before the stop, per second of running. */
+  /** 2xx answers before the stop, per second of running (of publishing windows, with `windows`). */
   readonly achievedPerSecond: number
   /** How late the latest publish went out after its due time. */
   readonly maxLagMs: number
@@ -284,6 +292,8 @@ function publish (n: number): void {
 }
 
 const start = performance.now()
+/** The same moment on the wall clock, which the windows are given in. */
+const startEpoch = Date.now()
 let next = 0
 let timer: NodeJS.Timeout | undefined
 
@@ -291,6 +301,13 @@ let timer: NodeJS.Timeout | undefined
 function tick (): void {
   const now = performance.now()
   while (!stopped && start + next * interval <= now) {
+    if (job.windows !== undefined && !publishing(job.windows, startEpoch + next * interval)) {
+      // A quiet window: on to the first publish due in the next window.
+      const { anchor, windowMs } = job.windows
+      const resume = anchor + (Math.floor((startEpoch + next * interval - anchor) / windowMs) + 1) * windowMs
+      next = Math.ceil((resume - startEpoch) / interval)
+      continue
+    }
     maxLagMs = Math.max(maxLagMs, now - (start + next * interval))
     publish(next++)
   }
@@ -309,7 +326,9 @@ function stop (): void {
       setTimeout(finish, 20)
       return
     }
-    const seconds = (stoppedAt - start) / 1000
+    const seconds = job.windows === undefined
+      ? (stoppedAt - start) / 1000
+      : publishingMs(job.windows, startEpoch, startEpoch + (stoppedAt - start)) / 1000
     const result: PublisherResult = {
       sent,
       okBeforeStop,

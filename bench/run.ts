@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets
+ *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -40,6 +40,12 @@
  * shout (`database`: the commits' share; not on the embedded database, which runs in the
  * host), and through the host (`host`, as in busy); busy / idle for each, the medians of
  * the rounds.
+ *
+ * alternating: the sources part with the idle list inside each busy run: the publishes
+ * go out in every other second only, and a run's busy / idle is the list's rate in its
+ * publishing seconds over its rate in its quiet ones (the first fifth of each second left
+ * out); one run a source a round, the order rotating. Give `--seconds` of 20 or so: a run
+ * of 5 s holds two windows of each kind.
  *
  * cost: for each of `--rates`, the CPU time a publish costs the host (user and system),
  * every PostgreSQL process and the publishing client, read from /proc over `--seconds`
@@ -102,6 +108,7 @@ import type { PublisherResult } from './publisher.js'
 import { prepareReactors, startReacting, type ReactingResult, type Reactors } from './reactions.js'
 import type { SubscribersResult } from './subscribers.js'
 import { percentile } from './stats.js'
+import { windowedRates, type Buckets, type Windows, type WindowedRates } from './windows.js'
 import { startWebhookReceiver } from './webhooks.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -113,10 +120,10 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,cost,publish,webhooks,stream,stream10k,reactions,listmemory,widgets' }
+    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,alternating,cost,publish,webhooks,stream,stream10k,reactions,listmemory,widgets' }
   }
 })
-/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets); all by default. */
+/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -363,6 +370,8 @@ class Site {
 // ---------------------------------------------------------------- measurements
 
 interface Load {
+  /** The answers by when they came, when the job asked for them (`bucketMs`). */
+  buckets?: Buckets
   requestsPerSecond: number, total: number, sent: number, p50: number, p99: number, non2xx: number, errors: number, timeouts: number, status2xx: number
   /** The share of this machine's CPU time (%) its hypervisor gave to others during the run (steal, /proc/stat); NaN where unknown. */
   stolen: number
@@ -481,10 +490,14 @@ async function startSink (): Promise<{ url: string, stop: () => void }> {
 /**
  * One run of the list while a separate process (bench/publisher.ts, on the load
  * generator's core) publishes `rate` times a second to `source`: it starts, publishes
- * for a lead-in, goes on through the whole measurement, and stops when it ends.
+ * for a lead-in, goes on through the whole measurement, and stops when it ends. With
+ * `windowMs`, it publishes only in every other window of that length after the lead-in
+ * (bench/windows.ts), and the list's answers are counted by when they came.
  */
-async function busyList (site: Site, rate: number, round: number, source: PublishSource = 'host', listPath = '/api/shoutbox/list', room?: string): Promise<{ load: Load, publisher: PublisherResult }> {
+async function busyList (site: Site, rate: number, round: number, source: PublishSource = 'host', listPath = '/api/shoutbox/list', room?: string, windowMs?: number): Promise<{ load: Load, publisher: PublisherResult, windows?: Windows }> {
   const siteUrl = await site.url()
+  // Alternating windows from a whole window's multiple after the publisher's start and lead-in (the buckets align to it).
+  const windows = windowMs === undefined ? undefined : { anchor: Math.ceil((Date.now() + 2_500) / windowMs) * windowMs, windowMs }
   // Nothing that can throw between starting the sink and the `try` that stops it.
   const sink = source === 'sink' ? await startSink() : undefined
   const publisher = node(['--import', 'tsx', 'bench/publisher.ts', JSON.stringify({
@@ -492,6 +505,7 @@ async function busyList (site: Site, rate: number, round: number, source: Publis
     ...(source === 'database' ? { database: { url: DATABASE_URL, schema: site.schema } } : {}),
     cookie: site.cookie,
     ...(room === undefined ? {} : { room }),
+    ...(windows === undefined ? {} : { windows }),
     rate,
     // A bound of its own, should this process fail to stop it.
     maxSeconds: SECONDS + BUSY_LEAD_IN_MS / 1000 + 30,
@@ -502,12 +516,12 @@ async function busyList (site: Site, rate: number, round: number, source: Publis
   try {
     if (await next() !== 'started') throw new Error('the publisher did not start')
     await sleep(BUSY_LEAD_IN_MS)
-    const measured = await load({ url: `${siteUrl}${listPath}`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS })
+    const measured = await load({ url: `${siteUrl}${listPath}`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS, ...(windows === undefined ? {} : { bucketMs: BUCKET_MS }) })
     publisher.stdin!.write('stop\n')
     const result = JSON.parse(await next()) as PublisherResult
     // Its last publishes answered, the host is given a moment before the next run.
     await sleep(500)
-    return { load: measured, publisher: result }
+    return { load: measured, publisher: result, ...(windows === undefined ? {} : { windows }) }
   } finally {
     publisher.kill('SIGTERM')
     sink?.stop()
@@ -569,6 +583,56 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
     }
     const toIdle = Object.fromEntries(sources.map(source => [source, median(runs[source].map((_, round) => busyShare(runs, source, round)))]))
     results.push({ rate, runs, toIdle })
+  }
+  return results
+}
+
+/** The alternating part's windows: publishing and quiet in turn, this long each. */
+const WINDOW_MS = 1000
+/** The start of each window left out of the count: the window before still winding down. */
+const SETTLE_MS = 200
+/** The load generator counts the list's answers in buckets this long (a divisor of WINDOW_MS). */
+const BUCKET_MS = 100
+
+interface AlternatingRate {
+  readonly rate: number
+  /** Each source's runs, in round order: the list's rates in its publishing and quiet windows. */
+  readonly runs: Partial<Record<PublishSource, WindowedRates[]>>
+}
+
+/** A run's busy / idle: the list's rate in the publishing windows over its rate in the quiet ones. */
+const windowShare = (run: WindowedRates): number => run.busy / run.idle
+
+/**
+ * The alternating part: the sources part with the idle list measured inside each busy run.
+ * For each rate, `ROUNDS` rounds of one run a source (sink, database on PostgreSQL, host;
+ * the order rotating), each run publishing in every other second only (bench/windows.ts);
+ * a run's busy / idle is the list's rate in its publishing seconds over its rate in its
+ * quiet ones. The sources part pairs runs of one round, a minute apart; this pairs
+ * seconds of one run, so the machine's slow spells — the idle list moved by a quarter
+ * between runs of one round — weigh on both sides alike.
+ */
+async function alternatingSources (site: Site): Promise<AlternatingRate[]> {
+  const listUrl = await busyBoardList(site)
+  const sources: PublishSource[] = DATABASE_URL === undefined ? ['sink', 'host'] : ['sink', 'database', 'host']
+  const results: AlternatingRate[] = []
+  await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+  for (const rate of RATES) {
+    const runs: AlternatingRate['runs'] = {}
+    for (let round = 1; round <= ROUNDS; round++) {
+      const order = sources.map((_, i) => sources[(i + round - 1) % sources.length]!)
+      const described: string[] = []
+      for (const which of order) {
+        const { load: measured, publisher, windows } = await busyList(site, rate, round, which, undefined, undefined, WINDOW_MS)
+        if (publisher.errors > 0) throw new Error(`alternating, ${rate} publishes/s to ${which}: ${publisher.errors} publishes failed`)
+        const rates = windowedRates(measured.buckets!, BUCKET_MS, windows!, SETTLE_MS)
+        ;(runs[which] ??= []).push(rates)
+        described.push(`${which} ${Math.round(rates.busy)} / ${Math.round(rates.idle)} = ${windowShare(rates).toFixed(2)} ` +
+          `(${rates.busyWindows} + ${rates.idleWindows} windows, ${publisher.achievedPerSecond.toFixed(1)} publishes/s achieved)`)
+      }
+      log(`alternating, ${rate} publishes/s, round ${round}: ${described.join('; ')}`)
+    }
+    results.push({ rate, runs })
   }
   return results
 }
@@ -1228,6 +1292,21 @@ try {
         ? ''
         : `; host / (sink × database) ${fmt(toIdle.host! / (toIdle.sink! * toIdle.database!), 2)}, by round ` +
           fmt(median(runs.host.map((_, round) => busyShare(runs, 'host', round) / (busyShare(runs, 'sink', round) * busyShare(runs, 'database', round)))), 2)
+      rows.push([`  ${fmt(rate)} publishes/s: ${shares.join(', ')}${limit}`, '', '', '', '', ''])
+    }
+  }
+
+  if (PARTS.has('alternating')) {
+    const results = await alternatingSources(site)
+    rows.push([`alternating: the list in publishing over quiet seconds of one run (busy / idle, medians of the rounds)`, '', '', '', '', ''])
+    for (const { rate, runs } of results) {
+      const share = (source: PublishSource): number[] => (runs[source] ?? []).map(windowShare)
+      const toIdle = (source: PublishSource): number => median(share(source))
+      const shares = (['sink', 'database', 'host'] as const).flatMap(source => runs[source] === undefined ? [] : [`${source} ${fmt(toIdle(source), 2)}`])
+      const limit = runs.database === undefined
+        ? ''
+        : `; host / (sink × database) ${fmt(toIdle('host') / (toIdle('sink') * toIdle('database')), 2)}, by round ` +
+          fmt(median(share('host').map((host, round) => host / (share('sink')[round]! * share('database')[round]!))), 2)
       rows.push([`  ${fmt(rate)} publishes/s: ${shares.join(', ')}${limit}`, '', '', '', '', ''])
     }
   }
