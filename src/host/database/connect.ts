@@ -127,8 +127,9 @@ function knownByUid (connections: Map<string, KnexConnection>) {
  * A prepared statement (`prepared`, src/sdk/prepared.ts) that PostgreSQL no longer holds
  * while the driver believes it does (26000: a statement dropped after a failed bind), or
  * whose plan no longer fits its rows (0A000, after a column's type changed), would fail
- * on that connection every time: the connection is marked for the pool to destroy when
- * it comes back, and the next statement gets a new one, where it is prepared anew.
+ * on that connection every time: the connection is marked, the pool destroys it instead
+ * of lending it again (knex checks the mark when it next picks it, or when it has idled
+ * 30 s), and the next statement gets a new one, where it is prepared anew.
  */
 function dropConnectionsThatLostAStatement (db: Knex, connections: ReadonlyMap<string, KnexConnection>): void {
   db.on('query-error', (error: unknown, query: { __knexUid?: unknown }) => {
