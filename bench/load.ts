@@ -3,7 +3,7 @@
  * what it measures. Reads its job as JSON from argv, prints autocannon's figures as JSON,
  * with `stolen`: the share of the machine's CPU time (%) its hypervisor gave to other
  * guests during the run (steal, from /proc/stat; null where that cannot be read).
- * With `bucketMs`, also the answers counted by when they came, in buckets of that many
+ * With `bucketMs`, also the 2xx answers counted by when they came, in buckets of that many
  * milliseconds of the wall clock (`buckets`: the first bucket's start, epoch ms, and the
  * counts from there, empty buckets included), for a part that compares stretches of one
  * run.
@@ -60,7 +60,8 @@ const run = autocannon({
 const counted = new Map<number, number>()
 const { bucketMs } = job
 if (bucketMs !== undefined) {
-  run.on('response', () => {
+  run.on('response', (_client: unknown, status: number) => {
+    if (status < 200 || status >= 300) return
     const bucket = Math.floor(Date.now() / bucketMs)
     counted.set(bucket, (counted.get(bucket) ?? 0) + 1)
   })

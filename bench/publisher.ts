@@ -15,13 +15,13 @@
  *
  * With `job.windows`, it publishes without pause until `anchor` (the lead-in), then only
  * in every other window of `windowMs` from there (the first window after the anchor
- * quiet, the second publishing, and so on), sleeping through the quiet ones: the
- * alternating part compares the list's answers in the two kinds of window of one run.
+ * idle, the second busy, and so on; bench/windows.ts), sleeping through the idle ones:
+ * the alternating part compares the list's answers in the two kinds of window of one run.
  */
 import net from 'node:net'
 import pg from 'pg'
 import { percentile } from './stats.js'
-import { publishing, publishingMs, type Windows } from './windows.js'
+import { nextPublishing, publishing, publishingMs, type Windows } from './windows.js'
 
 interface Job {
   readonly url: string
@@ -34,7 +34,7 @@ interface Job {
   readonly room?: string
   /** Commit straight to this PostgreSQL, in copies of the site's tables in `schema` (made if missing), instead of posting to `url`. */
   readonly database?: { readonly url: string, readonly schema: string }
-  /** Publish only in every other window after the anchor (epoch ms); see above. */
+  /** Publish only in every other window after the anchor; see above. */
   readonly windows?: Windows
 }
 
@@ -48,9 +48,9 @@ export interface PublisherResult {
   readonly errors: number
   /** Not sent because 256 were already waiting for an answer. */
   readonly skipped: number
-  /** From the first publish to the stop (its publishing windows only, with `windows`). */
+  /** From the first publish to the stop (with `windows`, the lead-in and the busy windows only). */
   readonly seconds: number
-  /** 2xx answers before the stop, per second of running (of publishing windows, with `windows`). */
+  /** 2xx answers before the stop, per second of `seconds`. */
   readonly achievedPerSecond: number
   /** How late the latest publish went out after its due time. */
   readonly maxLagMs: number
@@ -301,11 +301,10 @@ let timer: NodeJS.Timeout | undefined
 function tick (): void {
   const now = performance.now()
   while (!stopped && start + next * interval <= now) {
-    if (job.windows !== undefined && !publishing(job.windows, startEpoch + next * interval)) {
-      // A quiet window: on to the first publish due in the next window.
-      const { anchor, windowMs } = job.windows
-      const resume = anchor + (Math.floor((startEpoch + next * interval - anchor) / windowMs) + 1) * windowMs
-      next = Math.ceil((resume - startEpoch) / interval)
+    const due = startEpoch + next * interval
+    if (job.windows !== undefined && !publishing(job.windows, due)) {
+      // An idle window: on to the first publish due in the next busy one (always a later one).
+      next = Math.max(next + 1, Math.ceil((nextPublishing(job.windows, due) - startEpoch) / interval))
       continue
     }
     maxLagMs = Math.max(maxLagMs, now - (start + next * interval))

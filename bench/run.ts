@@ -108,7 +108,7 @@ import type { PublisherResult } from './publisher.js'
 import { prepareReactors, startReacting, type ReactingResult, type Reactors } from './reactions.js'
 import type { SubscribersResult } from './subscribers.js'
 import { percentile } from './stats.js'
-import { windowedRates, type Buckets, type Windows, type WindowedRates } from './windows.js'
+import { windowedRates, type Buckets, type Reading, type Windows, type WindowedRates } from './windows.js'
 import { startWebhookReceiver } from './webhooks.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -457,6 +457,8 @@ const BUSY_CONNECTIONS = 64
 const QUIET_STEAL = 3
 /** The publisher runs this long before the list is measured, so the measurement sees it steady. */
 const BUSY_LEAD_IN_MS = 1000
+/** About how long the publisher's process takes to start (node and tsx), for the alternating part's windows. */
+const PUBLISHER_START_MS = 1500
 
 interface BusyRate {
   readonly rate: number
@@ -487,6 +489,26 @@ async function startSink (): Promise<{ url: string, stop: () => void }> {
   return { url: `http://127.0.0.1:${sink.port}/api/panel/shoutbox`, stop: sink.stop }
 }
 
+interface BusyListOptions {
+  /** Where the publishes go; the host by default. */
+  readonly source?: PublishSource
+  /** The list measured; the default room's by default. */
+  readonly listPath?: string
+  /** The room the publishes go to; the default room when absent. */
+  readonly room?: string
+  /** Publish in every other window of this length only (the alternating part). */
+  readonly windowMs?: number
+}
+
+/**
+ * The windows of a run that starts now: they begin once the publisher has started (about
+ * a second) and run its lead-in, on a whole multiple of the window, which the load
+ * generator's buckets (epoch milliseconds / BUCKET_MS) then fall on.
+ */
+function windowsFromNow (windowMs: number): Windows {
+  return { anchor: Math.ceil((Date.now() + PUBLISHER_START_MS + BUSY_LEAD_IN_MS) / windowMs) * windowMs, windowMs }
+}
+
 /**
  * One run of the list while a separate process (bench/publisher.ts, on the load
  * generator's core) publishes `rate` times a second to `source`: it starts, publishes
@@ -494,10 +516,9 @@ async function startSink (): Promise<{ url: string, stop: () => void }> {
  * `windowMs`, it publishes only in every other window of that length after the lead-in
  * (bench/windows.ts), and the list's answers are counted by when they came.
  */
-async function busyList (site: Site, rate: number, round: number, source: PublishSource = 'host', listPath = '/api/shoutbox/list', room?: string, windowMs?: number): Promise<{ load: Load, publisher: PublisherResult, windows?: Windows }> {
+async function busyList (site: Site, rate: number, round: number, { source = 'host', listPath = '/api/shoutbox/list', room, windowMs }: BusyListOptions = {}): Promise<{ load: Load, publisher: PublisherResult, windows?: Windows }> {
   const siteUrl = await site.url()
-  // Alternating windows from a whole window's multiple after the publisher's start and lead-in (the buckets align to it).
-  const windows = windowMs === undefined ? undefined : { anchor: Math.ceil((Date.now() + 2_500) / windowMs) * windowMs, windowMs }
+  const windows = windowMs === undefined ? undefined : windowsFromNow(windowMs)
   // Nothing that can throw between starting the sink and the `try` that stops it.
   const sink = source === 'sink' ? await startSink() : undefined
   const publisher = node(['--import', 'tsx', 'bench/publisher.ts', JSON.stringify({
@@ -572,7 +593,7 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
           runs.idle.push(await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
           continue
         }
-        const { load: measured, publisher } = await busyList(site, rate, round, which)
+        const { load: measured, publisher } = await busyList(site, rate, round, { source: which })
         if (publisher.errors > 0) throw new Error(`sources, ${rate} publishes/s to ${which}: ${publisher.errors} publishes failed`)
         runs[which].push(measured)
         achieved.push(`${which} ${publisher.achievedPerSecond.toFixed(1)}`)
@@ -587,50 +608,68 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
   return results
 }
 
-/** The alternating part's windows: publishing and quiet in turn, this long each. */
+/** The alternating part's windows: busy and idle in turn, this long each. */
 const WINDOW_MS = 1000
-/** The start of each window left out of the count: the window before still winding down. */
-const SETTLE_MS = 200
+/** How the alternating part reads a run's answers: in buckets of 100 ms, each window's first fifth and the load's first second left out. */
+const READING: Reading = { bucketMs: 100, settleMs: 200, warmUpMs: 1000 }
 /** The load generator counts the list's answers in buckets this long (a divisor of WINDOW_MS). */
-const BUCKET_MS = 100
+const BUCKET_MS = READING.bucketMs
+
+/** Where the alternating part's publishes go: a source of the sources part, or nowhere (`none`, the reading's own check). */
+type AlternatingSource = PublishSource | 'none'
 
 interface AlternatingRate {
   readonly rate: number
-  /** Each source's runs, in round order: the list's rates in its publishing and quiet windows. */
-  readonly runs: Partial<Record<PublishSource, WindowedRates[]>>
+  /** Each source's runs, in round order: the list's rates in its busy windows and the idle ones beside them. */
+  readonly runs: Partial<Record<AlternatingSource, WindowedRates[]>>
 }
 
-/** A run's busy / idle: the list's rate in the publishing windows over its rate in the quiet ones. */
+/** A run's busy / idle. */
 const windowShare = (run: WindowedRates): number => run.busy / run.idle
 
 /**
  * The alternating part: the sources part with the idle list measured inside each busy run.
- * For each rate, `ROUNDS` rounds of one run a source (sink, database on PostgreSQL, host;
- * the order rotating), each run publishing in every other second only (bench/windows.ts);
- * a run's busy / idle is the list's rate in its publishing seconds over its rate in its
- * quiet ones. The sources part pairs runs of one round, a minute apart; this pairs
- * seconds of one run, so the machine's slow spells — the idle list moved by a quarter
- * between runs of one round — weigh on both sides alike.
+ * For each rate, `ROUNDS` rounds of one run a source (none, sink, database on PostgreSQL,
+ * host; the order rotating), each run publishing in every other second only
+ * (bench/windows.ts); a run's busy / idle is the list's rate in its busy seconds over its
+ * rate in the idle seconds either side. The sources part pairs runs of one round, a
+ * minute apart; this pairs seconds of one run, so the machine's slow spells — the idle
+ * list moved by a quarter between runs of one round — weigh on both sides alike. The
+ * `none` runs publish nothing: read the same way, they should give 1.00.
  */
 async function alternatingSources (site: Site): Promise<AlternatingRate[]> {
   const listUrl = await busyBoardList(site)
-  const sources: PublishSource[] = DATABASE_URL === undefined ? ['sink', 'host'] : ['sink', 'database', 'host']
+  const sources: AlternatingSource[] = DATABASE_URL === undefined ? ['none', 'sink', 'host'] : ['none', 'sink', 'database', 'host']
   const results: AlternatingRate[] = []
   await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
   for (const rate of RATES) {
     const runs: AlternatingRate['runs'] = {}
     for (let round = 1; round <= ROUNDS; round++) {
       const order = sources.map((_, i) => sources[(i + round - 1) % sources.length]!)
-      const described: string[] = []
       for (const which of order) {
-        const { load: measured, publisher, windows } = await busyList(site, rate, round, which, undefined, undefined, WINDOW_MS)
-        if (publisher.errors > 0) throw new Error(`alternating, ${rate} publishes/s to ${which}: ${publisher.errors} publishes failed`)
-        const rates = windowedRates(measured.buckets!, BUCKET_MS, windows!, SETTLE_MS)
+        let measured: Load
+        let windows: Windows
+        let published = ''
+        if (which === 'none') {
+          windows = windowsFromNow(WINDOW_MS)
+          measured = await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS, bucketMs: BUCKET_MS })
+        } else {
+          const run = await busyList(site, rate, round, { source: which, windowMs: WINDOW_MS })
+          const { publisher } = run
+          if (publisher.errors > 0) throw new Error(`alternating, ${rate} publishes/s to ${which}: ${publisher.errors} publishes failed`)
+          measured = run.load
+          windows = run.windows!
+          published = `; ${publisher.achievedPerSecond.toFixed(1)} publishes/s achieved, answered in ${Math.round(publisher.p50)} / ${Math.round(publisher.p99)} ms, ` +
+            `at most ${Math.round(publisher.maxLagMs)} ms late, ${publisher.skipped} not sent`
+        }
+        const rates = windowedRates(measured.buckets!, windows, READING)
         ;(runs[which] ??= []).push(rates)
-        described.push(`${which} ${Math.round(rates.busy)} / ${Math.round(rates.idle)} = ${windowShare(rates).toFixed(2)} ` +
-          `(${rates.busyWindows} + ${rates.idleWindows} windows, ${publisher.achievedPerSecond.toFixed(1)} publishes/s achieved)`)
+        // The same run read with twice the settling: a share that moved would say the windows spill into each other.
+        const settledLonger = windowShare(windowedRates(measured.buckets!, windows, { ...READING, settleMs: 2 * READING.settleMs }))
+        log(`alternating, ${rate} publishes/s, round ${round}, ${which}: ${Math.round(rates.busy)} / ${Math.round(rates.idle)} = ${windowShare(rates).toFixed(3)} ` +
+          `(${rates.pairs} busy windows; ${settledLonger.toFixed(3)} leaving out ${2 * READING.settleMs} ms of each window); ` +
+          `${failures([measured])} list failures, ${Number.isNaN(measured.stolen) ? '?' : measured.stolen.toFixed(1)} % stolen${published}`)
       }
-      log(`alternating, ${rate} publishes/s, round ${round}: ${described.join('; ')}`)
     }
     results.push({ rate, runs })
   }
@@ -771,7 +810,7 @@ async function roomsBoard (site: Site): Promise<RoomsResult> {
         const order = round % 2 === 1 ? ['idle', 'busy'] as const : ['busy', 'idle'] as const
         for (const which of order) {
           if (which === 'busy') {
-            const { load: measured, publisher } = await busyList(site, rate, round, 'host', path, BUSY_ROOM)
+            const { load: measured, publisher } = await busyList(site, rate, round, { listPath: path, room: BUSY_ROOM })
             runs.busy.push(measured)
             runs.publishers.push(publisher)
           } else {
@@ -1298,15 +1337,17 @@ try {
 
   if (PARTS.has('alternating')) {
     const results = await alternatingSources(site)
-    rows.push([`alternating: the list in publishing over quiet seconds of one run (busy / idle, medians of the rounds)`, '', '', '', '', ''])
+    rows.push(['alternating: the list in busy over idle seconds of one run (busy / idle, medians of the rounds; none: nothing published)', '', '', '', '', ''])
     for (const { rate, runs } of results) {
-      const share = (source: PublishSource): number[] => (runs[source] ?? []).map(windowShare)
-      const toIdle = (source: PublishSource): number => median(share(source))
-      const shares = (['sink', 'database', 'host'] as const).flatMap(source => runs[source] === undefined ? [] : [`${source} ${fmt(toIdle(source), 2)}`])
+      const share = (source: AlternatingSource): number[] => (runs[source] ?? []).map(windowShare)
+      const toIdle = (source: AlternatingSource): number => median(share(source))
+      const shares = (['none', 'sink', 'database', 'host'] as const).flatMap(source => runs[source] === undefined ? [] : [`${source} ${fmt(toIdle(source), 2)}`])
+      // The host against the limit (sink × database): of the medians, and each round's, with their median.
+      const byRound = share('host').map((host, round) => host / (share('sink')[round]! * share('database')[round]!))
       const limit = runs.database === undefined
         ? ''
-        : `; host / (sink × database) ${fmt(toIdle('host') / (toIdle('sink') * toIdle('database')), 2)}, by round ` +
-          fmt(median(share('host').map((host, round) => host / (share('sink')[round]! * share('database')[round]!))), 2)
+        : `; host / (sink × database) ${fmt(toIdle('host') / (toIdle('sink') * toIdle('database')), 2)}, by round ${fmt(median(byRound), 2)} ` +
+          `(${byRound.map(ratio => fmt(ratio, 2)).join(', ')})`
       rows.push([`  ${fmt(rate)} publishes/s: ${shares.join(', ')}${limit}`, '', '', '', '', ''])
     }
   }

@@ -1,10 +1,11 @@
 /**
- * The alternating part's arithmetic (bench/windows.ts): which moments publish, how long
- * a run published, and which of the list's answers count as busy or idle. A slip here
+ * The alternating part's arithmetic (bench/windows.ts): which moments publish, when the
+ * next publish may go out, how long a run published, and which of the list's answers
+ * count as busy or idle. A slip here
  * would print a plausible ratio of the wrong seconds, which no benchmark run would show.
  */
 import t from 'tap'
-import { publishing, publishingMs, windowedRates } from '../../bench/windows.js'
+import { nextPublishing, publishing, publishingMs, windowedRates } from '../../bench/windows.js'
 
 const windows = { anchor: 10_000, windowMs: 1000 }
 
@@ -18,6 +19,13 @@ t.test('publishes through the lead-in, then in every other window, the first aft
   t.equal(publishing(windows, 13_500), true)
 })
 
+t.test('after an idle moment, the next publish goes out at the start of the next busy window', async t => {
+  t.equal(nextPublishing(windows, 9_000), 9_000, 'lead-in: at once')
+  t.equal(nextPublishing(windows, 11_400), 11_400, 'busy: at once')
+  t.equal(nextPublishing(windows, 10_000), 11_000, 'idle from its first moment')
+  t.equal(nextPublishing(windows, 12_999.5), 13_000, 'idle to its last')
+})
+
 t.test('publishing time counts the lead-in and the publishing windows only', async t => {
   t.equal(publishingMs(windows, 8_000, 10_000), 2_000, 'all lead-in')
   t.equal(publishingMs(windows, 8_000, 14_000), 2_000 + 2_000, 'lead-in, then windows 2 and 4 of 4')
@@ -25,28 +33,42 @@ t.test('publishing time counts the lead-in and the publishing windows only', asy
   t.equal(publishingMs(windows, 11_200, 11_200), 0, 'nothing between a moment and itself')
 })
 
-t.test('answers count by window, leaving out each window\'s settling start and the run\'s first and last buckets', async t => {
-  // Buckets of 100 ms from 9,800: two before the anchor, then windows 0 (quiet), 1 (busy), 2 (quiet), 3 (busy).
-  const counts = [
-    999, 999, // before the anchor: left out
-    ...[5, 5, 10, 10, 10, 10, 10, 10, 10, 10], // window 0, quiet: its first two buckets settle
-    ...[5, 5, 8, 8, 8, 8, 8, 8, 8, 8], // window 1, busy
-    ...[5, 5, 10, 10, 10, 10, 10, 10, 10, 10], // window 2, quiet
-    ...[5, 5, 8, 8, 8, 8, 8, 8, 8, 777] // window 3, busy: its last bucket is the run's, left out
-  ]
-  const rates = windowedRates({ start: 9_800, counts }, 100, windows, 200)
-  t.equal(rates.idle, 100, '10 answers a bucket of 100 ms')
-  t.equal(rates.busy, 80, '8 answers a bucket of 100 ms')
-  t.equal(rates.idleWindows, 2)
-  t.equal(rates.busyWindows, 2)
+const reading = { bucketMs: 100, settleMs: 200, warmUpMs: 0 }
+/** Ten buckets of 100 ms: the first two settle, the other eight answer `rate` a second. */
+const window = (rate: number): number[] => [999, 999, ...Array<number>(8).fill(rate / 10)]
+
+t.test('each busy window is paired with the mean of the idle ones either side, leaving out each window\'s settling start', async t => {
+  // Buckets of 100 ms from 9,800: two before the anchor, then windows 0 (idle), 1 (busy), 2 (idle), 3 (busy), 4 (idle), and a last bucket.
+  const counts = [999, 999, ...window(100), ...window(80), ...window(120), ...window(90), ...window(60), 777]
+  const rates = windowedRates({ start: 9_800, counts }, windows, reading)
+  t.equal(rates.pairs, 2, 'windows 1 and 3, each with an idle window before and after')
+  t.equal(rates.busy, (80 + 90) / 2)
+  t.equal(rates.idle, ((100 + 120) / 2 + (120 + 60) / 2) / 2, 'a drift from 100 to 60 weighs on both sides')
 })
 
-t.test('the first bucket is left out even after the anchor (the connections opening)', async t => {
-  const rates = windowedRates({ start: 10_500, counts: [1_000, 10, 10, 10, 10] }, 100, windows, 200)
-  t.equal(rates.idle, 100)
-  t.ok(Number.isNaN(rates.busy), 'no busy window counted: NaN, not 0')
+t.test('a busy window without an idle one after it is not paired; the last bucket is left out', async t => {
+  const counts = [...window(100), ...window(80), ...window(100), ...window(50).slice(0, 5)]
+  const rates = windowedRates({ start: 10_000, counts }, windows, reading)
+  t.equal(rates.pairs, 1)
+  t.equal(rates.busy / rates.idle, 0.8)
 })
 
-t.test('buckets that do not divide the windows are refused', async t => {
-  t.throws(() => windowedRates({ start: 10_000, counts: [1, 2, 3] }, 300, windows, 200), /do not divide/)
+t.test('the load\'s warm-up is left out, even after the anchor', async t => {
+  // The load starts at 9,500, half a second before the anchor; its first second (to 10,500) answers little and does not count.
+  const counts = [...[1, 1, 1, 1, 1], ...[1, 1, 1, 1, 1, 10, 10, 10, 10, 10], ...window(80), ...window(100), 0]
+  const rates = windowedRates({ start: 9_500, counts }, windows, { ...reading, warmUpMs: 1_000 })
+  t.equal(rates.pairs, 1)
+  t.equal(rates.busy, 80)
+  t.equal(rates.idle, 100, 'window 0 counted from 10,500 only')
+})
+
+t.test('nothing to pair gives NaN, not a ratio of zeros', async t => {
+  const rates = windowedRates({ start: 10_000, counts: window(100) }, windows, reading)
+  t.equal(rates.pairs, 0)
+  t.ok(Number.isNaN(rates.busy / rates.idle))
+})
+
+t.test('buckets that do not divide the windows, or that miss the anchor, are refused', async t => {
+  t.throws(() => windowedRates({ start: 10_000, counts: [1, 2, 3] }, windows, { ...reading, bucketMs: 300 }), /do not divide/)
+  t.throws(() => windowedRates({ start: 10_050, counts: [1, 2, 3] }, windows, reading), /not on an edge/)
 })
