@@ -622,7 +622,12 @@ interface AlternatingRate {
   readonly rate: number
   /** Each source's runs, in round order: the list's rates in its busy windows and the idle ones beside them. */
   readonly runs: Partial<Record<AlternatingSource, WindowedRates[]>>
+  /** The same runs read with twice the settling (`SETTLED_LONGER`). */
+  readonly settledLonger: Partial<Record<AlternatingSource, WindowedRates[]>>
 }
+
+/** The reading with twice the settling: a share that moved with it would say the windows spill into each other. */
+const SETTLED_LONGER: Reading = { ...READING, settleMs: 2 * READING.settleMs }
 
 /** A run's busy / idle. */
 const windowShare = (run: WindowedRates): number => run.busy / run.idle
@@ -644,6 +649,7 @@ async function alternatingSources (site: Site): Promise<AlternatingRate[]> {
   await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
   for (const rate of RATES) {
     const runs: AlternatingRate['runs'] = {}
+    const settledLonger: AlternatingRate['settledLonger'] = {}
     for (let round = 1; round <= ROUNDS; round++) {
       const order = sources.map((_, i) => sources[(i + round - 1) % sources.length]!)
       for (const which of order) {
@@ -663,15 +669,15 @@ async function alternatingSources (site: Site): Promise<AlternatingRate[]> {
             `at most ${Math.round(publisher.maxLagMs)} ms late, ${publisher.skipped} not sent`
         }
         const rates = windowedRates(measured.buckets!, windows, READING)
+        const longer = windowedRates(measured.buckets!, windows, SETTLED_LONGER)
         ;(runs[which] ??= []).push(rates)
-        // The same run read with twice the settling: a share that moved would say the windows spill into each other.
-        const settledLonger = windowShare(windowedRates(measured.buckets!, windows, { ...READING, settleMs: 2 * READING.settleMs }))
+        ;(settledLonger[which] ??= []).push(longer)
         log(`alternating, ${rate} publishes/s, round ${round}, ${which}: ${Math.round(rates.busy)} / ${Math.round(rates.idle)} = ${windowShare(rates).toFixed(3)} ` +
-          `(${rates.pairs} busy windows; ${settledLonger.toFixed(3)} leaving out ${2 * READING.settleMs} ms of each window); ` +
+          `(${rates.pairs} busy windows; ${windowShare(longer).toFixed(3)} leaving out ${SETTLED_LONGER.settleMs} ms of each window); ` +
           `${failures([measured])} list failures, ${Number.isNaN(measured.stolen) ? '?' : measured.stolen.toFixed(1)} % stolen${published}`)
       }
     }
-    results.push({ rate, runs })
+    results.push({ rate, runs, settledLonger })
   }
   return results
 }
@@ -1338,17 +1344,19 @@ try {
   if (PARTS.has('alternating')) {
     const results = await alternatingSources(site)
     rows.push(['alternating: the list in busy over idle seconds of one run (busy / idle, medians of the rounds; none: nothing published)', '', '', '', '', ''])
-    for (const { rate, runs } of results) {
+    /** A summary of one reading of the runs: each source's median share, and the host against the limit (sink × database), of the medians and by round. */
+    const summary = (runs: AlternatingRate['runs']): string => {
       const share = (source: AlternatingSource): number[] => (runs[source] ?? []).map(windowShare)
       const toIdle = (source: AlternatingSource): number => median(share(source))
       const shares = (['none', 'sink', 'database', 'host'] as const).flatMap(source => runs[source] === undefined ? [] : [`${source} ${fmt(toIdle(source), 2)}`])
-      // The host against the limit (sink × database): of the medians, and each round's, with their median.
+      if (runs.database === undefined) return shares.join(', ')
       const byRound = share('host').map((host, round) => host / (share('sink')[round]! * share('database')[round]!))
-      const limit = runs.database === undefined
-        ? ''
-        : `; host / (sink × database) ${fmt(toIdle('host') / (toIdle('sink') * toIdle('database')), 2)}, by round ${fmt(median(byRound), 2)} ` +
-          `(${byRound.map(ratio => fmt(ratio, 2)).join(', ')})`
-      rows.push([`  ${fmt(rate)} publishes/s: ${shares.join(', ')}${limit}`, '', '', '', '', ''])
+      return `${shares.join(', ')}; host / (sink × database) ${fmt(toIdle('host') / (toIdle('sink') * toIdle('database')), 2)}, ` +
+        `by round ${fmt(median(byRound), 2)} (${byRound.map(ratio => fmt(ratio, 2)).join(', ')})`
+    }
+    for (const { rate, runs, settledLonger } of results) {
+      rows.push([`  ${fmt(rate)} publishes/s: ${summary(runs)}`, '', '', '', '', ''])
+      rows.push([`    leaving out ${SETTLED_LONGER.settleMs} ms of each second: ${summary(settledLonger)}`, '', '', '', '', ''])
     }
   }
 
