@@ -42,10 +42,12 @@
  * the rounds.
  *
  * alternating: the sources part with the idle list inside each busy run: the publishes
- * go out in every other second only, and a run's busy / idle is the list's rate in its
- * publishing seconds over its rate in its quiet ones (the first fifth of each second left
- * out); one run a source a round, the order rotating. Give `--seconds` of 20 or so: a run
- * of 5 s holds two windows of each kind.
+ * go out in every other second only (busy seconds, the others idle), and a run's busy /
+ * idle is the list's rate in its busy seconds over its rate in the idle seconds either
+ * side (bench/windows.ts: the first fifth of each second and the load's first second left
+ * out). A fourth source, `none`, publishes nothing: read the same way, it shows the
+ * reading's own noise. One run a source a round, the order rotating; runs of at least
+ * 20 s whatever `--seconds`; the summary again with 400 ms of each second left out.
  *
  * cost: for each of `--rates`, the CPU time a publish costs the host (user and system),
  * every PostgreSQL process and the publishing client, read from /proc over `--seconds`
@@ -498,15 +500,17 @@ interface BusyListOptions {
   readonly room?: string
   /** Publish in every other window of this length only (the alternating part). */
   readonly windowMs?: number
+  /** How long the list is measured; `--seconds` by default. */
+  readonly seconds?: number
 }
 
 /**
- * The windows of a run that starts now: they begin once the publisher has started (about
- * a second) and run its lead-in, on a whole multiple of the window, which the load
- * generator's buckets (epoch milliseconds / BUCKET_MS) then fall on.
+ * The windows of a run that starts now: they begin after `leadMs` (by default once the
+ * publisher has started and run its lead-in), on a whole multiple of the window, which
+ * the load generator's buckets (epoch milliseconds / BUCKET_MS) then fall on.
  */
-function windowsFromNow (windowMs: number): Windows {
-  return { anchor: Math.ceil((Date.now() + PUBLISHER_START_MS + BUSY_LEAD_IN_MS) / windowMs) * windowMs, windowMs }
+function windowsFromNow (windowMs: number, leadMs = PUBLISHER_START_MS + BUSY_LEAD_IN_MS): Windows {
+  return { anchor: Math.ceil((Date.now() + leadMs) / windowMs) * windowMs, windowMs }
 }
 
 /**
@@ -516,7 +520,7 @@ function windowsFromNow (windowMs: number): Windows {
  * `windowMs`, it publishes only in every other window of that length after the lead-in
  * (bench/windows.ts), and the list's answers are counted by when they came.
  */
-async function busyList (site: Site, rate: number, round: number, { source = 'host', listPath = '/api/shoutbox/list', room, windowMs }: BusyListOptions = {}): Promise<{ load: Load, publisher: PublisherResult, windows?: Windows }> {
+async function busyList (site: Site, rate: number, round: number, { source = 'host', listPath = '/api/shoutbox/list', room, windowMs, seconds = SECONDS }: BusyListOptions = {}): Promise<{ load: Load, publisher: PublisherResult, windows?: Windows }> {
   const siteUrl = await site.url()
   const windows = windowMs === undefined ? undefined : windowsFromNow(windowMs)
   // Nothing that can throw between starting the sink and the `try` that stops it.
@@ -529,7 +533,7 @@ async function busyList (site: Site, rate: number, round: number, { source = 'ho
     ...(windows === undefined ? {} : { windows }),
     rate,
     // A bound of its own, should this process fail to stop it.
-    maxSeconds: SECONDS + BUSY_LEAD_IN_MS / 1000 + 30,
+    maxSeconds: seconds + BUSY_LEAD_IN_MS / 1000 + 30,
     // About as long as the seeded shouts (the list's bytes stay comparable with the bare server's).
     message: `Busy shout, ${rate}/s, round ${round}, as long as a real one:`
   })], {}, 1)
@@ -537,7 +541,7 @@ async function busyList (site: Site, rate: number, round: number, { source = 'ho
   try {
     if (await next() !== 'started') throw new Error('the publisher did not start')
     await sleep(BUSY_LEAD_IN_MS)
-    const measured = await load({ url: `${siteUrl}${listPath}`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS, ...(windows === undefined ? {} : { bucketMs: BUCKET_MS }) })
+    const measured = await load({ url: `${siteUrl}${listPath}`, connections: BUSY_CONNECTIONS, durationSeconds: seconds, ...(windows === undefined ? {} : { bucketMs: BUCKET_MS }) })
     publisher.stdin!.write('stop\n')
     const result = JSON.parse(await next()) as PublisherResult
     // Its last publishes answered, the host is given a moment before the next run.
@@ -610,6 +614,8 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
 
 /** The alternating part's windows: busy and idle in turn, this long each. */
 const WINDOW_MS = 1000
+/** The alternating part's runs: long enough for eight pairs or so, whatever `--seconds`. */
+const ALTERNATING_SECONDS = Math.max(SECONDS, 20)
 /** How the alternating part reads a run's answers: in buckets of 100 ms, each window's first fifth and the load's first second left out. */
 const READING: Reading = { bucketMs: 100, settleMs: 200, warmUpMs: 1000 }
 /** The load generator counts the list's answers in buckets this long (a divisor of WINDOW_MS). */
@@ -657,10 +663,11 @@ async function alternatingSources (site: Site): Promise<AlternatingRate[]> {
         let windows: Windows
         let published = ''
         if (which === 'none') {
-          windows = windowsFromNow(WINDOW_MS)
-          measured = await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS, bucketMs: BUCKET_MS })
+          // No publisher to wait for: the windows start as the load does, which leaves out its own first second.
+          windows = windowsFromNow(WINDOW_MS, 0)
+          measured = await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: ALTERNATING_SECONDS, bucketMs: BUCKET_MS })
         } else {
-          const run = await busyList(site, rate, round, { source: which, windowMs: WINDOW_MS })
+          const run = await busyList(site, rate, round, { source: which, windowMs: WINDOW_MS, seconds: ALTERNATING_SECONDS })
           const { publisher } = run
           if (publisher.errors > 0) throw new Error(`alternating, ${rate} publishes/s to ${which}: ${publisher.errors} publishes failed`)
           measured = run.load
@@ -1346,13 +1353,17 @@ try {
     rows.push(['alternating: the list in busy over idle seconds of one run (busy / idle, medians of the rounds; none: nothing published)', '', '', '', '', ''])
     /** A summary of one reading of the runs: each source's median share, and the host against the limit (sink × database), of the medians and by round. */
     const summary = (runs: AlternatingRate['runs']): string => {
+      // A run with no pair to read (NaN) is left out, and said so, rather than sorted into a median.
       const share = (source: AlternatingSource): number[] => (runs[source] ?? []).map(windowShare)
-      const toIdle = (source: AlternatingSource): number => median(share(source))
+      const unread = (['none', 'sink', 'database', 'host'] as const).reduce((sum, source) => sum + share(source).filter(x => !Number.isFinite(x)).length, 0)
+      const read = (values: number[]): number[] => values.filter(Number.isFinite)
+      const toIdle = (source: AlternatingSource): number => median(read(share(source)))
       const shares = (['none', 'sink', 'database', 'host'] as const).flatMap(source => runs[source] === undefined ? [] : [`${source} ${fmt(toIdle(source), 2)}`])
-      if (runs.database === undefined) return shares.join(', ')
+      const left = unread === 0 ? '' : ` (${unread} runs without a pair left out)`
+      if (runs.database === undefined) return shares.join(', ') + left
       const byRound = share('host').map((host, round) => host / (share('sink')[round]! * share('database')[round]!))
       return `${shares.join(', ')}; host / (sink × database) ${fmt(toIdle('host') / (toIdle('sink') * toIdle('database')), 2)}, ` +
-        `by round ${fmt(median(byRound), 2)} (${byRound.map(ratio => fmt(ratio, 2)).join(', ')})`
+        `by round ${fmt(median(read(byRound)), 2)} (${byRound.map(ratio => fmt(ratio, 2)).join(', ')})${left}`
     }
     for (const { rate, runs, settledLonger } of results) {
       rows.push([`  ${fmt(rate)} publishes/s: ${summary(runs)}`, '', '', '', '', ''])

@@ -67,8 +67,9 @@ export interface WindowedRates {
  * side of each: every busy window with an idle one counted before and after it is paired
  * with their mean, so a rate that drifts through the run weighs on both sides alike. Left
  * out: the first `settleMs` of every window, the load's first `warmUpMs`, its last bucket
- * (the run cut short), and anything before the anchor (the lead-in). The anchor must fall
- * on a bucket's edge, and `bucketMs` must divide `windowMs`.
+ * (the run cut short), anything before the anchor (the lead-in), and a window of which
+ * less than half could be counted. The anchor must fall on a bucket's edge, and
+ * `bucketMs` must divide `windowMs`.
  */
 export function windowedRates (buckets: Buckets, windows: Windows, { bucketMs, settleMs, warmUpMs }: Reading): WindowedRates {
   if (windows.windowMs % bucketMs !== 0) throw new Error(`buckets of ${bucketMs} ms do not divide windows of ${windows.windowMs} ms`)
@@ -85,9 +86,11 @@ export function windowedRates (buckets: Buckets, windows: Windows, { bucketMs, s
     window.ms += bucketMs
     counted.set(index, window)
   })
+  // A window cut short (by the warm-up, or the run's end) is read only if at least half of what could be counted was.
+  const enough = (windows.windowMs - settleMs) / 2
   const rate = (index: number): number | undefined => {
     const window = counted.get(index)
-    return window === undefined ? undefined : window.answers / (window.ms / 1000)
+    return window === undefined || window.ms < enough ? undefined : window.answers / (window.ms / 1000)
   }
   const busy: number[] = []
   const idle: number[] = []

@@ -1,19 +1,19 @@
 /**
  * The alternating part's arithmetic (bench/windows.ts): which moments publish, when the
  * next publish may go out, how long a run published, and which of the list's answers
- * count as busy or idle. A slip here
- * would print a plausible ratio of the wrong seconds, which no benchmark run would show.
+ * count as busy or idle. A slip here would print a plausible ratio of the wrong seconds,
+ * which no benchmark run would show.
  */
 import t from 'tap'
 import { nextPublishing, publishing, publishingMs, windowedRates } from '../../bench/windows.js'
 
 const windows = { anchor: 10_000, windowMs: 1000 }
 
-t.test('publishes through the lead-in, then in every other window, the first after the anchor quiet', async t => {
+t.test('publishes through the lead-in, then in every other window, window 0 after the anchor idle', async t => {
   t.equal(publishing(windows, 9_999), true, 'lead-in')
-  t.equal(publishing(windows, 10_000), false, 'first window: quiet')
+  t.equal(publishing(windows, 10_000), false, 'window 0: idle')
   t.equal(publishing(windows, 10_999), false)
-  t.equal(publishing(windows, 11_000), true, 'second window: publishing')
+  t.equal(publishing(windows, 11_000), true, 'window 1: busy')
   t.equal(publishing(windows, 11_999), true)
   t.equal(publishing(windows, 12_000), false)
   t.equal(publishing(windows, 13_500), true)
@@ -26,10 +26,10 @@ t.test('after an idle moment, the next publish goes out at the start of the next
   t.equal(nextPublishing(windows, 12_999.5), 13_000, 'idle to its last')
 })
 
-t.test('publishing time counts the lead-in and the publishing windows only', async t => {
+t.test('publishing time counts the lead-in and the busy windows only', async t => {
   t.equal(publishingMs(windows, 8_000, 10_000), 2_000, 'all lead-in')
-  t.equal(publishingMs(windows, 8_000, 14_000), 2_000 + 2_000, 'lead-in, then windows 2 and 4 of 4')
-  t.equal(publishingMs(windows, 10_500, 11_250), 250, 'a quiet half window, then a quarter of a publishing one')
+  t.equal(publishingMs(windows, 8_000, 14_000), 2_000 + 2_000, 'lead-in, then windows 1 and 3 of 0 to 3')
+  t.equal(publishingMs(windows, 10_500, 11_250), 250, 'half an idle window, then a quarter of a busy one')
   t.equal(publishingMs(windows, 11_200, 11_200), 0, 'nothing between a moment and itself')
 })
 
@@ -60,6 +60,21 @@ t.test('the load\'s warm-up is left out, even after the anchor', async t => {
   t.equal(rates.pairs, 1)
   t.equal(rates.busy, 80)
   t.equal(rates.idle, 100, 'window 0 counted from 10,500 only')
+})
+
+t.test('the run\'s last bucket is left out, wherever it falls', async t => {
+  // Window 2 (idle) ends the run with an outlying count in its last bucket, past its settling.
+  const counts = [...window(100), ...window(80), ...window(100).slice(0, 9), 5_000]
+  const rates = windowedRates({ start: 10_000, counts }, windows, reading)
+  t.equal(rates.pairs, 1)
+  t.equal(rates.idle, 100, 'the 5,000 is not counted')
+})
+
+t.test('a window of which less than half could be counted is not read', async t => {
+  // Window 2 (idle) holds three counted buckets of eight before the run ends: window 1 has no idle neighbour after it.
+  const counts = [...window(100), ...window(80), 999, 999, 10, 10, 10, 0]
+  const rates = windowedRates({ start: 10_000, counts }, windows, reading)
+  t.equal(rates.pairs, 0)
 })
 
 t.test('nothing to pair gives NaN, not a ratio of zeros', async t => {
