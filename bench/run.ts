@@ -568,6 +568,23 @@ interface SourcesRate {
   readonly toIdle: Partial<Record<PublishSource, number>>
 }
 
+/**
+ * The host against the machine's limit (sink × database), from each source's busy / idle
+ * by round (one index a round): of the sources' medians, and each round's own with their
+ * median (runs with nothing to read left out). Used by the sources and the alternating parts.
+ */
+function againstLimit (shares: Record<'sink' | 'database' | 'host', readonly number[]>): { ofMedians: number, byRound: number[], medianByRound: number } {
+  const byRound = shares.host.map((host, round) => host / (shares.sink[round]! * shares.database[round]!))
+  return {
+    ofMedians: finiteMedian(shares.host) / (finiteMedian(shares.sink) * finiteMedian(shares.database)),
+    byRound,
+    medianByRound: finiteMedian(byRound)
+  }
+}
+
+/** The median of the values that are numbers: a run with nothing to read (NaN) is left out rather than sorted in. */
+const finiteMedian = (values: readonly number[]): number => median(values.filter(Number.isFinite))
+
 /** Round `round`'s busy / idle with the publishes going to `source` (runs of one round share an index). */
 function busyShare (runs: SourcesRate['runs'], source: PublishSource, round: number): number {
   return runs[source][round]!.requestsPerSecond / runs.idle[round]!.requestsPerSecond
@@ -1340,10 +1357,9 @@ try {
     for (const { rate, toIdle, runs } of results) {
       const shares = (['sink', 'database', 'host'] as const).flatMap(source => toIdle[source] === undefined ? [] : [`${source} ${fmt(toIdle[source], 2)}`])
       // The host against the limit (sink × database): of the medians, and the median of the rounds' own.
-      const limit = runs.database.length === 0
-        ? ''
-        : `; host / (sink × database) ${fmt(toIdle.host! / (toIdle.sink! * toIdle.database!), 2)}, by round ` +
-          fmt(median(runs.host.map((_, round) => busyShare(runs, 'host', round) / (busyShare(runs, 'sink', round) * busyShare(runs, 'database', round)))), 2)
+      const byRound = (source: PublishSource): number[] => runs[source].map((_, round) => busyShare(runs, source, round))
+      const host = runs.database.length === 0 ? undefined : againstLimit({ sink: byRound('sink'), database: byRound('database'), host: byRound('host') })
+      const limit = host === undefined ? '' : `; host / (sink × database) ${fmt(host.ofMedians, 2)}, by round ${fmt(host.medianByRound, 2)}`
       rows.push([`  ${fmt(rate)} publishes/s: ${shares.join(', ')}${limit}`, '', '', '', '', ''])
     }
   }
@@ -1356,14 +1372,13 @@ try {
       // A run with no pair to read (NaN) is left out, and said so, rather than sorted into a median.
       const share = (source: AlternatingSource): number[] => (runs[source] ?? []).map(windowShare)
       const unread = (['none', 'sink', 'database', 'host'] as const).reduce((sum, source) => sum + share(source).filter(x => !Number.isFinite(x)).length, 0)
-      const read = (values: number[]): number[] => values.filter(Number.isFinite)
-      const toIdle = (source: AlternatingSource): number => median(read(share(source)))
+      const toIdle = (source: AlternatingSource): number => finiteMedian(share(source))
       const shares = (['none', 'sink', 'database', 'host'] as const).flatMap(source => runs[source] === undefined ? [] : [`${source} ${fmt(toIdle(source), 2)}`])
       const left = unread === 0 ? '' : ` (${unread} runs without a pair left out)`
       if (runs.database === undefined) return shares.join(', ') + left
-      const byRound = share('host').map((host, round) => host / (share('sink')[round]! * share('database')[round]!))
-      return `${shares.join(', ')}; host / (sink × database) ${fmt(toIdle('host') / (toIdle('sink') * toIdle('database')), 2)}, ` +
-        `by round ${fmt(median(read(byRound)), 2)} (${byRound.map(ratio => fmt(ratio, 2)).join(', ')})${left}`
+      const host = againstLimit({ sink: share('sink'), database: share('database'), host: share('host') })
+      return `${shares.join(', ')}; host / (sink × database) ${fmt(host.ofMedians, 2)}, ` +
+        `by round ${fmt(host.medianByRound, 2)} (${host.byRound.map(ratio => fmt(ratio, 2)).join(', ')})${left}`
     }
     for (const { rate, runs, settledLonger } of results) {
       rows.push([`  ${fmt(rate)} publishes/s: ${summary(runs)}`, '', '', '', '', ''])

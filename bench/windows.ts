@@ -20,10 +20,14 @@ export function publishing ({ anchor, windowMs }: Windows, t: number): boolean {
   return t < anchor || Math.floor((t - anchor) / windowMs) % 2 === 1
 }
 
+/** Where the stretch holding epoch time `t` ends: the anchor for the lead-in, else the end of its window. */
+function stretchEnd ({ anchor, windowMs }: Windows, t: number): number {
+  return t < anchor ? anchor : anchor + (Math.floor((t - anchor) / windowMs) + 1) * windowMs
+}
+
 /** The first moment at or after epoch time `t` when publishes go out: `t` itself, or the start of the next busy window. */
 export function nextPublishing (windows: Windows, t: number): number {
-  if (publishing(windows, t)) return t
-  return windows.anchor + (Math.floor((t - windows.anchor) / windows.windowMs) + 1) * windows.windowMs
+  return publishing(windows, t) ? t : stretchEnd(windows, t)
 }
 
 /** Milliseconds between epoch times `from` and `to` when publishes go out: the lead-in's and the busy windows'. */
@@ -31,9 +35,7 @@ export function publishingMs (windows: Windows, from: number, to: number): numbe
   let total = 0
   // A run holds tens of windows: step through them.
   for (let t = from; t < to;) {
-    const next = t < windows.anchor
-      ? Math.min(to, windows.anchor)
-      : Math.min(to, windows.anchor + (Math.floor((t - windows.anchor) / windows.windowMs) + 1) * windows.windowMs)
+    const next = Math.min(to, stretchEnd(windows, t))
     if (publishing(windows, t)) total += next - t
     t = next
   }
