@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { ADDON } from './brands.js'
-import type { AddonContext, Database, SessionUser, Transaction } from './context.js'
+import type { AddonContext, Database, SqlPart, Transaction } from './context.js'
+import type { MemberViewer } from './viewer.js'
 
 export interface AddonDefinition {
   /** Runs inside the addon's own encapsulated Fastify context (hooks, decorators). */
@@ -14,15 +15,22 @@ export interface AddonDefinition {
    * read and a post node for each room), read from its database whenever the platform
    * lists or checks nodes, so every process agrees. Each must start with the addon's own
    * `addon.<id>.`; the Roles page shows them, with the title and description given in
-   * `locale`, to `user` (an addon lists only the nodes that user may know of).
+   * `locale`, to `viewer` (an addon lists only the nodes that caller may know of).
    */
-  readonly permissionNodes?: (ctx: AddonContext, locale: string, user: SessionUser) => Promise<readonly RuntimePermission[]>
+  readonly permissionNodes?: (ctx: AddonContext, locale: string, viewer: MemberViewer) => Promise<readonly RuntimePermission[]>
   /**
-   * What `user` (a panel user reading the activity feed) may see of the addon's entries:
+   * What `viewer` (a panel user reading the activity feed) may see of the addon's entries:
    * resolves to a function that gives an entry's details as they are, or fewer (a `variant`
    * of the sentence that says less). Without it every entry is shown whole.
    */
-  readonly activityReader?: (ctx: AddonContext, user: SessionUser) => Promise<ActivityRedactor>
+  readonly activityReader?: (ctx: AddonContext, viewer: MemberViewer) => Promise<ActivityRedactor>
+  /**
+   * Which of the addon's notifications `viewer` may be shown now — listed, counted and
+   * streamed only while what each points at is still theirs to read (a mention in a room
+   * whose `read` was tightened since is hidden). Asked on every read, not only when the
+   * notification was written. Without it every notification of the addon is shown.
+   */
+  readonly notificationFilter?: (ctx: AddonContext, viewer: MemberViewer) => Promise<NotificationFilter>
   /**
    * Whether a visitor signing up may take `username`: false from any started addon refuses
    * the sign-up with 400 USERNAME_NOT_ALLOWED (no reason given). Shoutbox: not when it holds
@@ -50,6 +58,16 @@ export interface AddonDefinition {
    * (`anonymise`, the site's default) or goes (`delete`), as the site's `erasure` says.
    */
   readonly eraseUser?: (ctx: AddonContext, userId: number, mode: ErasureMode, trx: Transaction) => Promise<void>
+}
+
+/**
+ * Which notifications one reader may be shown, said twice: as an SQL condition over the
+ * notifications table's `kind` and `data` columns (the row is aliased `n`), for lists and
+ * counts, and as a test of one notification, for a stream.
+ */
+export interface NotificationFilter {
+  readonly sql: SqlPart
+  shows (notification: { readonly kind: string, readonly data: Readonly<Record<string, unknown>> }): boolean
 }
 
 /** What becomes of a deleted account's published content (the site's `erasure` setting). */

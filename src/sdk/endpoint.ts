@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import { ENDPOINT, SHARED_ANSWER, STREAMED_LIST, SUCCESSFUL, markSdkBase } from './brands.js'
 import type { EndpointAnswers } from './answers.js'
 import type { AddonContext, SessionUser } from './context.js'
+import type { MemberViewer, Viewer } from './viewer.js'
 
 /** The HTTP methods and access classes an endpoint may declare (the loader and the packager read these). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -143,6 +144,8 @@ export interface Call<S extends EndpointSchema, U extends SessionUser | null, C 
   readonly cookies: Readonly<Record<string, string | undefined>>
   /** Resolved before `handle` runs; never null on LoggedInApi and PanelApi endpoints. */
   readonly user: U
+  /** What the caller may see, from the same session or token as `user`: every path that hands out data asks it. */
+  readonly viewer: U extends SessionUser ? MemberViewer : Viewer
   /** From `?locale=`, else `Accept-Language`, else `en`. */
   readonly locale: string
   /** The client's address (the proxy's view when the operator trusts a proxy). */

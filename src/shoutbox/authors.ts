@@ -1,4 +1,4 @@
-import { NotFound, Type, okAnswer, type AddonContext, type SessionUser } from '../sdk/index.js'
+import { NotFound, Type, okAnswer, type AddonContext, type Viewer } from '../sdk/index.js'
 import { Rooms } from './rooms.js'
 import { shoutsRepository } from './shouts-repository.js'
 
@@ -17,7 +17,7 @@ export const AUTHOR_ANSWER = okAnswer({
  * The account that wrote shout `id`; NOT_FOUND when the shout is gone, has no account
  * (stored before authors were kept), or — `reader` given — is in a room they may not read.
  */
-export async function authorAccount (ctx: AddonContext, id: number, reader?: SessionUser): Promise<{ userId: number, username: string, moderator: boolean }> {
+export async function authorAccount (ctx: AddonContext, id: number, reader?: Viewer): Promise<{ userId: number, username: string, moderator: boolean }> {
   const found = await shoutsRepository(ctx.db).findWithAuthor(id)
   if (found === undefined || found.authorId === null) throw new NotFound()
   if (reader !== undefined) await Rooms.of(ctx).readableBySlug(found.room, reader)

@@ -28,7 +28,7 @@ export default defineAddon({
   },
   // Each room's own read and post nodes, for the Roles page: of the rooms the reader may
   // read (a hidden room's nodes would name it).
-  permissionNodes: async (ctx, locale, user) => (await Rooms.of(ctx).all()).filter(room => canRead(room, user)).flatMap(room => {
+  permissionNodes: async (ctx, locale, viewer) => (await Rooms.of(ctx).all()).filter(room => canRead(room, viewer)).flatMap(room => {
     const nodes = roomNodes(room.slug)
     const values = { name: room.name, slug: room.slug }
     const post = { node: nodes.post, title: ctx.i18n.t(locale, 'permissions.ROOM_POST.title', values), description: ctx.i18n.t(locale, 'permissions.ROOM_POST.description', values) }
@@ -55,8 +55,18 @@ export default defineAddon({
   },
   webhookEvents: ['shout.created', 'shout.edited', 'shout.deleted', 'report.created', 'member.muted'],
   allowsUsername: async (ctx, username) => (await WatchedWords.of(ctx).filter()).check(username).action !== 'block',
-  activityReader: async (ctx, user) => {
-    const readable = await Rooms.of(ctx).readableSlugs(user)
+  // A notification about a room's shout (a mention, a report's outcome) is shown while its
+  // reader may read that room — checked on every read: a room whose `read` was tightened
+  // hides what was said there, and a token reads only what it may.
+  notificationFilter: async (ctx, viewer) => {
+    const readable = await Rooms.of(ctx).readableSlugs(viewer)
+    return {
+      sql: ctx.db.raw("((n.data->>'room') is null or (n.data->>'room') = any(?::text[]))", [[...readable]]),
+      shows: ({ data }) => data.room === undefined || (typeof data.room === 'string' && readable.has(data.room))
+    }
+  },
+  activityReader: async (ctx, viewer) => {
+    const readable = await Rooms.of(ctx).readableSlugs(viewer)
     return ({ details }) => typeof details.room === 'string' && !readable.has(details.room) ? { variant: 'hidden' } : { ...details }
   }
 })

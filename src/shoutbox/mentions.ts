@@ -1,4 +1,4 @@
-import type { Actor, AddonContext } from '../sdk/index.js'
+import { Viewer, type Actor, type AddonContext } from '../sdk/index.js'
 import { mentionedNames } from '../sdk/rich-text.js'
 import { ignoresRepository } from './ignores.js'
 import { perContext } from './per-context.js'
@@ -56,7 +56,7 @@ export class Mentions {
     const named = await ctx.users.findByNames(names)
     const ignoring = await ignoresRepository(ctx.db).ignoring(named.map(user => user.id), author.id)
     for (const user of named) {
-      if (user.id === author.id || !canRead(room, user) || ignoring.has(user.id)) continue
+      if (user.id === author.id || !canRead(room, Viewer.ofAccount(user, id => ctx.users.find(id))) || ignoring.has(user.id)) continue
       await ctx.notifications.notify(user.id, { kind: 'mention', data: { shoutId: shout.id, room: room.slug, by: author.username, excerpt }, key: mentionKey(shout.id) })
     }
   }

@@ -1,4 +1,4 @@
-import { BadRequest, NoPermission, TooManyRequests, type AddonContext, type SessionUser } from '../sdk/index.js'
+import { BadRequest, NoPermission, TooManyRequests, type AddonContext, type MemberViewer, type SessionUser, type Viewer } from '../sdk/index.js'
 import { countFloodRefusal } from './auto-silence.js'
 import { RoomArchived } from './errors.js'
 import { admitPost, type FloodRules } from './flood-control.js'
@@ -19,8 +19,8 @@ import { WatchedWords } from './word-list.js'
  * MANAGE_SHOUTBOX, whose holders may "post, edit and delete any shout" — a moderator's
  * role need not name the members' node as well. An archived room is read-only.
  */
-export function assertMayPost (room: Room, user: SessionUser): void {
-  if (!canPost(room, user)) throw new NoPermission()
+export function assertMayPost (room: Room, viewer: Viewer): void {
+  if (!canPost(room, viewer)) throw new NoPermission()
   if (room.archived) throw new RoomArchived()
 }
 
@@ -39,8 +39,9 @@ export function floodRules (settings: Settings, room: Room): FloodRules {
  * `held: true` and shown to its author alone until a moderator approves it. Staff are
  * exempt from all of these. Answers the shout as stored (no reactions yet).
  */
-export async function postInRoom (ctx: AddonContext, user: SessionUser, room: Room, message: string, replyTo: number | null = null): Promise<FullShout & { held?: true }> {
-  assertMayPost(room, user)
+export async function postInRoom (ctx: AddonContext, viewer: MemberViewer, room: Room, message: string, replyTo: number | null = null): Promise<FullShout & { held?: true }> {
+  const { user } = viewer
+  assertMayPost(room, viewer)
   await assertNotMuted(ctx, user)
   const settings = await ShoutboxSettings.of(ctx).current()
   assertPublishable(message, settings.maxMessageLength)

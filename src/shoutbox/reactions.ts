@@ -1,4 +1,4 @@
-import { BadRequest, NotFound, prepared, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
+import { BadRequest, NotFound, prepared, type AddonContext, type Database, type MemberViewer, type SessionUser, type Transaction } from '../sdk/index.js'
 import type { ReactionCounts } from './changes/kinds.js'
 import { Muted } from './errors.js'
 import { announceChange } from './changes/notice.js'
@@ -233,8 +233,9 @@ export class Reactions {
    * 409 in an archived room); a muted member may not react; the emoji must be one of the
    * site's set (400). Answers the shout's counts, with `mine`.
    */
-  async react (user: SessionUser, shoutId: number, emoji: string, on: boolean): Promise<Reaction[]> {
+  async react (viewer: MemberViewer, shoutId: number, emoji: string, on: boolean): Promise<Reaction[]> {
     const { ctx } = this
+    const { user } = viewer
     const settings = await ShoutboxSettings.of(ctx).current()
     if (!settings.reactions.includes(emoji)) throw new BadRequest({ reason: 'not one of the site\'s reactions', reactions: settings.reactions })
     // Readers first: a delivery under way to every stream here ends before this one's work begins.
@@ -244,8 +245,8 @@ export class Reactions {
     const [rooms, target] = await Promise.all([Rooms.of(ctx).all(), repository.target(shoutId, user.id, Date.now(), !ctx.permissions.has(user, 'MANAGE_SHOUTBOX'))])
     if (target.muted) throw new Muted(target.until)
     const room = rooms.find(each => each.id === target.roomId)
-    if (room === undefined || !canRead(room, user)) throw new NotFound()
-    assertMayPost(room, user)
+    if (room === undefined || !canRead(room, viewer)) throw new NotFound()
+    assertMayPost(room, viewer)
     let changed: boolean
     try {
       changed = await repository.change(shoutId, user.id, emoji, on)

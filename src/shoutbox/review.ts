@@ -1,4 +1,4 @@
-import { BadRequest, NoPermission, NotFound, TooManyRequests, type Actor, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
+import { BadRequest, NoPermission, NotFound, TooManyRequests, type Actor, type AddonContext, type Database, type MemberViewer, type SessionUser, type Transaction } from '../sdk/index.js'
 import { AlreadyReported } from './errors.js'
 import { countReviewDeletion } from './auto-silence.js'
 import { lockFloodRow } from './flood-control.js'
@@ -189,14 +189,15 @@ export async function holdShout (ctx: AddonContext, user: SessionUser, room: Roo
  * most REPORTS_PER_HOUR an hour (429). When `hideAfterReports` members have reports open
  * on it, it leaves the board for the queue — unless its author is staff.
  */
-export async function reportShout (ctx: AddonContext, user: SessionUser, shoutId: number, reason: ReportReason, note: string | null): Promise<void> {
+export async function reportShout (ctx: AddonContext, viewer: MemberViewer, shoutId: number, reason: ReportReason, note: string | null): Promise<void> {
+  const { user } = viewer
   const { hideAfterReports } = await ShoutboxSettings.of(ctx).current()
   // Read before the transaction: the embedded database has one connection, which the transaction holds.
   const rooms = await Rooms.of(ctx).all()
   const found = await shoutsRepository(ctx.db).findWithAuthor(shoutId)
   const room = found === undefined ? undefined : rooms.find(each => each.id === found.roomId)
   if (found === undefined || room === undefined) throw new NotFound()
-  await Rooms.of(ctx).readableBySlug(room.slug, user)
+  await Rooms.of(ctx).readableBySlug(room.slug, viewer)
   if (found.authorId === user.id) throw new NoPermission()
   const author = found.authorId === null ? undefined : await ctx.users.find(found.authorId)
   const authorIsStaff = author !== undefined && ctx.permissions.has(author, 'MANAGE_SHOUTBOX')

@@ -1,4 +1,4 @@
-import { NotFound, holdsNode, type AddonContext, type Database, type SessionUser, type Transaction } from '../sdk/index.js'
+import { NotFound, type AddonContext, type Database, type Transaction, type Viewer } from '../sdk/index.js'
 import { CHANGE_KINDS } from './changes/kinds.js'
 import { Kept } from './kept.js'
 import { perContext } from './per-context.js'
@@ -111,22 +111,20 @@ export function roomsRepository (db: Database) {
   }
 }
 
-/** True when `user` (null: a visitor, who holds none) holds the permission `node`. */
-const holds = (user: SessionUser | null, node: string): boolean => user !== null && holdsNode(user, node)
-
 /**
- * Whether `user` may read `room`: by the room's `read`; moderators (MANAGE_SHOUTBOX)
+ * Whether `viewer` may read `room`: by the room's `read`; moderators (MANAGE_SHOUTBOX)
  * read every room, as they moderate every one. Archived rooms are read like the others.
+ * A token's viewer holds only the token's nodes: a post-only token reads public rooms.
  */
-export function canRead (room: Room, user: SessionUser | null): boolean {
+export function canRead (room: Room, viewer: Viewer): boolean {
   if (room.read === 'everyone') return true
-  if (user === null) return false
-  return room.read === 'signed-in' || holds(user, room.read) || holds(user, MANAGE_NODE)
+  if (!viewer.signedIn) return false
+  return room.read === 'signed-in' || viewer.holds(room.read) || viewer.holds(MANAGE_NODE)
 }
 
-/** Whether `user` may post in `room` (archived or not): its `post` node, or MANAGE_SHOUTBOX. */
-export function canPost (room: Room, user: SessionUser | null): boolean {
-  return canRead(room, user) && (holds(user, room.post) || holds(user, MANAGE_NODE))
+/** Whether `viewer` may post in `room` (archived or not): its `post` node, or MANAGE_SHOUTBOX. */
+export function canPost (room: Room, viewer: Viewer): boolean {
+  return canRead(room, viewer) && (viewer.holds(room.post) || viewer.holds(MANAGE_NODE))
 }
 
 /**
@@ -159,20 +157,20 @@ export class Rooms {
     return room
   }
 
-  /** The rooms listed to `user`: those they may read, archived ones left out, the default room first, then by position. */
-  async listed (user: SessionUser | null): Promise<Room[]> {
-    return (await this.all()).filter(room => !room.archived && canRead(room, user))
+  /** The rooms listed to `viewer`: those they may read, archived ones left out, the default room first, then by position. */
+  async listed (viewer: Viewer): Promise<Room[]> {
+    return (await this.all()).filter(room => !room.archived && canRead(room, viewer))
   }
 
-  /** The room `slug` if `user` may read it (archived too); NOT_FOUND otherwise, exactly as for a room that does not exist. */
-  async readableBySlug (slug: string, user: SessionUser | null): Promise<Room> {
+  /** The room `slug` if `viewer` may read it (archived too); NOT_FOUND otherwise, exactly as for a room that does not exist. */
+  async readableBySlug (slug: string, viewer: Viewer): Promise<Room> {
     const room = (await this.all()).find(each => each.slug === slug)
-    if (room === undefined || !canRead(room, user)) throw new NotFound()
+    if (room === undefined || !canRead(room, viewer)) throw new NotFound()
     return room
   }
 
-  /** The slugs of the rooms `user` may read, archived ones too (their history stays readable). */
-  async readableSlugs (user: SessionUser | null): Promise<Set<string>> {
-    return new Set((await this.all()).filter(room => canRead(room, user)).map(room => room.slug))
+  /** The slugs of the rooms `viewer` may read, archived ones too (their history stays readable). */
+  async readableSlugs (viewer: Viewer): Promise<Set<string>> {
+    return new Set((await this.all()).filter(room => canRead(room, viewer)).map(room => room.slug))
   }
 }

@@ -1,14 +1,15 @@
-import { EventFrame, eventFrame, type AddonContext, type EventStream, type SessionUser } from '../sdk/index.js'
+import { EventFrame, eventFrame, type AddonContext, type EventStream, type Viewer } from '../sdk/index.js'
 import { CHANGE_KINDS, type ShoutEvent } from './changes/kinds.js'
 import { onChange, type ChangeNotice } from './changes/notice.js'
 import { streamHistoryRepository } from './stream-history.js'
 import { FanOut, Subscriber } from './fan-out.js'
 import { perContext } from './per-context.js'
+import { ReplayLimit } from './replay-limit.js'
 import { canRead, Rooms, type Room } from './rooms.js'
 
-/** Who opened a stream and which rooms they asked for (undefined: every room they may read). */
+/** Who opened a stream (the policy of its session or token) and which rooms they asked for (undefined: every room they may read). */
 interface Reader {
-  readonly user: SessionUser | null
+  readonly viewer: Viewer
   readonly asked: ReadonlySet<string> | undefined
 }
 
@@ -27,6 +28,8 @@ const ROOMS_CHANGED = new EventFrame('event: rooms-changed\ndata: {}\n\n')
 export class StreamHub {
   static readonly of = perContext(ctx => new StreamHub(ctx))
 
+  /** How often each client replayed the history lately (a reconnect with `Last-Event-ID`). */
+  readonly replays = new ReplayLimit()
   private readonly subscribers = new Set<Subscriber>()
   /** Who opened each subscriber's stream, to decide again what it may read. */
   private readonly openedBy = new Map<Subscriber, Reader>()
@@ -101,17 +104,18 @@ export class StreamHub {
    * the current id. A reconnect too far behind to be caught up gets a `reset` event with
    * the current id instead: what it holds is out of date, and it must load the list
    * again. A stream a signed-in user opened also hears the events that are theirs alone.
+   * `replay: false` (the client replayed too often) answers a reconnect with `reset`.
    */
-  async subscribe (stream: EventStream, lastEventId: number | undefined, signedIn: SessionUser | null, asked?: ReadonlySet<string>): Promise<void> {
-    const member = signedIn?.id
+  async subscribe (stream: EventStream, lastEventId: number | undefined, opener: Viewer, asked?: ReadonlySet<string>, replay = true): Promise<void> {
+    const member = opener.userId
     const rightsChanges = this.rightsChanges
     let rooms: ReadonlySet<string>
-    let user = signedIn
+    let viewer = opener
     try {
-      // The session was read before this began, maybe before a change of rights this
-      // process has heard since: the account's rights as they are now.
-      if (signedIn !== null) user = await this.ctx.users.find(signedIn.id) ?? null
-      rooms = this.roomsFor({ user, asked }, await Rooms.of(this.ctx).all())
+      // The credential was read before this began, maybe before a change of rights this
+      // process has heard since: its rights as they are now — a token's, its limits kept.
+      viewer = await opener.renewed()
+      rooms = this.roomsFor({ viewer, asked }, await Rooms.of(this.ctx).all())
     } catch (error) {
       this.ctx.log.warn({ err: error }, 'could not start a stream')
       stream.end()
@@ -125,7 +129,7 @@ export class StreamHub {
     }
     const subscriber = new Subscriber(stream, this.fanOut.latest, rooms)
     this.subscribers.add(subscriber)
-    this.openedBy.set(subscriber, { user, asked })
+    this.openedBy.set(subscriber, { viewer, asked })
     if (member !== undefined) {
       const streams = this.members.get(member) ?? new Set()
       streams.add(stream)
@@ -140,7 +144,7 @@ export class StreamHub {
     })
     try {
       const events = streamHistoryRepository(this.ctx.db)
-      const missed = lastEventId === undefined ? undefined : await events.replayAfter(lastEventId)
+      const missed = lastEventId === undefined ? undefined : replay ? await events.replayAfter(lastEventId) : 'too-far'
       if (missed === undefined || missed === 'too-far') {
         stream.write(eventFrame(await events.latestId(), missed === undefined ? 'ready' : 'reset', '{}'))
         subscriber.catchUp([])
@@ -154,8 +158,8 @@ export class StreamHub {
   }
 
   /** The rooms a reader reads, of `rooms`: those it may read (archived ones too), of those it asked for. */
-  private roomsFor ({ user, asked }: Reader, rooms: readonly Room[]): ReadonlySet<string> {
-    const slugs = rooms.filter(room => canRead(room, user) && (asked === undefined || asked.has(room.slug))).map(room => room.slug)
+  private roomsFor ({ viewer, asked }: Reader, rooms: readonly Room[]): ReadonlySet<string> {
+    const slugs = rooms.filter(room => canRead(room, viewer) && (asked === undefined || asked.has(room.slug))).map(room => room.slug)
     // Readers with the same rooms share one set (never changed: a change of rooms gives a
     // reader a new one), not a set each. Forgotten when it grows past a bound.
     const key = slugs.join('\n')
@@ -196,8 +200,8 @@ export class StreamHub {
    * streams end, and reconnect with their rights of now. Visitors' streams stay.
    */
   private closeStreamsOf (userId: number | null): void {
-    for (const [subscriber, { user }] of this.openedBy) {
-      if (user !== null && (userId === null || user.id === userId)) subscriber.stream.end()
+    for (const [subscriber, { viewer }] of this.openedBy) {
+      if (viewer.signedIn && (userId === null || viewer.userId === userId)) subscriber.stream.end()
     }
   }
 

@@ -1,8 +1,9 @@
 import path from 'node:path'
 import type { Webhooks } from '../plugins/webhooks.js'
+import type { VisibleNotifications } from '../services/notifications.js'
 import { HOST_WEBHOOK_EVENTS } from '../webhooks/outbox.js'
 import {
-  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type ErasureMode, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type SessionUser, type Transaction
+  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type ErasureMode, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type MemberViewer, type Transaction
 } from '../../sdk/index.js'
 import { migrate } from '../database/migrate.js'
 import { HOST_PERMISSIONS } from '../identity/permissions.js'
@@ -163,10 +164,10 @@ export class AddonRegistry {
     return [...new Set([...HOST_WEBHOOK_EVENTS, ...declared])]
   }
 
-  async runtimePermissions (locale: string, user: SessionUser): Promise<Array<RuntimePermission & { owner: string }>> {
+  async runtimePermissions (locale: string, viewer: MemberViewer): Promise<Array<RuntimePermission & { owner: string }>> {
     const lists = await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.permissionNodes !== undefined).map(async r => {
       try {
-        const nodes = await r.addon.definition.permissionNodes!(r.ctx, locale, user)
+        const nodes = await r.addon.definition.permissionNodes!(r.ctx, locale, viewer)
         return nodes.filter(p => p.node.startsWith(`addon.${r.id}.`)).map(p => ({ ...p, owner: r.id }))
       } catch (error) {
         this.options.services.log.error({ err: error, addon: r.id }, 'could not list the addon\'s permission nodes')
@@ -180,11 +181,11 @@ export class AddonRegistry {
    * How each started addon that says so redacts its activity entries for `user`, by
    * addon id. An addon whose reader fails shows `user` only the bare type of its entries.
    */
-  async activityReaders (user: SessionUser): Promise<Map<string, ActivityRedactor>> {
+  async activityReaders (viewer: MemberViewer): Promise<Map<string, ActivityRedactor>> {
     const readers = new Map<string, ActivityRedactor>()
     await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.activityReader !== undefined).map(async r => {
       try {
-        readers.set(r.id, await r.addon.definition.activityReader!(r.ctx, user))
+        readers.set(r.id, await r.addon.definition.activityReader!(r.ctx, viewer))
       } catch (error) {
         this.options.services.log.error({ err: error, addon: r.id }, 'could not read the addon\'s activity for a user')
         readers.set(r.id, () => ({ variant: 'hidden' }))
@@ -207,6 +208,33 @@ export class AddonRegistry {
       }
     }))
     return answers.every(Boolean)
+  }
+
+  /**
+   * Which notifications `viewer` may be shown now, as each started addon that says so
+   * decides for its own (see AddonDefinition.notificationFilter). An addon whose filter
+   * fails shows none of its notifications this time (logged): nothing is shown unasked.
+   */
+  async visibleNotifications (viewer: MemberViewer): Promise<VisibleNotifications> {
+    const { db } = this.options.services
+    const filters = await Promise.all([...this.runtimes.values()].filter(r => r.addon.definition.notificationFilter !== undefined).map(async r => {
+      try {
+        if (!r.started) return { addonId: r.id, filter: undefined }
+        return { addonId: r.id, filter: await r.addon.definition.notificationFilter!(r.ctx, viewer) }
+      } catch (error) {
+        this.options.services.log.error({ err: error, addon: r.id }, 'could not decide which notifications a user may see')
+        return { addonId: r.id, filter: undefined }
+      }
+    }))
+    if (filters.length === 0) return { sql: db.raw('true'), shows: () => true }
+    const byAddon = new Map(filters.map(({ addonId, filter }) => [addonId, filter]))
+    return {
+      sql: db.raw(filters.map(() => '(n.addon_id <> ? or ?)').join(' and '), filters.flatMap(({ addonId, filter }) => [addonId, filter?.sql ?? db.raw('false')])),
+      shows: notification => {
+        if (!byAddon.has(notification.addonId)) return true
+        return byAddon.get(notification.addonId)?.shows(notification) ?? false
+      }
+    }
   }
 
   /** What each started addon stores about `userId`, by addon id (for the user's export). A failing addon fails the export. */

@@ -21,7 +21,11 @@ const ListSchema = {
   })
 }
 
-/** GET /api/notifications?before=&limit= — the caller's notifications, newest first, and how many are unread. */
+/**
+ * GET /api/notifications?before=&limit= — the caller's notifications, newest first, and how
+ * many are unread: of those they may be shown now (a mention in a room they may no longer
+ * read, or read only through a permission their token lacks, is neither listed nor counted).
+ */
 export class ListNotifications extends LoggedInApi<typeof ListSchema, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/notifications'
@@ -30,8 +34,8 @@ export class ListNotifications extends LoggedInApi<typeof ListSchema, HostContex
     ok: okAnswer({ notifications: Type.Array(NotificationSchema, { description: 'newest first' }), unread: Type.Integer({ minimum: 0 }) }, { notifications: [EXAMPLE], unread: 1 })
   }
 
-  async handle ({ ctx, query, user }: SignedInCall<typeof ListSchema, HostContext>): Promise<Successful> {
-    return new Successful(await ctx.notificationCenter.page(user.id, query.before === undefined ? undefined : Number(query.before), query.limit))
+  async handle ({ ctx, query, user, viewer }: SignedInCall<typeof ListSchema, HostContext>): Promise<Successful> {
+    return new Successful(await ctx.notificationCenter.page(user.id, await ctx.addons.visibleNotifications(viewer), query.before === undefined ? undefined : Number(query.before), query.limit))
   }
 }
 
@@ -49,9 +53,9 @@ export class MarkNotificationsRead extends LoggedInApi<typeof ReadSchema, HostCo
   readonly schema = ReadSchema
   override readonly answers = { ok: okAnswer({ unread: Type.Integer({ minimum: 0 }) }, { unread: 0 }), errors: [BadRequest] }
 
-  async handle ({ ctx, body, user }: SignedInCall<typeof ReadSchema, HostContext>): Promise<Successful> {
+  async handle ({ ctx, body, user, viewer }: SignedInCall<typeof ReadSchema, HostContext>): Promise<Successful> {
     if ('all' in body && !body.all) throw new BadRequest({ reason: 'all: true, or the ids' })
-    return new Successful({ unread: await ctx.notificationCenter.markRead(user.id, 'ids' in body ? body.ids : 'all') })
+    return new Successful({ unread: await ctx.notificationCenter.markRead(user.id, await ctx.addons.visibleNotifications(viewer), 'ids' in body ? body.ids : 'all') })
   }
 }
 
@@ -59,7 +63,10 @@ export class MarkNotificationsRead extends LoggedInApi<typeof ReadSchema, HostCo
  * GET /api/notifications/stream — Server-Sent Events for the caller alone, from every
  * process: `ready` {unread} first, then `notification` {notification, unread},
  * `notifications-removed` {ids, unread} and `notifications-read` {unread}. Not replayed:
- * a page that reconnects reads the list again. It ends with the session that opened it.
+ * a page that reconnects reads the list again. It ends with the session (or token) that
+ * opened it. Each event is decided for the stream's reader when it comes, with the rights
+ * of the credential that opened it as they are then: a notification they may not be shown
+ * is left out, and every unread count is theirs.
  */
 export class NotificationStream extends LoggedInApi<Record<string, never>, HostContext> {
   readonly method = 'GET'
@@ -70,11 +77,29 @@ export class NotificationStream extends LoggedInApi<Record<string, never>, HostC
       `event: notification\ndata: ${JSON.stringify({ notification: EXAMPLE, unread: 1 })}\n\n`)
   }
 
-  async handle ({ ctx, user, openEventStream }: SignedInCall<Record<string, never>, HostContext>): Promise<void> {
+  async handle ({ ctx, user, viewer, openEventStream }: SignedInCall<Record<string, never>, HostContext>): Promise<void> {
     const stream = openEventStream()
     const center = ctx.notificationCenter
-    const stop = center.listen(user.id, ({ event, ...data }) => stream.write(new EventFrame(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)))
+    const write = (event: string, data: unknown): void => { if (!stream.closed) stream.write(new EventFrame(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)) }
+    // One event after the other, each decided as the reader's rights are when it comes.
+    let turn = Promise.resolve()
+    const stop = center.listen(user.id, event => {
+      turn = turn.then(async () => {
+        const now = await viewer.renewed()
+        // Signed out or revoked meanwhile: the host ends the stream; nothing more is told.
+        if (!now.isMember()) return
+        const visible = await ctx.addons.visibleNotifications(now)
+        if (event.event === 'notification' && !visible.shows(event.notification)) return
+        const unread = await center.unread(user.id, visible)
+        if (event.event === 'notification') write(event.event, { notification: event.notification, unread })
+        else if (event.event === 'notifications-removed') write(event.event, { ids: event.ids, unread })
+        else write(event.event, { unread })
+      }).catch(error => {
+        ctx.log.warn({ err: error }, 'could not tell a notification stream')
+        stream.end()
+      })
+    })
     stream.onClose(stop)
-    stream.write(new EventFrame(`event: ready\ndata: ${JSON.stringify({ unread: await center.unread(user.id) })}\n\n`))
+    write('ready', { unread: await center.unread(user.id, await ctx.addons.visibleNotifications(viewer)) })
   }
 }

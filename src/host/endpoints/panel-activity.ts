@@ -31,7 +31,7 @@ export class ActivityFeed extends PanelApi<typeof ActivitySchema, HostContext> {
 
   async handle (call: SignedInCall<typeof ActivitySchema, HostContext>): Promise<Successful> {
     // Each addon says what this reader may see of its entries (a shout of a room they may not read).
-    const readers = await call.ctx.addons.activityReaders(call.user)
+    const readers = await call.ctx.addons.activityReaders(call.viewer)
     return new Successful(await call.ctx.activityFeed.page(call.query.page, call.locale, readers))
   }
 }

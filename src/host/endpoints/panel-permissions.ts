@@ -21,7 +21,7 @@ export class ListPermissions extends PanelApi<object, HostContext> {
     })
   }
 
-  async handle ({ ctx, locale, user }: SignedInCall<object, HostContext>): Promise<Successful> {
+  async handle ({ ctx, locale, viewer }: SignedInCall<object, HostContext>): Promise<Successful> {
     const permissions = ctx.addons.permissionCatalogue().map(p => ({
       node: p.node,
       key: p.key,
@@ -30,7 +30,7 @@ export class ListPermissions extends PanelApi<object, HostContext> {
       description: ctx.strings.t(p.owner, locale, `permissions.${p.key}.description`)
     }))
     // Nodes addons made as they run (a room's) have no key in code: the node names them.
-    const made = (await ctx.addons.runtimePermissions(locale, user)).map(p => ({ node: p.node, key: p.node, addonId: p.owner, title: p.title, description: p.description }))
+    const made = (await ctx.addons.runtimePermissions(locale, viewer)).map(p => ({ node: p.node, key: p.node, addonId: p.owner, title: p.title, description: p.description }))
     return new Successful({ permissions: [...permissions, ...made] })
   }
 }

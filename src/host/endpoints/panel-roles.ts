@@ -1,4 +1,4 @@
-import { BadRequest, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SessionUser, type SignedInCall } from '../../sdk/index.js'
+import { BadRequest, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type MemberViewer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { assertHoldsAll, assertNotOwnRole } from '../identity/granting.js'
 import { RoleIsBuiltIn, RoleNameTaken } from '../errors.js'
@@ -39,7 +39,7 @@ export class CreateRole extends PanelApi<typeof CreateRoleSchema, HostContext> {
   async handle (call: SignedInCall<typeof CreateRoleSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_ROLES')
     const { ctx } = call
-    const input = { name: call.body.name.trim(), permissions: await knownNodes(ctx, call.user, call.body.permissions) }
+    const input = { name: call.body.name.trim(), permissions: await knownNodes(ctx, call.viewer, call.body.permissions) }
     assertHoldsAll(call.user, input.permissions)
     const role = await ctx.transaction(async trx => {
       const created = await ctx.identity.roles.create(input, trx)
@@ -70,7 +70,7 @@ export class UpdateRole extends PanelApi<typeof UpdateRoleSchema, HostContext> {
   async handle (call: SignedInCall<typeof UpdateRoleSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_ROLES')
     const { ctx } = call
-    const input = { name: call.body.name.trim(), permissions: await knownNodes(ctx, call.user, call.body.permissions) }
+    const input = { name: call.body.name.trim(), permissions: await knownNodes(ctx, call.viewer, call.body.permissions) }
     const role = await ctx.transaction(async trx => {
       const updated = await ctx.identity.roles.update(Number(call.params.id), input, current => {
         assertNotOwnRole(call.user, current.id)
@@ -85,9 +85,9 @@ export class UpdateRole extends PanelApi<typeof UpdateRoleSchema, HostContext> {
 }
 
 /** Only nodes the platform defines (addons' run-time nodes too); `*` stays the admin role's alone. */
-async function knownNodes (ctx: HostContext, user: SessionUser, nodes: readonly string[]): Promise<string[]> {
+async function knownNodes (ctx: HostContext, viewer: MemberViewer, nodes: readonly string[]): Promise<string[]> {
   // Addons' run-time nodes as this caller may know of them: one it may not (a hidden room's) is unknown.
-  const known = new Set([...ctx.addons.permissionCatalogue(), ...await ctx.addons.runtimePermissions('en', user)].map(p => p.node))
+  const known = new Set([...ctx.addons.permissionCatalogue(), ...await ctx.addons.runtimePermissions('en', viewer)].map(p => p.node))
   const unknown = nodes.find(node => !known.has(node))
   if (unknown !== undefined) throw new BadRequest({ bodyValidationError: `body/permissions has an unknown permission node "${unknown}"` })
   return [...nodes]

@@ -2,7 +2,7 @@ import type {} from '@fastify/cookie'
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import {
-  NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable, isSharedAnswer, isStreamedList,
+  NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable, Viewer, isSharedAnswer, isStreamedList,
   type AddonContext, type Answer, type Call, type SharedAnswer, type StreamedList, type CookieOptions, type Endpoint, type EventStream, type SessionUser
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
@@ -156,8 +156,25 @@ async function handle (endpoint: Endpoint, call: AnyCall): Promise<Answer> {
   }
 }
 
+/**
+ * The caller's access policy: the request's user, renewed from the same credential — the
+ * token (its limits kept) or the session — never from the account alone.
+ */
+function viewerOf (app: FastifyInstance, request: FastifyRequest): Viewer {
+  const user = request.sessionUser
+  if (user === null) return Viewer.visitor
+  const { identity } = app
+  const bearer = bearerOf(request)
+  const session = request.cookies[identity.sessionCookie.name]
+  return Viewer.of(user, async () => {
+    if (bearer !== undefined) return await identity.tokens.resolve(bearer)
+    return session === undefined ? null : await identity.sessions.resolve(session)
+  })
+}
+
 function makeCall (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply, ctx: AddonContext): AnyCall {
   const user = request.sessionUser
+  let viewer: Viewer | undefined
   let opened: EventStream | undefined
   const query = (request.query ?? {}) as Record<string, string>
   return {
@@ -167,6 +184,9 @@ function makeCall (app: FastifyInstance, request: FastifyRequest, reply: Fastify
     headers: request.headers,
     cookies: request.cookies,
     user,
+    get viewer () {
+      return (viewer ??= viewerOf(app, request)) as never
+    },
     ip: request.ip,
     ctx,
     get locale () {

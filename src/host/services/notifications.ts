@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { checker, type Database, type Transaction } from '../../sdk/index.js'
+import { checker, type Database, type SqlPart, type Transaction } from '../../sdk/index.js'
 import { NOTIFICATIONS_TABLE } from '../database/tables.js'
 import type { Cluster } from './cluster.js'
 
@@ -11,6 +11,15 @@ export interface Notification {
   readonly data: Record<string, unknown>
   readonly createdAt: number
   readonly read: boolean
+}
+
+/**
+ * Which notifications one reader may be shown now (every addon's filter, see
+ * `AddonRegistry.visibleNotifications`): a condition over a row aliased `n`, and a test of one.
+ */
+export interface VisibleNotifications {
+  readonly sql: SqlPart
+  shows (notification: Pick<Notification, 'addonId' | 'kind' | 'data'>): boolean
 }
 
 /** What a user's notification streams hear: a new one, ones gone (what they were about was deleted), or the unread count after a read. */
@@ -75,7 +84,7 @@ export class Notifications {
     const db = trx ?? this.db
     const [row] = await db(NOTIFICATIONS_TABLE).insert({ user_id: userId, addon_id: addonId, kind, data: JSON.stringify(data), key: key ?? null, created_at: Date.now() }).returning<Row[]>('*')
     const notification = toNotification(row!)
-    await this.announce(userId, { event: 'notification', notification, unread: await this.unread(userId, db) }, trx)
+    await this.announce(userId, { event: 'notification', notification, unread: await this.unread(userId, undefined, db) }, trx)
     return notification
   }
 
@@ -86,36 +95,52 @@ export class Notifications {
     const rows: Array<{ id: number | string, user_id: number }> = await db(NOTIFICATIONS_TABLE).where({ addon_id: addonId }).whereIn('key', [...keys]).delete().returning(['id', 'user_id'])
     const byUser = new Map<number, number[]>()
     for (const row of rows) byUser.set(row.user_id, [...(byUser.get(row.user_id) ?? []), Number(row.id)])
-    for (const [userId, ids] of byUser) await this.announce(userId, { event: 'notifications-removed', ids, unread: await this.unread(userId, db) }, trx)
+    for (const [userId, ids] of byUser) await this.announce(userId, { event: 'notifications-removed', ids, unread: await this.unread(userId, undefined, db) }, trx)
   }
 
   /**
-   * `userId`'s notifications, newest first, older than `before` (an id) when given, and how
-   * many of all theirs are unread: one statement, so both are of the same moment.
+   * `userId`'s notifications that `visible` shows, newest first, older than `before` (an
+   * id) when given, and how many of those are unread: one statement, so both are of the
+   * same moment.
    */
-  async page (userId: number, before: number | undefined, limit: number): Promise<{ notifications: Notification[], unread: number }> {
+  async page (userId: number, visible: VisibleNotifications, before: number | undefined, limit: number): Promise<{ notifications: Notification[], unread: number }> {
     const { rows: [row] } = await this.db.raw<{ rows: Array<{ page: Row[], unread: number | string }> }>(`
-      select coalesce((select json_agg(n order by n.id desc) from (
-          select * from ${NOTIFICATIONS_TABLE} where user_id = ? and id < ? order by id desc limit ?) as n), '[]') as page,
-        (select count(*) from ${NOTIFICATIONS_TABLE} where user_id = ? and not read) as unread`,
-    [userId, before ?? Number.MAX_SAFE_INTEGER, Math.min(limit, MAX_PAGE), userId])
+      select coalesce((select json_agg(p order by p.id desc) from (
+          select * from ${NOTIFICATIONS_TABLE} n where n.user_id = ? and n.id < ? and (?) order by n.id desc limit ?) as p), '[]') as page,
+        (select count(*) from ${NOTIFICATIONS_TABLE} n where n.user_id = ? and not n.read and (?)) as unread`,
+    [userId, before ?? Number.MAX_SAFE_INTEGER, visible.sql, Math.min(limit, MAX_PAGE), userId, visible.sql])
     return { notifications: (row?.page ?? []).map(toNotification), unread: Number(row?.unread ?? 0) }
   }
 
-  /** How many of `userId`'s notifications are unread. */
-  async unread (userId: number, trx: Database = this.db): Promise<number> {
-    const [row] = await trx(NOTIFICATIONS_TABLE).where({ user_id: userId, read: false }).count<Array<{ count: number | string }>>({ count: '*' })
+  /** How many of `userId`'s notifications are unread: of those `visible` shows, or of all (what the writer announces, each stream counting again for its reader). */
+  async unread (userId: number, visible?: VisibleNotifications, trx: Database = this.db): Promise<number> {
+    const query = trx(`${NOTIFICATIONS_TABLE} as n`).where({ 'n.user_id': userId, 'n.read': false })
+    if (visible !== undefined) query.andWhere(visible.sql)
+    const [row] = await query.count<Array<{ count: number | string }>>({ count: '*' })
     return Number(row?.count ?? 0)
   }
 
-  /** Marks `ids` (of `userId`'s; others' are passed over) or all of them read; the unread count after. */
-  async markRead (userId: number, which: readonly number[] | 'all'): Promise<number> {
+  /** Marks `ids` (of `userId`'s; others' are passed over) or all of them read; the unread count after, of those `visible` shows. */
+  async markRead (userId: number, visible: VisibleNotifications, which: readonly number[] | 'all'): Promise<number> {
     const query = this.db(NOTIFICATIONS_TABLE).where({ user_id: userId, read: false })
     if (which !== 'all') query.whereIn('id', [...which])
     const changed = await query.update({ read: true }).returning('id')
-    const unread = await this.unread(userId)
-    if (changed.length > 0) await this.announce(userId, { event: 'notifications-read', unread })
-    return unread
+    if (changed.length > 0) await this.announce(userId, { event: 'notifications-read', unread: await this.unread(userId) })
+    return await this.unread(userId, visible)
+  }
+
+  /**
+   * Rewrites `addonId`'s notifications about any of `keys` (inside `trx`): each field of
+   * `fields` set, or taken out where its value is undefined — what a notification copied
+   * of an edited text, or of an erased author, follows the original. Not announced: a
+   * stream shows a notification as it was when it came; the list is read anew.
+   */
+  async rewrite (addonId: string, keys: readonly string[], fields: Readonly<Record<string, unknown>>, trx: Transaction): Promise<void> {
+    if (keys.length === 0) return
+    const removed = Object.keys(fields).filter(key => fields[key] === undefined)
+    const set = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined))
+    await trx(NOTIFICATIONS_TABLE).where({ addon_id: addonId }).whereIn('key', [...keys])
+      .update({ data: trx.raw(`(data ${removed.map(() => '- ?::text').join(' ')}) || ?::jsonb`, [...removed, JSON.stringify(set)]) })
   }
 
   /** Runs `listener` for each of `userId`'s notification events, from any process, until the returned function is called. */

@@ -20,8 +20,8 @@ export class ArchiveShouts extends Api<typeof ArchiveSchema> {
   override readonly readsSession = true
   override readonly answers = { ok: ARCHIVE_ANSWER, errors: [NotFound, TooManyRequests] }
 
-  async handle ({ ctx, query, ip, user }: PublicCall<typeof ArchiveSchema>): Promise<Successful> {
-    const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, user)
+  async handle ({ ctx, query, ip, user, viewer }: PublicCall<typeof ArchiveSchema>): Promise<Successful> {
+    const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, viewer)
     return new Successful({ ...await archivePage(ctx, room, query, ip, user) })
   }
 }

@@ -15,10 +15,10 @@ export class GetShout extends Api<typeof ShoutIdParamsSchema> {
   override readonly readsSession = true
   override readonly answers = { ok: okAnswer({ shout: FullShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }), errors: [NotFound] }
 
-  async handle ({ ctx, params, user }: PublicCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
+  async handle ({ ctx, params, user, viewer }: PublicCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
     const shout = await shoutsRepository(ctx.db).find(Number(params.id))
     if (shout === undefined) throw new NotFound()
-    await Rooms.of(ctx).readableBySlug(shout.room, user)
+    await Rooms.of(ctx).readableBySlug(shout.room, viewer)
     const [answered] = await withReactions(ctx, [shout], user)
     return new Successful({ shout: answered })
   }

@@ -75,7 +75,7 @@ export class ShoutAuthorAccount extends LoggedInApi<typeof ShoutIdParamsSchema> 
   readonly schema = ShoutIdParamsSchema
   override readonly answers = { ok: AUTHOR_ANSWER, errors: [NotFound] }
 
-  async handle ({ ctx, params, user }: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
-    return new Successful({ author: await authorAccount(ctx, Number(params.id), user) })
+  async handle ({ ctx, params, viewer }: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
+    return new Successful({ author: await authorAccount(ctx, Number(params.id), viewer) })
   }
 }

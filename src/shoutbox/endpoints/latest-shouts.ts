@@ -1,4 +1,4 @@
-import { Api, NotFound, SharedAnswer, Successful, Type, okAnswer, type AddonContext, type PublicCall, type SessionUser } from '../../sdk/index.js'
+import { Api, NotFound, SharedAnswer, Successful, Type, okAnswer, type AddonContext, type PublicCall, type SessionUser, Viewer } from '../../sdk/index.js'
 import type { ChangeKind } from '../changes/kinds.js'
 import { ignoredBy } from '../ignores.js'
 import { Kept } from '../kept.js'
@@ -39,8 +39,8 @@ export class LatestShouts extends Api<typeof LatestSchema> {
     errors: [NotFound]
   }
 
-  async handle ({ ctx, query, user }: PublicCall<typeof LatestSchema>): Promise<Successful> {
-    const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, user)
+  async handle ({ ctx, query, user, viewer }: PublicCall<typeof LatestSchema>): Promise<Successful> {
+    const room = await Rooms.of(ctx).readableBySlug(query.room ?? GENERAL_ROOM_SLUG, viewer)
     // A visitor's first load, the same for every visitor: kept (see VisitorsLatest).
     if (user === null && query.limit === undefined) return await VisitorsLatest.of(ctx).of(room)
     return new Successful(await latest(ctx, room, query, user))
@@ -72,7 +72,7 @@ class VisitorsLatest {
       // The room is found again at each read: its slug or rules may have changed since.
       kept = new Kept(ctx, async () => {
         const now = (await Rooms.of(ctx).all()).find(each => each.id === id)
-        if (now === undefined || !canRead(now, null)) throw new NotFound()
+        if (now === undefined || !canRead(now, Viewer.visitor)) throw new NotFound()
         return new SharedAnswer(await latest(ctx, now, {}, null))
       }, notice => !UNRELATED.has(notice.kind))
       this.byRoom.set(id, kept)

@@ -1,5 +1,5 @@
 import {
-  LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, okAnswer, type AddonContext, type SessionUser, type SignedInCall, type Transaction
+  LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, okAnswer, type AddonContext, type MemberViewer, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
 import { DuplicateShout, EditWindowClosed, MessageTooLong, Muted, RoomArchived, WatchedWord } from '../errors.js'
 import { WatchedWords } from '../word-list.js'
@@ -36,8 +36,8 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
     errors: [NoPermission, Muted, MessageTooLong, WatchedWord, DuplicateShout, TooManyRequests]
   }
 
-  async handle ({ ctx, user, body }: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
-    return new Successful({ shout: await postInRoom(ctx, user, await Rooms.of(ctx).general(), body.message, body.replyTo ?? null) })
+  async handle ({ ctx, viewer, body }: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
+    return new Successful({ shout: await postInRoom(ctx, viewer, await Rooms.of(ctx).general(), body.message, body.replyTo ?? null) })
   }
 }
 
@@ -61,7 +61,7 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   }
 
   async handle (call: SignedInCall<typeof EditShoutSchema>): Promise<Successful> {
-    const { ctx, user } = call
+    const { ctx, user, viewer } = call
     const { message } = call.body
     const id = Number(call.params.id)
     // Read before the transaction: the embedded database has one connection, which the transaction holds.
@@ -71,10 +71,10 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
     const staff = ctx.permissions.has(user, 'MANAGE_SHOUTBOX')
     const checked = await WatchedWords.of(ctx).check(user, message)
     const shout = await ctx.transaction(async trx => {
-      const { date, moderated, pinned, message: previousMessage, roomId } = await ownShout(ctx, id, user, rooms, trx)
+      const { date, moderated, pinned, message: previousMessage, roomId } = await ownShout(ctx, id, viewer, rooms, trx)
       const room = rooms.find(each => each.id === roomId)
       if (room === undefined) throw new NotFound()
-      assertMayPost(room, user)
+      assertMayPost(room, viewer)
       // A moderator's edit closes the window: the author may not put back what was taken
       // out; nor change what the board pinned.
       if (moderated || pinned || Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
@@ -117,12 +117,12 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
   override readonly answers = { ok: okAnswer({}, {}), errors: [NoPermission, NotFound] }
 
   async handle (call: SignedInCall<typeof ShoutIdParamsSchema>): Promise<Successful> {
-    const { ctx, user } = call
+    const { ctx, user, viewer } = call
     const id = Number(call.params.id)
     // Read before the transaction: the embedded database has one connection, which the transaction holds.
     const rooms = await Rooms.of(ctx).all()
     await ctx.transaction(async trx => {
-      await ownShout(ctx, id, user, rooms, trx)
+      await ownShout(ctx, id, viewer, rooms, trx)
       const shout = await deleteShout(ctx, id, trx)
       if (ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
         await ctx.activityLog.write({ type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message, room: shout.room } }, trx)
@@ -137,12 +137,12 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
  * when it is someone else's in a room `user` may not read (it does not exist for them) —
  * and NO_PERMISSION when it is someone else's they can see.
  */
-async function ownShout (ctx: AddonContext, id: number, user: SessionUser, rooms: readonly Room[], trx: Transaction): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean, roomId: number }> {
+async function ownShout (ctx: AddonContext, id: number, viewer: MemberViewer, rooms: readonly Room[], trx: Transaction): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean, roomId: number }> {
   const found = await shoutsRepository(ctx.db).authorOf(id, trx)
   if (found === undefined) throw new NotFound()
-  if (found.authorId !== user.id) {
+  if (found.authorId !== viewer.user.id) {
     const room = rooms.find(each => each.id === found.roomId)
-    throw room !== undefined && canRead(room, user) ? new NoPermission() : new NotFound()
+    throw room !== undefined && canRead(room, viewer) ? new NoPermission() : new NotFound()
   }
   return found
 }

@@ -29,10 +29,10 @@ export class PublishShout extends PanelApi<typeof PanelPublishSchema> {
 
   async handle (call: SignedInCall<typeof PanelPublishSchema>): Promise<Successful> {
     call.requirePermission('MANAGE_SHOUTBOX')
-    const { ctx, user } = call
+    const { ctx, user, viewer } = call
     const { message } = call.body
     // MANAGE_SHOUTBOX reads every room: the room is found, or it does not exist.
-    const room = await Rooms.of(ctx).readableBySlug(call.body.room ?? GENERAL_ROOM_SLUG, user)
+    const room = await Rooms.of(ctx).readableBySlug(call.body.room ?? GENERAL_ROOM_SLUG, viewer)
     if (room.archived) throw new RoomArchived()
     assertPublishable(message, (await ShoutboxSettings.of(ctx).current()).maxMessageLength)
     await Publisher.of(ctx).publish(user, message, { logged: true, room })

@@ -33,8 +33,8 @@ export class AddReaction extends LoggedInApi<typeof ReactionParamsSchema> {
   readonly schema = ReactionParamsSchema
   override readonly answers = { ok: ANSWER, errors: ERRORS }
 
-  async handle ({ ctx, params, user }: SignedInCall<typeof ReactionParamsSchema>): Promise<Successful> {
-    return new Successful({ reactions: await Reactions.of(ctx).react(user, Number(params.id), params.emoji, true) })
+  async handle ({ ctx, params, viewer }: SignedInCall<typeof ReactionParamsSchema>): Promise<Successful> {
+    return new Successful({ reactions: await Reactions.of(ctx).react(viewer, Number(params.id), params.emoji, true) })
   }
 }
 
@@ -45,7 +45,7 @@ export class RemoveReaction extends LoggedInApi<typeof ReactionParamsSchema> {
   readonly schema = ReactionParamsSchema
   override readonly answers = { ok: ANSWER, errors: ERRORS }
 
-  async handle ({ ctx, params, user }: SignedInCall<typeof ReactionParamsSchema>): Promise<Successful> {
-    return new Successful({ reactions: await Reactions.of(ctx).react(user, Number(params.id), params.emoji, false) })
+  async handle ({ ctx, params, viewer }: SignedInCall<typeof ReactionParamsSchema>): Promise<Successful> {
+    return new Successful({ reactions: await Reactions.of(ctx).react(viewer, Number(params.id), params.emoji, false) })
   }
 }

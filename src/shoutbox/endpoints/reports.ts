@@ -25,10 +25,10 @@ export class ReportShout extends LoggedInApi<typeof ReportSchema> {
   readonly schema = ReportSchema
   override readonly answers = { ok: okAnswer({}, {}, `Reported; the moderators will look (at most ${REPORTS_PER_HOUR} an hour)`), errors: [NotFound, NoPermission, AlreadyReported, TooManyRequests] }
 
-  async handle ({ ctx, user, params, body }: SignedInCall<typeof ReportSchema>): Promise<Successful> {
+  async handle ({ ctx, viewer, params, body }: SignedInCall<typeof ReportSchema>): Promise<Successful> {
     const note = body.note?.trim() ?? ''
     assertStorable(note, 'body/note')
-    await reportShout(ctx, user, Number(params.id), body.reason, note === '' ? null : note)
+    await reportShout(ctx, viewer, Number(params.id), body.reason, note === '' ? null : note)
     return new Successful()
   }
 }

@@ -38,12 +38,12 @@ export class ListRooms extends Api {
     })
   }
 
-  async handle ({ ctx, user }: PublicCall): Promise<Successful> {
-    const rooms = await Rooms.of(ctx).listed(user)
+  async handle ({ ctx, user, viewer }: PublicCall): Promise<Successful> {
+    const rooms = await Rooms.of(ctx).listed(viewer)
     const read = user === null ? undefined : await readMarkersRepository(ctx.db).states(user.id, rooms.map(room => room.id))
     return new Successful({
       rooms: rooms.map(room => ({
-        id: room.id, slug: room.slug, name: room.name, description: room.description, canPost: canPost(room, user), ...read?.get(room.id)
+        id: room.id, slug: room.slug, name: room.name, description: room.description, canPost: canPost(room, viewer), ...read?.get(room.id)
       }))
     })
   }
@@ -69,8 +69,8 @@ export class MarkRoomRead extends LoggedInApi<typeof MarkReadSchema> {
     errors: [NotFound, TooManyRequests]
   }
 
-  async handle ({ ctx, params, body, user }: SignedInCall<typeof MarkReadSchema>): Promise<Successful> {
-    const room = await Rooms.of(ctx).readableBySlug(params.slug, user)
+  async handle ({ ctx, params, body, user, viewer }: SignedInCall<typeof MarkReadSchema>): Promise<Successful> {
+    const room = await Rooms.of(ctx).readableBySlug(params.slug, viewer)
     MarkLimits.of(ctx).admit(user.id)
     return new Successful({ lastReadId: await readMarkersRepository(ctx.db).markRead(user.id, room.id, body.lastReadId) })
   }
@@ -87,8 +87,8 @@ export class RoomShouts extends Api<typeof RoomPageSchema> {
   override readonly readsSession = true
   override readonly answers = { ok: ARCHIVE_ANSWER, errors: [NotFound, TooManyRequests] }
 
-  async handle ({ ctx, params, query, ip, user }: PublicCall<typeof RoomPageSchema>): Promise<Successful> {
-    const room = await Rooms.of(ctx).readableBySlug(params.slug, user)
+  async handle ({ ctx, params, query, ip, user, viewer }: PublicCall<typeof RoomPageSchema>): Promise<Successful> {
+    const room = await Rooms.of(ctx).readableBySlug(params.slug, viewer)
     return new Successful({ ...await archivePage(ctx, room, query, ip, user) })
   }
 }
@@ -112,9 +112,9 @@ export class PostInRoom extends LoggedInApi<typeof PostInRoomSchema> {
     errors: [NotFound, NoPermission, RoomArchived, Muted, MessageTooLong, WatchedWord, DuplicateShout, TooManyRequests]
   }
 
-  async handle ({ ctx, params, body, user }: SignedInCall<typeof PostInRoomSchema>): Promise<Successful> {
-    const room = await Rooms.of(ctx).readableBySlug(params.slug, user)
-    return new Successful({ shout: await postInRoom(ctx, user, room, body.message, body.replyTo ?? null) })
+  async handle ({ ctx, params, body, viewer }: SignedInCall<typeof PostInRoomSchema>): Promise<Successful> {
+    const room = await Rooms.of(ctx).readableBySlug(params.slug, viewer)
+    return new Successful({ shout: await postInRoom(ctx, viewer, room, body.message, body.replyTo ?? null) })
   }
 }
 
@@ -131,8 +131,8 @@ export class RoomPinned extends Api<typeof RoomOnlySchema> {
     errors: [NotFound]
   }
 
-  async handle ({ ctx, params, user }: PublicCall<typeof RoomOnlySchema>): Promise<Successful> {
-    const room = await Rooms.of(ctx).readableBySlug(params.slug, user)
+  async handle ({ ctx, params, user, viewer }: PublicCall<typeof RoomOnlySchema>): Promise<Successful> {
+    const room = await Rooms.of(ctx).readableBySlug(params.slug, viewer)
     return new Successful({ shouts: await withReactions(ctx, await pinsRepository(ctx.db).list(room), user) })
   }
 }

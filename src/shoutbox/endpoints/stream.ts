@@ -17,7 +17,9 @@ const StreamSchema = {
  * read when it opens (of those named in `rooms`; names it may not read are passed over
  * as unknown ones); a change of its reader's role or of a room's readers closes it. A
  * stream opened signed in also hears `posting-changed` (no id, `{}`) when that member is
- * muted or their mute is lifted.
+ * muted or their mute is lifted. A stream opened with an API token hears what the token
+ * may read, for its whole life. A client that replays more than REPLAYS_PER_MINUTE times a
+ * minute is answered `reset` instead of the events it missed.
  */
 export class StreamShouts extends Api<typeof StreamSchema> {
   readonly method = 'GET'
@@ -32,10 +34,13 @@ export class StreamShouts extends Api<typeof StreamSchema> {
     errors: [TooManyRequests]
   }
 
-  async handle ({ ctx, headers, query, user, openEventStream }: PublicCall<typeof StreamSchema>): Promise<void> {
+  async handle ({ ctx, headers, query, viewer, ip, openEventStream }: PublicCall<typeof StreamSchema>): Promise<void> {
     const header = headers['last-event-id']
     const raw = typeof header === 'string' && /^[0-9]{1,15}$/.test(header) ? header : query.lastEventId
     const asked = query.rooms === undefined ? undefined : new Set(query.rooms.split(',').map(slug => slug.trim()).filter(slug => slug !== ''))
-    await StreamHub.of(ctx).subscribe(openEventStream(), raw === undefined ? undefined : Number(raw), user, asked)
+    const hub = StreamHub.of(ctx)
+    const stream = openEventStream()
+    // Past REPLAYS_PER_MINUTE replays, a reconnect is told `reset` and loads the list again.
+    await hub.subscribe(stream, raw === undefined ? undefined : Number(raw), viewer, asked, raw === undefined || hub.replays.take(ip))
   }
 }
