@@ -66,6 +66,11 @@ export interface ActivityLog {
    * and a busy path saves a round trip. Writes nothing when `entries` is empty.
    */
   insertion (entries: readonly ActivityLogEntryInput[]): SqlPart
+  /**
+   * Takes `fields` out of the details of this addon's entries whose detail `key` is one of
+   * `values` (inside `trx`): the copies of a text its author erased, say.
+   */
+  forget (about: { readonly key: string, readonly values: ReadonlyArray<string | number> }, fields: readonly string[], trx: Transaction): Promise<void>
 }
 
 /**
@@ -85,6 +90,8 @@ export interface WebhookOutbox {
   insertion (event: string, rows: SqlPart): SqlPart
   /** Takes `fields` out of the pending deliveries about `subject`, inside the transaction that deletes it (`data.deleted` then says so). */
   redact (subject: string, fields: readonly string[], trx: Transaction): Promise<void>
+  /** Sets `fields` in the pending deliveries about `subject` that carry them, inside the transaction that changes it (an edited text): what is sent is current. */
+  rewrite (subject: string, fields: Readonly<Record<string, unknown>>, trx: Transaction): Promise<void>
 }
 
 export interface Events {
@@ -182,6 +189,12 @@ export interface Notifier {
   notify (userId: number, notification: NewNotification, trx?: Transaction): Promise<void>
   /** Removes this addon's notifications about any of `keys` (what they were about is gone); their users' streams hear it. */
   remove (keys: readonly string[], trx?: Transaction): Promise<void>
+  /**
+   * Rewrites this addon's notifications whose data field `about.field` is one of
+   * `about.values` (inside `trx`): each of `fields` set, or taken out where it is
+   * undefined — the copies of an edited or erased text follow it.
+   */
+  rewrite (about: { readonly field: string, readonly values: ReadonlyArray<string | number> }, fields: Readonly<Record<string, unknown>>, trx: Transaction): Promise<void>
 }
 
 /** What the host gives an addon: its only way to reach the platform. */

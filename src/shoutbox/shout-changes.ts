@@ -1,6 +1,7 @@
 import { NotFound, type AddonContext, type Transaction } from '../sdk/index.js'
 import { announceChange } from './changes/notice.js'
 import { ShoutDeleted, ShoutEdited } from './events.js'
+import { excerptOf } from './excerpt.js'
 import { mentionKey } from './mentions.js'
 import type { RoomShout } from './schemas.js'
 import { shoutSubject, shoutsRepository } from './shouts-repository.js'
@@ -8,7 +9,8 @@ import { shoutSubject, shoutsRepository } from './shouts-repository.js'
 /**
  * The edit and the delete of one shout, whoever makes them (its author, or a moderator
  * through the panel): the change with its stream event, the notice every process's lists
- * and streams follow, and the addon event — all inside `trx`. NOT_FOUND when the shout is
+ * and streams follow, the addon event, and every stored copy of its text (the stream's
+ * history, replies' quotes, notifications, deliveries not yet sent) — all inside `trx`. NOT_FOUND when the shout is
  * gone. What only one of them does (an activity entry, a permission) stays with the caller.
  */
 
@@ -18,6 +20,9 @@ export async function editShout (ctx: AddonContext, id: number, message: string,
   if (edited === undefined) throw new NotFound()
   const { shout, eventId } = edited
   await announceChange(ctx, 'shout-edited', [{ id: eventId, kind: 'shout-edited', shout }], trx)
+  // Every copy of the text follows it: the excerpts of its notifications, the deliveries not yet sent.
+  await ctx.notifications.rewrite({ field: 'shoutId', values: [id] }, { excerpt: excerptOf(shout.message) }, trx)
+  await ctx.webhooks.rewrite(shoutSubject(id), { message: shout.message }, trx)
   const { id: _, replyTo, ...told } = shout
   await ctx.webhooks.enqueue('shout.edited', [{ data: { id, ...told, replyTo: replyTo?.id ?? null }, subject: shoutSubject(id) }], trx)
   ctx.events.emit(ShoutEdited, shout, trx)

@@ -43,9 +43,18 @@ export async function memberData (ctx: AddonContext, userId: number): Promise<Re
  * Its shouts go too (`delete`, each as a moderator's delete: events, notices, webhooks), or
  * stay under the name `deleted user` with no author (`anonymise`): the stream's history
  * and the replies' quotes say so too, and every process makes its kept lists anew. The
- * reports it filed stay: they are the moderators' record, and name no one but the shout.
+ * copies of their text go from what others keep: the excerpts of the notifications their
+ * shouts caused, the text of the activity entries about their shouts; the reports they
+ * filed stay in the moderators' queue without their note; the mutes they gave name
+ * `deleted user`. (The host then replaces their name in what is left: see `eraseAccount`.)
  */
 export async function eraseMember (ctx: AddonContext, userId: number, mode: ErasureMode, trx: Transaction): Promise<void> {
+  const shoutIds = (await trx(SHOUTS_TABLE).where({ author_id: userId }).pluck('id')).map(Number)
+  await ctx.notifications.rewrite({ field: 'shoutId', values: shoutIds }, { excerpt: undefined }, trx)
+  await ctx.activityLog.forget({ key: 'id', values: shoutIds }, ['message', 'previousMessage'], trx)
+  await ctx.activityLog.forget({ key: 'shoutId', values: shoutIds }, ['message', 'excerpt'], trx)
+  await trx(REPORTS_TABLE).where({ user_id: userId }).update({ note: null })
+  await trx(MUTES_TABLE).where({ by_id: userId }).update({ by_id: null, by_username: DELETED_USER_NAME })
   await trx(REACTIONS_TABLE).where({ user_id: userId }).delete()
   await trx(IGNORES_TABLE).where({ user_id: userId }).orWhere({ ignored_id: userId }).delete()
   await trx(READ_MARKERS_TABLE).where({ user_id: userId }).delete()
@@ -53,8 +62,7 @@ export async function eraseMember (ctx: AddonContext, userId: number, mode: Eras
   await trx(MUTES_TABLE).where({ user_id: userId }).delete()
   await trx(REVIEW_TABLE).where({ author_id: userId }).delete()
   if (mode === 'delete') {
-    const ids = await trx(SHOUTS_TABLE).where({ author_id: userId }).orderBy('id').pluck('id')
-    for (const id of ids) await deleteShout(ctx, Number(id), trx)
+    for (const id of shoutIds.sort((a, b) => a - b)) await deleteShout(ctx, id, trx)
     return
   }
   const renamed: Array<{ id: number | string }> = await trx(SHOUTS_TABLE).where({ author_id: userId })

@@ -72,17 +72,20 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
     },
     activityLog: {
       write: (entries, trx) => activity.write(owner.id, entries, trx),
-      insertion: entries => activity.insertion(owner.id, entries)
+      insertion: entries => activity.insertion(owner.id, entries),
+      forget: (about, fields, trx) => activity.forget(owner.id, about, fields, trx)
     },
     events: { emit: (event, payload, trx) => events.emit(event.name, payload, trx) },
     notifications: {
       notify: async (userId, notification, trx) => { await services.notifications.notify(owner.id, userId, notification, trx) },
-      remove: (keys, trx) => services.notifications.remove(owner.id, keys, trx)
+      remove: (keys, trx) => services.notifications.remove(owner.id, keys, trx),
+      rewrite: (about, fields, trx) => services.notifications.rewrite(owner.id, about, fields, trx)
     },
     webhooks: {
       enqueue: (event, items, trx) => services.webhooks.enqueue(event, items, trx),
       insertion: (event, rows) => services.webhooks.insertion(event, rows),
-      redact: (subject, fields, trx) => services.webhooks.redact(subject, fields, trx)
+      redact: (subject, fields, trx) => services.webhooks.redact(subject, fields, trx),
+      rewrite: (subject, fields, trx) => services.webhooks.rewrite(subject, fields, trx)
     },
     cluster: {
       get linked () {

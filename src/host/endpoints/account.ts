@@ -1,4 +1,4 @@
-import { InvalidCredentials, LoggedInApi, NotLoggedIn, Successful, TooManyRequests, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
+import { DELETED_USER_NAME, InvalidCredentials, LoggedInApi, NotLoggedIn, Successful, TooManyRequests, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { LastAdmin } from '../errors.js'
 import { eraseAccount } from '../identity/erasure.js'
@@ -37,8 +37,8 @@ export class DeleteOwnAccount extends LoggedInApi<typeof DeleteOwnSchema, HostCo
       const current = await identity.users.find(account.id, trx)
       if (current === undefined || current.disabled) throw new NotLoggedIn()
       await identity.users.refuseLastAdmin(current, trx)
-      await eraseAccount(identity, ctx.addons, account.id, trx)
-      await ctx.activityLog.write({ type: 'DELETED_OWN_ACCOUNT', user: null, details: { user: account.username, targetUserId: account.id } }, trx)
+      await eraseAccount(ctx, account.id, account.username, trx)
+      await ctx.activityLog.write({ type: 'DELETED_OWN_ACCOUNT', user: null, details: { user: DELETED_USER_NAME, targetUserId: account.id } }, trx)
     })
     clearSessionCookie(call.reply, identity.sessionCookie)
     return new Successful()

@@ -1,5 +1,5 @@
 import {
-  BadRequest, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer,
+  BadRequest, DELETED_USER_NAME, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer,
   type ActivityLogEntryInput, type Database, type SessionUser, type SignedInCall
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
@@ -157,8 +157,8 @@ export class DeleteUser extends PanelApi<typeof DeleteUserSchema, HostContext> {
       await identity.users.lockAccountChanges(trx)
       const { target } = await managedUser(identity, caller, id, trx)
       await identity.users.refuseLastAdmin(target, trx)
-      await eraseAccount(identity, ctx.addons, id, trx)
-      await ctx.activityLog.write({ type: 'DELETED_USER', user: caller, details: { user: target.username, targetUserId: target.id } }, trx)
+      await eraseAccount(ctx, id, target.username, trx)
+      await ctx.activityLog.write({ type: 'DELETED_USER', user: caller, details: { user: DELETED_USER_NAME, targetUserId: target.id } }, trx)
     })
     if (id === caller.id) clearSessionCookie(call.reply, call.ctx.identity.sessionCookie)
     return new Successful()

@@ -5,6 +5,9 @@ import { PG_FOREIGN_KEY_VIOLATION, PG_NUMERIC_OUT_OF_RANGE, PG_UNIQUE_VIOLATION,
 import { ACCOUNT_CHANGES_LOCK, RETIRED_USERNAMES_TABLE, ROLES_TABLE, USERS_TABLE } from '../database/tables.js'
 import { ADMIN_ROLE_ID } from './roles.js'
 
+/** How a retired username is kept: the SHA-256 of its lower case, enough to refuse it again, not to read it. */
+export const RETIRED_NAME = "encode(sha256(convert_to(lower(?::text), 'UTF8')), 'hex')"
+
 /** The columns a `SessionUser` is made of (`toSessionUser`), from a query joined with each user's role (`withRole`). */
 export const SESSION_USER_COLUMNS = [`${USERS_TABLE}.id`, `${USERS_TABLE}.username`, `${USERS_TABLE}.bot`, `${ROLES_TABLE}.id as role_id`, `${ROLES_TABLE}.name as role_name`, `${ROLES_TABLE}.permissions`] as const
 
@@ -101,7 +104,7 @@ async function insertUser (user: NewUser, trx: Database): Promise<User> {
     if (isPgError(error, PG_FOREIGN_KEY_VIOLATION)) throw new UnknownRole()
     throw error
   }
-  if (await trx(RETIRED_USERNAMES_TABLE).whereRaw('username = lower(?)', [user.username]).first() !== undefined) throw new UsernameTaken()
+  if (await trx(RETIRED_USERNAMES_TABLE).whereRaw(`username = ${RETIRED_NAME}`, [user.username]).first() !== undefined) throw new UsernameTaken()
   return withoutHash(toUser(row as Row))
 }
 
@@ -192,15 +195,15 @@ export function usersRepository (db: Database) {
       }
     },
 
-    /** Their sessions go with them (the foreign key cascades); activity entries keep their username. */
     /**
-     * The account goes; its username is retired, never to be taken again: what it wrote
-     * (shouts, activity entries) keeps that name, and must not seem to be a newcomer's.
+     * The account goes (its sessions with it: the foreign key cascades); its username is
+     * retired, never to be taken again — what was written under it must not seem to be a
+     * newcomer's — and kept only as a hash (RETIRED_NAME), so the name itself is gone.
      */
     async delete (id: number, trx: Transaction): Promise<void> {
       const [row] = await trx(USERS_TABLE).where({ id }).delete().returning<Array<{ username: string }>>('username')
       if (row === undefined) return
-      await trx(RETIRED_USERNAMES_TABLE).insert({ username: trx.raw('lower(?)', [row.username]), retired_at: Date.now() }).onConflict('username').ignore()
+      await trx(RETIRED_USERNAMES_TABLE).insert({ username: trx.raw(RETIRED_NAME, [row.username]), retired_at: Date.now() }).onConflict('username').ignore()
     },
 
     /** Holds the account's row until `trx` ends: what is counted per account (its tokens) stays true until it is written. */

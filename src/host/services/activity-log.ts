@@ -1,4 +1,4 @@
-import type { ActivityLogEntryInput, ActivityRedactor, Database, SqlPart } from '../../sdk/index.js'
+import type { ActivityLogEntryInput, ActivityRedactor, Database, SqlPart, Transaction } from '../../sdk/index.js'
 import { ACTIVITY_LOGS_TABLE } from '../database/tables.js'
 import type { I18n } from './i18n.js'
 
@@ -70,6 +70,28 @@ export function activityLogRepository (db: Database, i18n: I18n) {
     async write (owner: string, entries: ActivityLogEntryInput | readonly ActivityLogEntryInput[], trx: Database = db): Promise<void> {
       const list: readonly ActivityLogEntryInput[] = Array.isArray(entries) ? entries : [entries]
       if (list.length > 0) await trx.raw('?', [insertion(owner, list)])
+    },
+
+    /** Takes `fields` out of `owner`'s entries whose detail `key` is one of `values` (the SDK's `activityLog.forget`). */
+    async forget (owner: string, about: { readonly key: string, readonly values: ReadonlyArray<string | number> }, fields: readonly string[], trx: Transaction): Promise<void> {
+      if (about.values.length === 0 || fields.length === 0) return
+      await trx(ACTIVITY_LOGS_TABLE).where({ addon_id: owner }).whereRaw('(details->>?) = any(?::text[])', [about.key, about.values.map(String)])
+        .update({ details: trx.raw(`details ${fields.map(() => '- ?::text').join(' ')}`, [...fields]) })
+    },
+
+    /**
+     * The entries of an erased person (inside the transaction that erases them): those they
+     * wrote keep their place under `replacement` with no account, those that name them
+     * name `replacement` instead, and both lose the text they held (`textFields`).
+     */
+    async forgetPerson (userId: number, name: string, replacement: string, textFields: readonly string[], trx: Transaction): Promise<void> {
+      const named = trx.raw('to_jsonb(?::text)::text', [name])
+      await trx.raw(`update ?? set
+          user_id = case when user_id = ? then null else user_id end,
+          username = case when user_id = ? or username = ? then ? else username end,
+          details = replace((details ${textFields.map(() => '- ?::text').join(' ')})::text, ?, to_jsonb(?::text)::text)::jsonb
+        where user_id = ? or username = ? or strpos(details::text, ?) > 0 or (details->>'targetUserId') = ? or (details->>'userId') = ?`,
+      [ACTIVITY_LOGS_TABLE, userId, userId, name, replacement, ...textFields, named, replacement, userId, name, named, String(userId), String(userId)])
     },
 
     /** A page of the feed, newest first, each entry with its sentence in `locale`; an addon's entries with the details its `readers` entry lets the reader see. */

@@ -130,17 +130,26 @@ export class Notifications {
   }
 
   /**
-   * Rewrites `addonId`'s notifications about any of `keys` (inside `trx`): each field of
-   * `fields` set, or taken out where its value is undefined — what a notification copied
-   * of an edited text, or of an erased author, follows the original. Not announced: a
-   * stream shows a notification as it was when it came; the list is read anew.
+   * Rewrites `addonId`'s notifications whose data field `about.field` is one of
+   * `about.values` (inside `trx`): each field of `fields` set, or taken out where its value
+   * is undefined — what a notification copied of an edited text, or of an erased author,
+   * follows the original. Not announced: the list is read anew.
    */
-  async rewrite (addonId: string, keys: readonly string[], fields: Readonly<Record<string, unknown>>, trx: Transaction): Promise<void> {
-    if (keys.length === 0) return
+  async rewrite (addonId: string, about: { readonly field: string, readonly values: ReadonlyArray<string | number> }, fields: Readonly<Record<string, unknown>>, trx: Transaction): Promise<void> {
+    if (about.values.length === 0) return
     const removed = Object.keys(fields).filter(key => fields[key] === undefined)
     const set = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined))
-    await trx(NOTIFICATIONS_TABLE).where({ addon_id: addonId }).whereIn('key', [...keys])
+    await trx(NOTIFICATIONS_TABLE).where({ addon_id: addonId }).whereRaw('(data->>?) = any(?::text[])', [about.field, about.values.map(String)])
       .update({ data: trx.raw(`(data ${removed.map(() => '- ?::text').join(' ')}) || ?::jsonb`, [...removed, JSON.stringify(set)]) })
+  }
+
+  /**
+   * Replaces the string `name` wherever it stands whole in a notification's data (inside
+   * the transaction that erases its person): who mentioned, who reported.
+   */
+  async forgetName (name: string, replacement: string, trx: Transaction): Promise<void> {
+    await trx.raw(`update ?? set data = replace(data::text, to_jsonb(?::text)::text, to_jsonb(?::text)::text)::jsonb
+      where strpos(data::text, to_jsonb(?::text)::text) > 0`, [NOTIFICATIONS_TABLE, name, replacement, name])
   }
 
   /** Runs `listener` for each of `userId`'s notification events, from any process, until the returned function is called. */

@@ -88,6 +88,26 @@ export function webhookOutboxRepository (db: Database, now: () => number = Date.
     async redact (subject: string, fields: readonly string[], trx: Transaction): Promise<void> {
       await trx(WEBHOOK_DELIVERIES_TABLE).where({ subject, status: 'pending' })
         .update({ data: trx.raw(`jsonb_set(data ${fields.map(() => '- ?::text').join(' ')}, '{deleted}', 'true')`, [...fields]) })
+    },
+
+    /**
+     * Sets `fields` in the pending deliveries about `subject` that carry them (inside the
+     * transaction of an edit): a delivery not yet sent carries the text as it is now.
+     */
+    async rewrite (subject: string, fields: Readonly<Record<string, unknown>>, trx: Transaction): Promise<void> {
+      for (const [field, value] of Object.entries(fields)) {
+        await trx(WEBHOOK_DELIVERIES_TABLE).where({ subject, status: 'pending' }).whereRaw('data \\? ?', [field])
+          .update({ data: trx.raw('jsonb_set(data, array[?::text], ?::jsonb)', [field, JSON.stringify(value)]) })
+      }
+    },
+
+    /**
+     * Replaces the string `name` wherever it stands whole in a pending delivery (inside the
+     * transaction that erases its person): a username, a reporter, a moderator.
+     */
+    async forgetName (name: string, replacement: string, trx: Transaction): Promise<void> {
+      await trx.raw(`update ?? set data = replace(data::text, to_jsonb(?::text)::text, to_jsonb(?::text)::text)::jsonb
+        where status = 'pending' and strpos(data::text, to_jsonb(?::text)::text) > 0`, [WEBHOOK_DELIVERIES_TABLE, name, replacement, name])
     }
   }
 }

@@ -1,0 +1,9 @@
+import type { Knex } from 'knex'
+
+/**
+ * Retired usernames are kept as the SHA-256 of their lower case: an erased member's name
+ * is refused to newcomers without being stored (CONTRACT §22: erasure reaches every copy).
+ */
+export async function up (db: Knex): Promise<void> {
+  await db.raw("update retired_usernames set username = encode(sha256(convert_to(username, 'UTF8')), 'hex')")
+}
