@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify'
 import { ADDON } from './brands.js'
 import type { AddonContext, Database, SqlPart, Transaction } from './context.js'
+import type { DataMap } from './data-map.js'
 import type { MemberViewer } from './viewer.js'
 
 export interface AddonDefinition {
@@ -42,6 +43,11 @@ export interface AddonDefinition {
    * `shout.created`: the panel's webhooks may subscribe to these and the host's own.
    */
   readonly webhookEvents?: readonly string[]
+  /**
+   * The addon's tables in the data map (see DataMap): every column, and what export,
+   * erasure, an edit and a delete do to each copy of a person's text, name or address.
+   */
+  readonly dataMap?: DataMap
   /**
    * Everything the addon stores about the user `userId`, as plain JSON, for the user's
    * data export (`GET /api/users/me/export`): it appears under the addon's id.

@@ -17,3 +17,4 @@ export { AddonManifestSchema, type AddonManifest, type PermissionDeclaration } f
 export { clientKey } from './client-address.js'
 export { prepared } from './prepared.js'
 export { Viewer, type MemberViewer } from './viewer.js'
+export type { DataMap, Holds, MappedTable, PersonalColumn } from './data-map.js'

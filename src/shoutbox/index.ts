@@ -7,6 +7,7 @@ import { canRead, GENERAL_ROOM_ID, Rooms, roomNodes } from './rooms.js'
 import { ShoutboxSettings } from './settings.js'
 import { StreamHub } from './stream-hub.js'
 import { eraseMember, memberData } from './user-data.js'
+import { SHOUTBOX_DATA_MAP } from './data-map.js'
 
 /**
  * The Shoutbox addon. Its endpoints (endpoints/) and migrations (migrations/) are found
@@ -39,6 +40,8 @@ export default defineAddon({
   // The feed tells a panel user of a shout or a room they may not read only that
   // something happened there (the `hidden` sentences), never what was said or its name.
   // A sign-up's username may not hold a watched word that blocks.
+  // Every column of the board's tables, and what export, erasure, an edit and a delete do to each copy of a person's text.
+  dataMap: SHOUTBOX_DATA_MAP,
   // A member's data export: everything the board stores about them.
   exportUser: (ctx, userId) => memberData(ctx, userId),
   // A deleted account: what the board keeps of it goes, its shouts as the site's erasure says.

@@ -3,7 +3,7 @@ import type { Webhooks } from '../plugins/webhooks.js'
 import type { VisibleNotifications } from '../services/notifications.js'
 import { HOST_WEBHOOK_EVENTS } from '../webhooks/outbox.js'
 import {
-  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type ErasureMode, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type MemberViewer, type Transaction
+  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type ErasureMode, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type MappedTable, type MemberViewer, type Transaction
 } from '../../sdk/index.js'
 import { migrate } from '../database/migrate.js'
 import { HOST_PERMISSIONS } from '../identity/permissions.js'
@@ -235,6 +235,11 @@ export class AddonRegistry {
         return byAddon.get(notification.addonId)?.shows(notification) ?? false
       }
     }
+  }
+
+  /** The data map's tables of every addon loaded (see AddonDefinition.dataMap). */
+  dataMap (): Array<MappedTable & { owner: string }> {
+    return [...this.runtimes.values()].flatMap(r => (r.addon.definition.dataMap ?? []).map(table => ({ ...table, owner: r.id })))
   }
 
   /** What each started addon stores about `userId`, by addon id (for the user's export). A failing addon fails the export. */

@@ -2,8 +2,8 @@ import { DELETED_USER_NAME, type Transaction } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 
 /**
- * The fields of an activity entry's details that hold someone's text (a shout, a note, a
- * reason): an erased person's entries, and those naming them, keep none of it.
+ * The fields of an activity entry's details, or of a delivery's data, that hold someone's
+ * text (a shout, a note, a reason): an erased person's, and those naming them, keep none.
  */
 export const ACTIVITY_TEXT_FIELDS = ['message', 'previousMessage', 'excerpt', 'note', 'reason'] as const
 
@@ -23,7 +23,7 @@ export async function eraseAccount (ctx: HostContext, userId: number, username: 
   const { erasure } = await identity.siteSettings.read(trx)
   await ctx.addons.eraseUser(userId, erasure, trx)
   await ctx.activityFeed.forgetPerson(userId, username, DELETED_USER_NAME, ACTIVITY_TEXT_FIELDS, trx)
-  await ctx.webhookAdmin.outbox.forgetName(username, DELETED_USER_NAME, trx)
+  await ctx.webhookAdmin.outbox.forgetName(username, DELETED_USER_NAME, ACTIVITY_TEXT_FIELDS, trx)
   await ctx.notificationCenter.forgetName(username, DELETED_USER_NAME, trx)
   await identity.sessions.endSessionsOf(userId, undefined, trx)
   await identity.users.delete(userId, trx)

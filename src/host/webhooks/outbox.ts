@@ -103,11 +103,12 @@ export function webhookOutboxRepository (db: Database, now: () => number = Date.
 
     /**
      * Replaces the string `name` wherever it stands whole in a pending delivery (inside the
-     * transaction that erases its person): a username, a reporter, a moderator.
+     * transaction that erases its person): a username, a reporter, a moderator; and takes
+     * `textFields` out of those deliveries (a mute's reason about them, say).
      */
-    async forgetName (name: string, replacement: string, trx: Transaction): Promise<void> {
-      await trx.raw(`update ?? set data = replace(data::text, to_jsonb(?::text)::text, to_jsonb(?::text)::text)::jsonb
-        where status = 'pending' and strpos(data::text, to_jsonb(?::text)::text) > 0`, [WEBHOOK_DELIVERIES_TABLE, name, replacement, name])
+    async forgetName (name: string, replacement: string, textFields: readonly string[], trx: Transaction): Promise<void> {
+      await trx.raw(`update ?? set data = replace((data ${textFields.map(() => '- ?::text').join(' ')})::text, to_jsonb(?::text)::text, to_jsonb(?::text)::text)::jsonb
+        where status = 'pending' and strpos(data::text, to_jsonb(?::text)::text) > 0`, [WEBHOOK_DELIVERIES_TABLE, ...textFields, name, replacement, name])
     }
   }
 }

@@ -1,0 +1,102 @@
+import type { DataMap } from '../sdk/index.js'
+
+/**
+ * The board's tables in the data map (see `src/sdk/data-map.ts`): each copy of a person's
+ * text or name, and what export (`user-data.ts`: `memberData`), erasure (`eraseMember`), an
+ * edit and a delete (`shout-changes.ts`) do to it.
+ */
+export const SHOUTBOX_DATA_MAP: DataMap = [
+  {
+    table: 'shoutbox_shouts',
+    person: 'author_id',
+    personal: {
+      message: {
+        holds: 'text',
+        export: 'shouts[].message (the text as it is now)',
+        erase: 'anonymise: kept under `deleted user`; delete: the shout goes',
+        edit: 'replaced; the earlier events carry the new text',
+        delete: 'the row goes'
+      },
+      username: { holds: 'name', export: 'implied (the author)', erase: 'anonymise: `deleted user`, no author; delete: the shout goes' }
+    },
+    other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot']
+  },
+  {
+    table: 'shoutbox_events',
+    personal: {
+      shout: {
+        holds: 'text',
+        export: 'left out (the stream\'s history, a copy of shouts)',
+        erase: 'as the shouts: renamed `deleted user`, or their events go',
+        edit: 'earlier events and replies\' quotes carry the new text',
+        delete: 'earlier events go; replies\' quotes are blanked'
+      }
+    },
+    other: ['id', 'kind', 'created_at']
+  },
+  {
+    table: 'shoutbox_review',
+    person: 'author_id',
+    personal: {
+      message: { holds: 'text', export: 'waitingForReview[].message', erase: 'rows go', delete: 'a refused shout\'s row goes' },
+      username: { holds: 'name', export: 'implied', erase: 'rows go' },
+      why: { holds: 'text', export: 'left out (the moderators\' reason)', erase: 'rows go' }
+    },
+    other: ['id', 'room_id', 'author_id', 'date', 'reply_to_id', 'state', 'since']
+  },
+  {
+    table: 'shoutbox_reports',
+    person: 'user_id',
+    personal: {
+      note: { holds: 'text', export: 'reports[].note', erase: 'the reporter\'s note goes; the report stays in the queue' }
+    },
+    other: ['id', 'shout_id', 'user_id', 'reason', 'created_at', 'resolved_at', 'outcome']
+  },
+  {
+    table: 'shoutbox_mutes',
+    person: 'user_id',
+    personal: {
+      username: { holds: 'name', export: 'mute (the member\'s own)', erase: 'the muted member\'s row goes' },
+      by_username: { holds: 'name', export: 'left out (the moderator\'s)', erase: 'a moderator erased: `deleted user`' },
+      reason: { holds: 'text', export: 'mute.reason', erase: 'the muted member\'s row goes' }
+    },
+    other: ['user_id', 'until', 'by_id', 'created_at']
+  },
+  {
+    table: 'shoutbox_reactions',
+    person: 'user_id',
+    personal: {},
+    other: ['shout_id', 'user_id', 'emoji', 'created_at']
+  },
+  {
+    table: 'shoutbox_ignores',
+    person: 'user_id',
+    personal: {},
+    other: ['user_id', 'ignored_id', 'created_at']
+  },
+  {
+    table: 'shoutbox_read_markers',
+    person: 'user_id',
+    personal: {},
+    other: ['user_id', 'room_id', 'last_read_id', 'updated_at']
+  },
+  {
+    table: 'shoutbox_flood_control',
+    person: 'author_id',
+    personal: {
+      last_digest: { holds: 'secret', export: 'left out (a digest of the last shout, to refuse repeats)', erase: 'the row goes' }
+    },
+    other: ['author_id', 'recent', 'last_posted_at', 'room_posted_at', 'reactions_recent', 'refusals_recent', 'review_deletions_recent']
+  },
+  {
+    table: 'shoutbox_watched_words',
+    personal: {},
+    other: ['id', 'pattern', 'skeleton', 'action', 'created_by', 'created_at']
+  },
+  {
+    table: 'shoutbox_rooms',
+    personal: {},
+    other: ['id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'created_at']
+  },
+  { table: 'shoutbox_pins', personal: {}, other: ['id', 'shout_id', 'pinned_at'] }
+]
