@@ -159,10 +159,15 @@ export interface Users {
    * no such account. A disabled account is found too (it cannot sign in, but it exists).
    */
   find (id: number, trx?: Transaction): Promise<SessionUser | undefined>
+  /**
+   * The account `id` as `find` shapes it, when it is active: what a member may be told
+   * about. A disabled account is undefined here, exactly as one that does not exist.
+   */
+  findActive (id: number): Promise<SessionUser | undefined>
   /** The active (not disabled) accounts named `names`, compared case-insensitively, as `find` shapes them: those a shout may mention. */
   findByNames (names: readonly string[]): Promise<SessionUser[]>
-  /** The usernames of the accounts `ids` (those that exist), by id. */
-  namesOf (ids: readonly number[]): Promise<Map<number, string>>
+  /** The usernames of the accounts `ids` (those that exist; `active`: and are not disabled), by id. */
+  namesOf (ids: readonly number[], options?: { readonly active?: boolean }): Promise<Map<number, string>>
   /**
    * Runs `handler` on every process when what a user may do may have changed: with their
    * id when their sessions ended (signed out everywhere, disabled, deleted, a new

@@ -15,13 +15,15 @@ export const AUTHOR_ANSWER = okAnswer({
 
 /**
  * The account that wrote shout `id`; NOT_FOUND when the shout is gone, has no account
- * (stored before authors were kept), or — `reader` given — is in a room they may not read.
+ * (stored before authors were kept), or — `reader` given, a member asking — is in a room
+ * they may not read, or its author's account is disabled (as for one deleted: a member is
+ * not told which). Staff (no `reader`) see disabled accounts too.
  */
 export async function authorAccount (ctx: AddonContext, id: number, reader?: Viewer): Promise<{ userId: number, username: string, moderator: boolean }> {
   const found = await shoutsRepository(ctx.db).findWithAuthor(id)
   if (found === undefined || found.authorId === null) throw new NotFound()
   if (reader !== undefined) await Rooms.of(ctx).readableBySlug(found.room, reader)
-  const author = await ctx.users.find(found.authorId)
+  const author = reader === undefined ? await ctx.users.find(found.authorId) : await ctx.users.findActive(found.authorId)
   if (author === undefined) throw new NotFound()
   return { userId: author.id, username: author.username, moderator: ctx.permissions.has(author, 'MANAGE_SHOUTBOX') }
 }

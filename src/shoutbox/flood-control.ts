@@ -56,6 +56,19 @@ export function withinMinute (recent: readonly number[], perMinute: number, now:
   return kept
 }
 
+/**
+ * Counts one more of a member's actions whose times their flood-control row keeps in
+ * `column` (a JSON list), at most `perMinute` a minute: TOO_MANY_REQUESTS, with the seconds
+ * to wait, past it (nothing counted). The row is locked until `trx` ends, so every process
+ * counts the same.
+ */
+export async function admitCounted (authorId: number, column: 'ignores_recent', perMinute: number, trx: Transaction): Promise<void> {
+  const row = await lockFloodRow<Record<typeof column, Array<number | string>>>(authorId, [column], trx)
+  const now = Date.now()
+  const kept = withinMinute(row[column].map(Number), perMinute, now)
+  await trx(TABLE).where({ author_id: authorId }).update({ [column]: JSON.stringify([...kept, now]) })
+}
+
 export async function admitPost (authorId: number, message: string, rules: FloodRules, trx: Transaction): Promise<void> {
   const digest = createHash('sha256').update(message).digest('base64url')
   const row = await lockFloodRow<Row>(authorId, ['recent', 'last_posted_at', 'last_digest', 'room_posted_at'], trx)

@@ -173,6 +173,12 @@ export function shoutsRepository (db: Database) {
       return new Set(rows.map(row => Number(row.id)))
     },
 
+    /** Whether account `authorId` has a shout on the board in one of `roomIds` (held and hidden shouts are off it): one index probe. */
+    async wroteIn (authorId: number, roomIds: readonly number[]): Promise<boolean> {
+      if (roomIds.length === 0) return false
+      return (await db(SHOUTS_TABLE).where('author_id', authorId).whereIn('room_id', [...roomIds]).first('id')) !== undefined
+    },
+
     /** The shout with its room's slug, whatever its room (the caller decides who may see it). */
     async find (id: number): Promise<RoomShout | undefined> {
       const [shout] = await db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw(`${slugOf('room_id')} as room`), REPLY_TO).where('id', id)

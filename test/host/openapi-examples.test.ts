@@ -64,6 +64,9 @@ t.test('every documented success answer: produced by the real app, valid against
   const leavingId = JSON.parse(leaving.body).user.id as number
   await asAdmin('POST', '/api/panel/users', { username: 'hopper', email: 'hopper@example.org', password: PASSWORD, roleId: memberRole })
   const hopper = await login(app, 'hopper', PASSWORD)
+  // One whose shouts Ada reads, to ignore (a member may ignore only an account seen on the board).
+  const talker = JSON.parse((await asAdmin('POST', '/api/panel/users', { username: 'barbara', email: 'barbara@example.org', password: PASSWORD, roleId: memberRole })).body).user.id as number
+  await as(await login(app, 'barbara', PASSWORD))('POST', '/api/shoutbox', { message: 'Hello from Barbara' })
   await asAdmin('POST', '/api/panel/shoutbox', { message: 'to be deleted' })
   const panelShoutId = (JSON.parse((await asAdmin('GET', '/api/shoutbox/list')).body).shouts as Array<{ id: number }>)[0]!.id
   // Moderation and history: a member to mute (grace) and one muted to ask about themselves (hopper).
@@ -148,13 +151,13 @@ t.test('every documented success answer: produced by the real app, valid against
       await asAda('PUT', `/api/shoutbox/shouts/${shoutId}/reactions/${encodeURIComponent('👍')}`)
       return asAda('DELETE', `/api/shoutbox/shouts/${shoutId}/reactions/${encodeURIComponent('👍')}`)
     },
-    // Ignore lists (CONTRACT §16): Ada ignores the muted member, then stops.
-    'shoutbox.Ignore': () => asAda('PUT', `/api/users/me/ignored/${userId}`),
+    // Ignore lists (CONTRACT §16): Ada ignores a member whose shout she read, then stops.
+    'shoutbox.Ignore': () => asAda('PUT', `/api/users/me/ignored/${talker}`),
     'shoutbox.ListIgnored': async () => {
-      await asAda('PUT', `/api/users/me/ignored/${userId}`)
+      await asAda('PUT', `/api/users/me/ignored/${talker}`)
       return asAda('GET', '/api/users/me/ignored')
     },
-    'shoutbox.Unignore': () => asAda('DELETE', `/api/users/me/ignored/${userId}`),
+    'shoutbox.Unignore': () => asAda('DELETE', `/api/users/me/ignored/${talker}`),
     'shoutbox.ShoutAuthorAccount': () => asAda('GET', `/api/shoutbox/shouts/${shoutId}/author`),
     // Moderation in depth (CONTRACT §17): a watched word, a report, the queue and a decision.
     'shoutbox.AddWord': () => asAdmin('POST', '/panel/api/shoutbox/words', { pattern: 'free money', action: 'block' }),

@@ -4,6 +4,7 @@ import { build, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { account, roleWith } from '../helpers/identity.js'
 import { patternKey, patternProblem, WordFilter, type WatchedWord } from '../../src/shoutbox/watched-words.js'
+import { LETTER_FORM_RUNS } from '../../src/shoutbox/letter-forms.js'
 
 /** CONTRACT §17, watched words: patterns that block, censor or hold members' shouts, matched as spammers cannot dodge. */
 
@@ -47,6 +48,48 @@ t.test('patterns: what is refused, and one key for look-alikes', async t => {
   t.equal(patternKey('FREE  Money'), patternKey('frée money'))
   t.equal(patternKey('fгее'), patternKey('free'))
   t.not(patternKey('free'), patternKey('fre*'))
+})
+
+/** What was published on main with `casino` a block word and `crypto` a hold word, and went through. */
+const INVISIBLE_ATTACKS = ['cas\u200Bino', 'cas\u00ADino', 'cas\u2060ino']
+const LOOK_ALIKE_ATTACKS = ['ᴄᴀꜱɪɴᴏ', '🅲🅰🆂🅸🅽🅾']
+
+t.test('matching: characters drawn as nothing inside a word neither end it nor hide it', async t => {
+  const filter = filterOf(['casino', 'block'], ['crypto', 'hold'], ['darn', 'censor'])
+  for (const text of INVISIBLE_ATTACKS) t.equal(filter.check(`the ${text} tonight`).action, 'block', JSON.stringify(text))
+  t.equal(filter.check('buy cryp\u200Bto now').action, 'hold', 'cryp+U+200B+to')
+  // Joiners, BOM, bidi controls, tag characters, variation selectors, Hangul fillers, and a format character outside them (U+2062).
+  for (const invisible of ['\u200C', '\u200D', '\uFEFF', '\u202E', '\u2066', '\u{E0041}', '\uFE0F', '\u{E0100}', '\u3164', '\u115F', '\uFFA0', '\u2062', '\u180E']) {
+    t.equal(filter.check(`the cas${invisible}ino${invisible} tonight`).action, 'block', `U+${invisible.codePointAt(0)!.toString(16).toUpperCase()}`)
+  }
+  t.equal(filter.check('c\u200Ba\u200Bs\u200Bi\u200Bn\u200Bo').action, 'block', 'one after every letter')
+  // Censoring stars the word as it was seen: the invisible characters inside it go, those around it stay.
+  t.equal(filter.check('oh d\u200Ba\u00ADrn, \u200Bdarn\u200B!').message, 'oh ****, \u200B****\u200B!')
+  t.equal(filter.check('fre\u0301e darn').message, 'fre\u0301e ****', 'nothing else moves')
+})
+
+t.test('matching: invisible spaces are spaces; small capitals, enclosed and full-width letters are their letters', async t => {
+  const filter = filterOf(['casino', 'block'], ['darn', 'censor'], ['win 100', 'hold'])
+  for (const text of [...LOOK_ALIKE_ATTACKS, 'ⓒⓐⓢⓘⓝⓞ', '🅒🅐🅢🅘🅝🅞', '🄲🄰🅂🄸🄽🄾', 'ｃａｓｉｎｏ', 'ᶜᵃˢⁱⁿᵒ', 'ᴄasɪɴo']) {
+    t.equal(filter.check(`the ${text} tonight`).action, 'block', text)
+  }
+  t.equal(filter.check('ᴅᴀʀɴ 🅳🅰🆁🅽!').message, '**** ****!', 'each look-alike letter is one star')
+  t.equal(filter.check('win ❶⓪⓿').action, 'hold', 'enclosed digits are digits')
+  t.equal(filter.check('cas\u2800ino and ca\u{1D159}sino').action, null, 'the Braille blank and the null notehead are spaces: two words')
+  t.equal(filter.check('casino\u2800tonight').action, 'block', 'so a word ends there')
+  t.equal(filter.check('🇨🇦 flags and ᴀ ʙᴄ').action, null, 'regional indicators (flags) are not letters here')
+})
+
+t.test('the letter-form table: each form reads as the letter or digit it draws', async t => {
+  let forms = 0
+  for (const [first, bases] of LETTER_FORM_RUNS) {
+    for (const [i, base] of [...bases].entries()) {
+      const form = String.fromCodePoint(first + i)
+      t.equal(patternKey(`x${form}x`), patternKey(`x${base}x`), `U+${(first + i).toString(16).toUpperCase()} is ${base}`)
+      forms++
+    }
+  }
+  t.ok(forms > 100, `${forms} forms`)
 })
 
 async function board (t: Test, app?: App) {
@@ -105,6 +148,25 @@ t.test('a blocked word refuses the shout and stores nothing; a censored one is s
   t.same(answer(await as(app, mira).put(`/api/shoutbox/${own.id}`, { message: 'all good, free money' })), [400, error('WATCHED_WORD')], 'an edit')
   t.equal((await as(app, mira).put(`/api/shoutbox/${own.id}`, { message: 'all darn good' })).json().shout.message, 'all **** good')
   t.same((await messages())[0], 'all **** good')
+})
+
+t.test('attack: a blocked word with an invisible character or look-alike letters inside; a held word with a zero-width space', async t => {
+  const { app, mira, watch, messages } = await board(t)
+  await watch('casino', 'block')
+  await watch('crypto', 'hold')
+  await watch('darn', 'censor')
+  for (const word of [...INVISIBLE_ATTACKS, ...LOOK_ALIKE_ATTACKS]) {
+    const message = `best ${word} in town`
+    t.same(answer(await as(app, mira).post('/api/shoutbox', { message })), [400, error('WATCHED_WORD')], JSON.stringify(message))
+    t.same(answer(await as(app, mira).post('/api/shoutbox/rooms/general/shouts', { message })), [400, error('WATCHED_WORD')], 'in a room')
+  }
+  t.same(await messages(), [], 'nothing stored')
+  const held = await as(app, mira).post('/api/shoutbox', { message: 'buy cryp\u200Bto now' })
+  t.match(held.json(), { result: 'ok', shout: { message: 'buy cryp\u200Bto now', held: true } }, 'cryp+U+200B+to is held')
+  t.same(await messages(), [], 'not on the board')
+  const censored = await as(app, mira).post('/api/shoutbox', { message: 'oh ᴅᴀʀɴ, d\u200Barn it' })
+  t.equal(censored.json().shout.message, 'oh ****, **** it', 'censored where the words were')
+  t.same(await messages(), ['oh ****, **** it'])
 })
 
 t.test('a word watched on one process applies on every process at once', { skip: DB_KIND !== 'postgres' && 'the embedded database belongs to one process: this runs on PostgreSQL' }, async t => {

@@ -107,8 +107,9 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
     },
     users: {
       find: (id, trx) => services.users.sessionUser(id, trx),
+      findActive: id => services.users.sessionUser(id, undefined, { active: true }),
       findByNames: names => services.users.activeSessionUsers(names),
-      namesOf: ids => services.users.namesOf(ids),
+      namesOf: (ids, options) => services.users.namesOf(ids, options),
       onAccessChange (handler) {
         cluster.subscribeJson(USER_SIGNED_OUT, isUserSignedOut, ({ userId }) => handler(userId))
         cluster.subscribe(IDENTITY_CHANGED, () => handler(null))

@@ -1,8 +1,10 @@
 /**
- * Scripted installs: creates the first administrator and finishes setup, no browser.
+ * Scripted installs: creates the first administrator and finishes setup, no browser; then
+ * answers the wizard's question as its form does by default: the shoutbox's list shows the
+ * newest 50 shouts (`--max-shouts N`, or `none` for all of them).
  *
  *   SHOUTBOX_ADMIN_PASSWORD=… npm run create-admin -- --username admin --email admin@example.org
- *   printf '%s' "$PASSWORD" | npm run create-admin -- --username admin --email admin@example.org
+ *   printf '%s' "$PASSWORD" | npm run create-admin -- --username admin --email admin@example.org --max-shouts 100
  *
  * The password is read from SHOUTBOX_ADMIN_PASSWORD or standard input, never from the
  * command line (where every user of the machine could read it in the process list).
@@ -15,6 +17,9 @@ import { loadConfig } from '../config.js'
 import { DataDirInUse } from '../database/data-dir-claim.js'
 import { finishSetup } from '../endpoints/setup.js'
 import { NewAccountSchema } from '../schemas.js'
+
+/** What the setup wizard's shoutbox step fills in. */
+const WIZARD_MAX_SHOUTS = 50
 
 function fail (line: string): never {
   process.stderr.write(`create-admin: ${line}\n`)
@@ -33,11 +38,15 @@ const { values } = parseArgs({
     username: { type: 'string' },
     email: { type: 'string' },
     'data-dir': { type: 'string' },
-    'addons-dir': { type: 'string' }
+    'addons-dir': { type: 'string' },
+    'max-shouts': { type: 'string', default: String(WIZARD_MAX_SHOUTS) }
   },
   strict: true
 })
-if (values.username === undefined || values.email === undefined) fail('usage: create-admin --username NAME --email ADDRESS (password from SHOUTBOX_ADMIN_PASSWORD or stdin)')
+if (values.username === undefined || values.email === undefined) {
+  fail('usage: create-admin --username NAME --email ADDRESS [--max-shouts N|none] (password from SHOUTBOX_ADMIN_PASSWORD or stdin)')
+}
+const maxShouts = values['max-shouts'] === 'none' ? null : /^[0-9]{1,9}$/.test(values['max-shouts']) ? Number(values['max-shouts']) : fail('--max-shouts takes a whole number, or none')
 const password = process.env.SHOUTBOX_ADMIN_PASSWORD ?? await readStdin()
 const account = { username: values.username, email: values.email, password }
 const problem = Value.Errors(NewAccountSchema, account).First()
@@ -52,6 +61,7 @@ const app = await buildApp({ config: { ...loadConfig(args, process.env), logLeve
   throw error
 })
 const outcome = await finishSetup(app.addons.hostContext, account).then(admin => ({ admin }), (error: unknown) => ({ error }))
+const configured = 'error' in outcome ? undefined : await setMaxShouts(account.username, account.password)
 await app.close()
 if ('error' in outcome) {
   const { error } = outcome
@@ -59,3 +69,27 @@ if ('error' in outcome) {
   throw error
 }
 process.stdout.write(`created the administrator "${outcome.admin.username}"; setup is finished\n`)
+if (configured !== undefined) fail(`setup is finished, but the shoutbox's maxShouts was not set (${configured}); set it in the panel`)
+
+/**
+ * The wizard's shoutbox step, as the wizard takes it: the new administrator signs in and
+ * saves the setting through the panel's endpoint (checked, logged and heard by every
+ * process as any change of it is), then signs out. The error code when that failed.
+ */
+async function setMaxShouts (username: string, password: string): Promise<string | undefined> {
+  const signedIn = await app.inject({ method: 'POST', url: '/api/auth/login', payload: { username, password } })
+  const cookie = signedIn.cookies[0]
+  if (signedIn.statusCode !== 200 || cookie === undefined) return codeOf(signedIn.body)
+  const headers = { cookie: `${cookie.name}=${cookie.value}` }
+  const saved = await app.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers, payload: { maxShouts } })
+  await app.inject({ method: 'POST', url: '/api/auth/logout', headers })
+  return saved.statusCode === 200 ? undefined : codeOf(saved.body)
+}
+
+function codeOf (body: string): string {
+  try {
+    return String((JSON.parse(body) as { error?: unknown }).error)
+  } catch {
+    return body.slice(0, 100)
+  }
+}

@@ -134,16 +134,23 @@ export function usersRepository (db: Database) {
       return row === undefined ? undefined : toUser(row)
     },
 
-    /** The account `id` with its role and the role's permissions, shaped as a session resolves a user (see `Sessions.resolve`). */
-    async sessionUser (id: number, trx: Database = db): Promise<SessionUser | undefined> {
-      const row = await withRole(trx(USERS_TABLE)).where(`${USERS_TABLE}.id`, id).first<SessionUserRow | undefined>(...SESSION_USER_COLUMNS).catch(outOfRange)
+    /**
+     * The account `id` with its role and the role's permissions, shaped as a session resolves a user (see `Sessions.resolve`);
+     * `active`: undefined for a disabled account too.
+     */
+    async sessionUser (id: number, trx: Database = db, { active = false } = {}): Promise<SessionUser | undefined> {
+      const query = withRole(trx(USERS_TABLE)).where(`${USERS_TABLE}.id`, id)
+      if (active) query.andWhere(`${USERS_TABLE}.disabled`, false)
+      const row = await query.first<SessionUserRow | undefined>(...SESSION_USER_COLUMNS).catch(outOfRange)
       return row === undefined ? undefined : toSessionUser(row)
     },
 
-    /** The usernames of the accounts `ids`, by id (those that exist). */
-    async namesOf (ids: readonly number[]): Promise<Map<number, string>> {
+    /** The usernames of the accounts `ids`, by id (those that exist; `active`: and are not disabled). */
+    async namesOf (ids: readonly number[], { active = false } = {}): Promise<Map<number, string>> {
       if (ids.length === 0) return new Map()
-      const rows: Array<{ id: number, username: string }> = await db(USERS_TABLE).whereIn('id', [...ids]).select('id', 'username')
+      const query = db(USERS_TABLE).whereIn('id', [...ids])
+      if (active) query.andWhere('disabled', false)
+      const rows: Array<{ id: number, username: string }> = await query.select('id', 'username')
       return new Map(rows.map(row => [row.id, row.username]))
     },
 

@@ -1,6 +1,6 @@
-import { BadRequest, LoggedInApi, NoPermission, NotFound, Successful, Type, okAnswer, type AddonContext, type SignedInCall } from '../../sdk/index.js'
+import { BadRequest, LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, Type, okAnswer, type AddonContext, type SignedInCall } from '../../sdk/index.js'
 import { IgnoreListFull } from '../errors.js'
-import { ignore, ignoresRepository, MAX_IGNORED } from '../ignores.js'
+import { admitIgnoreChange, ignore, ignoresRepository, MAX_IGNORED } from '../ignores.js'
 import { AUTHOR_ANSWER, authorAccount } from '../authors.js'
 import { ShoutIdParamsSchema } from '../schemas.js'
 
@@ -9,10 +9,10 @@ const ANSWER = okAnswer({ ignored: IgnoredSchema }, { ignored: [{ userId: 7, use
 
 const TargetSchema = { params: Type.Object({ userId: Type.String({ pattern: '^[0-9]{1,9}$' }) }) }
 
-/** The list as answered: each ignored account with its name now (accounts deleted since are left out). */
+/** The list as answered: each ignored account with its name now (accounts deleted or disabled since are left out alike). */
 async function listOf (ctx: AddonContext, userId: number): Promise<Array<{ userId: number, username: string }>> {
   const ids = await ignoresRepository(ctx.db).of(userId)
-  const names = await ctx.users.namesOf(ids)
+  const names = await ctx.users.namesOf(ids, { active: true })
   return ids.flatMap(id => names.has(id) ? [{ userId: id, username: names.get(id)! }] : [])
 }
 
@@ -34,30 +34,38 @@ export class ListIgnored extends LoggedInApi {
 }
 
 /**
- * PUT /api/users/me/ignored/:userId — ignores an account: 404 for none, 400 for oneself,
- * 403 for a holder of MANAGE_SHOUTBOX (a moderator's word is never hidden), 409
- * IGNORE_LIST_FULL past 200. Ignoring twice is once.
+ * PUT /api/users/me/ignored/:userId — ignores an account the caller could see on the board
+ * (an active account with a shout in a room they may read): 404 for any other id, the same
+ * for none, a disabled account, a bot or staff member who never wrote there; 400 for
+ * oneself; 403 for a holder of MANAGE_SHOUTBOX (a moderator's word is never hidden); 409
+ * IGNORE_LIST_FULL past 200. Ignoring twice is once. With DELETE, at most
+ * IGNORE_CHANGES_PER_MINUTE a minute per member, whatever the answer → 429.
  */
 export class Ignore extends LoggedInApi<typeof TargetSchema> {
   readonly method = 'PUT'
   readonly path = '/api/users/me/ignored/:userId'
   readonly schema = TargetSchema
-  override readonly answers = { ok: ANSWER, errors: [BadRequest, NotFound, NoPermission, IgnoreListFull] }
+  override readonly answers = { ok: ANSWER, errors: [BadRequest, NotFound, NoPermission, IgnoreListFull, TooManyRequests] }
 
   async handle ({ ctx, user, params }: SignedInCall<typeof TargetSchema>): Promise<Successful> {
+    await admitIgnoreChange(ctx, user)
     await ignore(ctx, user, Number(params.userId))
     return new Successful({ ignored: await listOf(ctx, user.id) })
   }
 }
 
-/** DELETE /api/users/me/ignored/:userId — stops ignoring an account (one not ignored: nothing changes). */
+/**
+ * DELETE /api/users/me/ignored/:userId — stops ignoring an account (one not ignored: nothing
+ * changes, and the answer is the list as it is). Counted with PUT: IGNORE_CHANGES_PER_MINUTE.
+ */
 export class Unignore extends LoggedInApi<typeof TargetSchema> {
   readonly method = 'DELETE'
   readonly path = '/api/users/me/ignored/:userId'
   readonly schema = TargetSchema
-  override readonly answers = { ok: ANSWER }
+  override readonly answers = { ok: ANSWER, errors: [TooManyRequests] }
 
   async handle ({ ctx, user, params }: SignedInCall<typeof TargetSchema>): Promise<Successful> {
+    await admitIgnoreChange(ctx, user)
     await ignoresRepository(ctx.db).remove(user.id, Number(params.userId))
     return new Successful({ ignored: await listOf(ctx, user.id) })
   }
@@ -67,7 +75,7 @@ export class Unignore extends LoggedInApi<typeof TargetSchema> {
  * GET /api/shoutbox/shouts/:id/author — a signed-in reader asks whose account wrote a shout
  * (the list names authors, not accounts): `{userId, username, moderator}`, to ignore them.
  * 404 for a shout of a room the caller may not read, as for none, and for shouts stored
- * before authors were kept.
+ * before authors were kept, and for an author whose account is gone or disabled (alike).
  */
 export class ShoutAuthorAccount extends LoggedInApi<typeof ShoutIdParamsSchema> {
   readonly method = 'GET'

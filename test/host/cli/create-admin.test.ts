@@ -41,6 +41,22 @@ t.test('create-admin: a scripted install without a browser', async t => {
   const signIn = await http(server, 'POST', '/api/auth/login', { body: { username: 'root-admin', password: 'a strong password' } })
   t.same([signIn.status, signIn.body], [200, { result: 'ok', user: { id: 1, username: 'root-admin', role: { id: 1, name: 'admin' } } }],
     'the password came from stdin, without its newline')
+  const settings = await http(server, 'GET', '/api/panel/shoutbox/config', { cookie: signIn.cookie! })
+  t.match(settings, { status: 200, body: { result: 'ok', maxShouts: 50 } }, 'the list shows the newest 50, as the wizard sets it')
+  const feed = await http(server, 'GET', '/api/panel/logs/activity', { cookie: signIn.cookie! })
+  t.match(feed.body, { logs: [{ text: 'root-admin changed the shoutbox settings' }] }, 'logged as the wizard\'s change is (newest first)')
+})
+
+t.test('create-admin --max-shouts: another number, or none; anything else is refused before setup', async t => {
+  const storage = await serverStorage(t)
+  const args = ['--username', 'root-admin', '--email', 'root@example.org']
+  const bad = await run(storage, [...args, '--max-shouts', 'lots'], { stdin: 'a strong password\n' })
+  t.same([bad.code, bad.stderr], [1, 'create-admin: --max-shouts takes a whole number, or none\n'])
+  const made = await run(storage, [...args, '--max-shouts', 'none'], { stdin: 'a strong password\n' })
+  t.same([made.code, made.stdout], [0, 'created the administrator "root-admin"; setup is finished\n'], made.stderr)
+  const server = await startServer(t, { env: storage.env })
+  const signIn = await http(server, 'POST', '/api/auth/login', { body: { username: 'root-admin', password: 'a strong password' } })
+  t.match(await http(server, 'GET', '/api/panel/shoutbox/config', { cookie: signIn.cookie! }), { status: 200, body: { result: 'ok', maxShouts: null } }, 'none: every shout')
 })
 
 t.test('create-admin beside a running host on the embedded database is refused, and changes nothing', { skip: DB_KIND !== 'embedded' && 'PostgreSQL serves any number of processes' }, async t => {
