@@ -86,7 +86,7 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
     personal: {
       last_digest: { holds: 'secret', export: 'left out (a digest of the last shout, to refuse repeats)', erase: 'the row goes' }
     },
-    other: ['author_id', 'recent', 'last_posted_at', 'room_posted_at', 'reactions_recent', 'refusals_recent', 'review_deletions_recent']
+    other: ['author_id', 'recent', 'last_posted_at', 'room_posted_at', 'reactions_recent', 'refusals_recent', 'review_deletions_recent', 'ignores_recent']
   },
   {
     table: 'shoutbox_watched_words',

@@ -1,4 +1,4 @@
-import { BadRequest, NoPermission, NotFound, type AddonContext, type Database, type SessionUser } from '../sdk/index.js'
+import { BadRequest, NoPermission, NotFound, type AddonContext, type Database, type MemberViewer, type SessionUser } from '../sdk/index.js'
 import { IgnoreListFull } from './errors.js'
 import { admitCounted } from './flood-control.js'
 import { canRead, Rooms } from './rooms.js'
@@ -66,9 +66,9 @@ export async function admitIgnoreChange (ctx: AddonContext, user: SessionUser): 
  * reads (a bot, staff who only use the panel) are all the same answer. The board is asked
  * first: an id nobody wrote under costs what an unknown one does.
  */
-async function seenBy (ctx: AddonContext, viewer: SessionUser, targetId: number): Promise<SessionUser | undefined> {
+async function seenBy (ctx: AddonContext, viewer: MemberViewer, targetId: number): Promise<SessionUser | undefined> {
   const rooms = (await Rooms.of(ctx).all()).filter(room => canRead(room, viewer)).map(room => room.id)
-  const seen = await shoutsRepository(ctx.db).wroteIn(targetId, rooms) || await ignoresRepository(ctx.db).has(viewer.id, targetId)
+  const seen = await shoutsRepository(ctx.db).wroteIn(targetId, rooms) || await ignoresRepository(ctx.db).has(viewer.user.id, targetId)
   return seen ? await ctx.users.findActive(targetId) : undefined
 }
 
@@ -78,9 +78,10 @@ async function seenBy (ctx: AddonContext, viewer: SessionUser, targetId: number)
  * moderator's word is never hidden; asked only of an account the caller has seen, whose
  * shouts' author lookup says `moderator` anyway); at most MAX_IGNORED (409).
  */
-export async function ignore (ctx: AddonContext, user: SessionUser, targetId: number): Promise<void> {
+export async function ignore (ctx: AddonContext, viewer: MemberViewer, targetId: number): Promise<void> {
+  const { user } = viewer
   if (targetId === user.id) throw new BadRequest({ reason: 'one cannot ignore oneself' })
-  const target = await seenBy(ctx, user, targetId)
+  const target = await seenBy(ctx, viewer, targetId)
   if (target === undefined) throw new NotFound()
   if (ctx.permissions.has(target, 'MANAGE_SHOUTBOX')) throw new NoPermission()
   if (!await ignoresRepository(ctx.db).add(user.id, targetId)) throw new IgnoreListFull(MAX_IGNORED)

@@ -47,9 +47,9 @@ export class Ignore extends LoggedInApi<typeof TargetSchema> {
   readonly schema = TargetSchema
   override readonly answers = { ok: ANSWER, errors: [BadRequest, NotFound, NoPermission, IgnoreListFull, TooManyRequests] }
 
-  async handle ({ ctx, user, params }: SignedInCall<typeof TargetSchema>): Promise<Successful> {
+  async handle ({ ctx, user, viewer, params }: SignedInCall<typeof TargetSchema>): Promise<Successful> {
     await admitIgnoreChange(ctx, user)
-    await ignore(ctx, user, Number(params.userId))
+    await ignore(ctx, viewer, Number(params.userId))
     return new Successful({ ignored: await listOf(ctx, user.id) })
   }
 }
