@@ -16,6 +16,8 @@ import { registerPages } from './http/pages.js'
 import { rewritePanelUrl } from './http/panel-rewrite.js'
 import { trustProxyFunction } from './http/proxies.js'
 import { validatorCompiler } from './http/validation.js'
+import { AddressKeys } from './identity/address-keys.js'
+import { loadAddressSecret } from './identity/address-secret.js'
 import type { ThrottleOptions } from './identity/login-throttle.js'
 import type { HashingLimits, PasswordHasher } from './identity/passwords.js'
 import { sessionCookieFor } from './identity/sessions.js'
@@ -112,6 +114,8 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
   const found = await loadAddons(config.addonsDir, options.builtinAddons ?? BUILTIN_ADDONS)
   checkRoutes(host, found)
 
+  // Client addresses reach the database and the log only as HMACs under keys of the day.
+  const addresses = new AddressKeys(await loadAddressSecret(config))
   const allowedOrigins = config.publicUrl === undefined ? config.allowedOrigins : [...config.allowedOrigins, config.publicUrl]
   // One record of the 503s this app answered, for its error handler and the router's refusals alike.
   const conditions = new ConditionLog()
@@ -122,7 +126,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       app.embedCors.apply(request, response)
       if (!app.answerCache.serve(request, response)) handler(request, response)
     }),
-    logger: safeLogging(options.logger),
+    logger: safeLogging(options.logger, config.logClientAddresses ? 'in clear' : addresses),
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
     rewriteUrl: request => rewritePanelUrl(request.url ?? '/'),
     bodyLimit: BODY_LIMIT,
@@ -153,6 +157,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(activityPlugin)
     await app.register(notificationsPlugin)
     await app.register(identityPlugin, {
+      addresses,
       setupToken: config.setupToken,
       ...(options.hasher === undefined ? {} : { passwords: options.hasher }),
       ...(options.throttle === undefined ? {} : { throttle: options.throttle }),

@@ -52,6 +52,14 @@ export interface HostConfig {
   readonly webhooksAllowHttp: boolean
   /** `WEBHOOKS_ALLOW_PRIVATE=1`: webhooks may reach loopback and private addresses (tests, a receiver on the same machine). */
   readonly webhooksAllowPrivate: boolean
+  /**
+   * `ADDRESS_SECRET`: what the keys of the client addresses' HMACs are derived from (see
+   * `AddressKeys`); unset → the data folder's `address-secret` file, made at the first
+   * start. Never in the database.
+   */
+  readonly addressSecret: string | undefined
+  /** `LOG_CLIENT_ADDRESSES=1`: log lines carry the client's address in clear (otherwise a pseudonym of the day). */
+  readonly logClientAddresses: boolean
   /** libuv's thread pool, which Node sizes from `UV_THREADPOOL_SIZE` (4 unless set): password hashing leaves one of its threads free. */
   readonly threadPoolSize: number
 }
@@ -62,6 +70,9 @@ export type TrustProxy = number | readonly string[]
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'
 }
+
+/** The shortest ADDRESS_SECRET taken: a secret that can be guessed gives the addresses away. */
+export const MIN_ADDRESS_SECRET_LENGTH = 32
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
 
@@ -97,6 +108,10 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
   if (setupToken !== undefined && (setupToken.length < 16 || setupToken.length > 200)) {
     throw new ConfigError('SETUP_TOKEN must be 16 to 200 characters long (anyone who knows it can finish setup)')
   }
+  const addressSecret = emptyToUndefined(env.ADDRESS_SECRET)?.trim()
+  if (addressSecret !== undefined && addressSecret.length < MIN_ADDRESS_SECRET_LENGTH) {
+    throw new ConfigError(`ADDRESS_SECRET must be ${MIN_ADDRESS_SECRET_LENGTH} characters or more (openssl rand -base64 32): one that can be guessed ties a copy of the database's counters to addresses`)
+  }
   return {
     dev,
     port,
@@ -119,6 +134,8 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     metricsPort: emptyToUndefined(env.METRICS_PORT) === undefined ? undefined : parsePort(env.METRICS_PORT!.trim()),
     webhooksAllowHttp: parseCount('WEBHOOKS_ALLOW_HTTP', env.WEBHOOKS_ALLOW_HTTP ?? '0') > 0,
     webhooksAllowPrivate: parseCount('WEBHOOKS_ALLOW_PRIVATE', env.WEBHOOKS_ALLOW_PRIVATE ?? '0') > 0,
+    addressSecret,
+    logClientAddresses: parseCount('LOG_CLIENT_ADDRESSES', env.LOG_CLIENT_ADDRESSES ?? '0') > 0,
     // Read as libuv reads it: anything but a positive number leaves its default.
     threadPoolSize: Number(env.UV_THREADPOOL_SIZE) || 4
   }

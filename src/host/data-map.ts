@@ -98,7 +98,6 @@ export const HOST_DATA_MAP: DataMap = [
     personal: { key: { holds: 'address', export: 'left out (an HMAC of the address under a key of the day)', erase: 'forgotten when its window ends' } },
     other: ['count', 'window_started_at']
   },
-  { table: 'address_keys', personal: { key: { holds: 'secret', export: 'left out', erase: 'not a person\'s' } }, other: ['day'] },
   { table: 'roles', personal: {}, other: ['id', 'name', 'permissions', 'builtin'] },
   { table: 'default_grants', personal: {}, other: ['node', 'granted_at'] },
   { table: 'settings', personal: {}, other: ['key', 'value'] },

@@ -19,25 +19,43 @@ const REDACT_PATHS = [
   '*.password', '*.passwordHash', '*.password_hash', '*.currentPassword', '*.newPassword', '*.token', '*.token_hash', '*.email', '*.cookie'
 ]
 
+/**
+ * Where careless code (an addon's too) might put a client's address: blanked unless
+ * addresses are logged in clear. The request line itself is written by `safeRequest`.
+ */
+const ADDRESS_PATHS = [
+  'ip', 'ips', 'remoteAddress', '*.ip', '*.ips', '*.remoteAddress',
+  'headers["x-forwarded-for"]', 'headers["x-real-ip"]', 'headers.forwarded',
+  '*.headers["x-forwarded-for"]', '*.headers["x-real-ip"]', '*.headers.forwarded'
+]
+
+/**
+ * How a client appears in the log: by its address in clear (`LOG_CLIENT_ADDRESSES=1`),
+ * or by a pseudonym of the day (`AddressKeys.pseudonym`).
+ */
+export type ClientsInLog = 'in clear' | { pseudonym (address: string): string }
+
 /** Query parameters whose values are secrets (a setup link, a token handed over in a URL). */
 const SECRET_PARAM = /token|password|secret|key|session/i
 
 /**
  * The host's logger settings with what must never reach a log taken out: passwords,
- * hashes, session tokens, e-mail addresses and SQL parameter values. Applied to whatever
- * logger the host is built with (server.ts's, or a test's).
+ * hashes, session tokens, e-mail addresses, SQL parameter values and, unless `clients` is
+ * 'in clear', client addresses. Applied to whatever logger the host is built with
+ * (server.ts's, or a test's).
  */
-export function safeLogging (setting: LoggerSetting): LoggerSetting {
+export function safeLogging (setting: LoggerSetting, clients: ClientsInLog): LoggerSetting {
   if (setting === undefined || setting === false) return false
   const options: LoggerOptions = setting === true ? {} : setting
+  const paths = clients === 'in clear' ? REDACT_PATHS : [...REDACT_PATHS, ...ADDRESS_PATHS]
   const redact = options.redact === undefined
-    ? REDACT_PATHS
-    : Array.isArray(options.redact) ? [...options.redact, ...REDACT_PATHS] : { ...options.redact, paths: [...options.redact.paths, ...REDACT_PATHS] }
+    ? paths
+    : Array.isArray(options.redact) ? [...options.redact, ...paths] : { ...options.redact, paths: [...options.redact.paths, ...paths] }
   const formatLog = options.formatters?.log
   return {
     ...options,
     redact: Array.isArray(redact) ? { paths: redact, censor: REDACTED } : redact,
-    serializers: { ...options.serializers, err: error => safeError(error) as { type: string, message: string, stack: string }, req: safeRequest },
+    serializers: { ...options.serializers, err: error => safeError(error) as { type: string, message: string, stack: string }, req: request => safeRequest(request, clients) },
     formatters: {
       ...options.formatters,
       // An Error under any key (not only `err`) is serialised the safe way.
@@ -54,15 +72,23 @@ function safeFields (object: Fields): Fields {
   return copy ?? object
 }
 
-/** Fastify's request line (method, URL, host, client), with the values of secret query parameters blanked. */
-function safeRequest (request: { method?: string, url?: string, host?: string, ip?: string, remoteAddress?: string, socket?: { remotePort?: number } }): Fields {
-  return {
+interface LoggedRequest { method?: string, url?: string, host?: string, ip?: string, remoteAddress?: string, socket?: { remotePort?: number } }
+
+/**
+ * Fastify's request line (method, URL, host, client), with the values of secret query
+ * parameters blanked, and the client as `clients` says: its address and port in clear,
+ * or only its pseudonym of the day (a port is left out too: with the time, a carrier's
+ * NAT log ties it to a subscriber).
+ */
+function safeRequest (request: LoggedRequest, clients: ClientsInLog): Fields {
+  const line: Fields = {
     method: request.method,
     url: request.url === undefined ? undefined : safeUrl(request.url),
-    host: request.host,
-    remoteAddress: request.ip ?? request.remoteAddress,
-    remotePort: request.socket?.remotePort
+    host: request.host
   }
+  const address = request.ip ?? request.remoteAddress
+  if (clients === 'in clear') return { ...line, remoteAddress: address, remotePort: request.socket?.remotePort }
+  return address === undefined ? line : { ...line, client: clients.pseudonym(address) }
 }
 
 export function safeUrl (url: string): string {

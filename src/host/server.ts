@@ -81,6 +81,8 @@ async function main (): Promise<void> {
     app = await buildApp({ config, logger: loggerOptions(config) })
   } catch (error) {
     if (error instanceof AddonLoadError) fail(error.message)
+    // The address secret is looked for as the app is built (ADDRESS_SECRET, the data folder's file).
+    if (error instanceof ConfigError) fail(error.message, 2)
     if (error instanceof DataDirInUse) fail(`${error.message}; stop it first, or give this one its own --data-dir`)
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === '28P01' || code === '3D000') {

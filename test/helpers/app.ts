@@ -11,6 +11,9 @@ import type { Tap } from './types.js'
 /** Cheap scrypt parameters for tests; production uses OWASP's (see passwords.ts). */
 export const testHasher = new PasswordHasher({ logN: 10, r: 8, p: 1 })
 
+/** What the tests' hosts hold as ADDRESS_SECRET: the keys of client addresses are derived from it. */
+export const ADDRESS_SECRET = 'tests-address-secret-0123456789abcdef'
+
 /** What the tests' hosts hold as SETUP_TOKEN: finishing setup needs it. */
 export const SETUP_TOKEN = 'tests-setup-token-0123456789'
 
@@ -27,6 +30,7 @@ export function testConfig (overrides: Partial<HostConfig> = {}): HostConfig {
     logLevel: 'silent',
     logRequests: false,
     setupToken: SETUP_TOKEN,
+    addressSecret: ADDRESS_SECRET,
     ...overrides
   }
 }

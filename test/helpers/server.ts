@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import pg from 'pg'
 import { sessionCookieFor } from '../../src/host/identity/sessions.js'
-import { SETUP_TOKEN } from './app.js'
+import { ADDRESS_SECRET, SETUP_TOKEN } from './app.js'
 import { DB_KIND, TEST_DATABASE_URL } from './database.js'
 import { IMAGE, ensureImage } from './pglite-image.js'
 import { START_FLAGS } from './start-flags.js'
@@ -33,7 +33,8 @@ export async function serverStorage (t: Tap): Promise<ServerStorage> {
       await client.query(`drop schema if exists "${schema}" cascade`)
       await client.end()
     })
-    return { env: { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema } }
+    // Every process of one database is given the same secret, as an operator must.
+    return { env: { DATABASE_URL: TEST_DATABASE_URL, DATABASE_SCHEMA: schema, ADDRESS_SECRET } }
   }
   const dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-data-'))
   t.teardown(() => fs.rm(dataDir, { recursive: true, force: true }))

@@ -89,3 +89,21 @@ t.test('bad settings are refused with one clear line', async t => {
   }
   t.throws(() => loadConfig([], { DATABASE_SCHEMA: 'Bad-Name' }), /DATABASE_SCHEMA/)
 })
+
+t.test('ADDRESS_SECRET: unset by default (the data folder\'s file then), 32 characters or more', async t => {
+  t.equal(loadConfig([], {}).addressSecret, undefined)
+  t.equal(loadConfig([], { ADDRESS_SECRET: ' ' }).addressSecret, undefined)
+  const secret = 'x'.repeat(32)
+  t.equal(loadConfig([], { ADDRESS_SECRET: ` ${secret}\n` }).addressSecret, secret, 'without the spaces around it')
+  t.throws(() => loadConfig([], { ADDRESS_SECRET: 'x'.repeat(31) }), {
+    name: 'ConfigError', message: 'ADDRESS_SECRET must be 32 characters or more (openssl rand -base64 32): one that can be guessed ties a copy of the database\'s counters to addresses'
+  })
+})
+
+t.test('LOG_CLIENT_ADDRESSES: off unless set, --dev too', async t => {
+  t.equal(loadConfig([], {}).logClientAddresses, false)
+  t.equal(loadConfig(['--dev'], {}).logClientAddresses, false)
+  t.equal(loadConfig([], { LOG_CLIENT_ADDRESSES: '1' }).logClientAddresses, true)
+  t.equal(loadConfig([], { LOG_CLIENT_ADDRESSES: '0' }).logClientAddresses, false)
+  t.throws(() => loadConfig([], { LOG_CLIENT_ADDRESSES: 'yes' }), { name: 'ConfigError', message: 'LOG_CLIENT_ADDRESSES must be a whole number (0, 1, 2, …), got "yes"' })
+})

@@ -1,12 +1,17 @@
 import { once } from 'node:events'
+import fs from 'node:fs/promises'
 import net from 'node:net'
+import path from 'node:path'
 import { Writable } from 'node:stream'
 import t from 'tap'
 import { ConditionLog } from '../../src/host/http/error-handler.js'
+import { ADDRESS_SECRET_FILE } from '../../src/host/identity/address-secret.js'
 import { safeUrl } from '../../src/host/logging.js'
 import { InstallationRequired } from '../../src/sdk/index.js'
 import { ADMIN, build, login, setUp } from '../helpers/app.js'
+import { DB_KIND } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
+import { serverStorage, startServer } from '../helpers/server.js'
 
 /** Every line the app logs, at every level. */
 function captureLog () {
@@ -21,6 +26,8 @@ function captureLog () {
 }
 
 const VICTIM = { username: 'victim', email: 'victim.secret@example.org', password: 'victim password 1234' }
+/** A client's address, which reaches no log line unless LOG_CLIENT_ADDRESSES=1. */
+const CLIENT = '198.51.100.77'
 
 t.test('logs hold no password, hash, session token, e-mail address or SQL parameter value', async t => {
   const log = captureLog()
@@ -51,10 +58,12 @@ t.test('logs hold no password, hash, session token, e-mail address or SQL parame
   app.log.error({ error: direct, cause: direct }, 'logged by an addon under other keys')
   app.log.warn({ err: new Error('wrapped', { cause: direct }) }, 'a wrapped database error')
 
-  // Sign-ins with a session cookie and an Authorization header.
+  // Sign-ins with a session cookie and an Authorization header, from a client of its own.
   const session = await login(app, ADMIN.username, ADMIN.password)
   const sessionToken = session.split('=')[1]!
-  await app.inject({ method: 'POST', url: '/api/auth/login', headers: { cookie: session, authorization: `Bearer ${sessionToken}` }, payload: { username: VICTIM.email, password: VICTIM.password } })
+  await app.inject({ method: 'POST', url: '/api/auth/login', remoteAddress: CLIENT, headers: { cookie: session, authorization: `Bearer ${sessionToken}`, 'x-forwarded-for': CLIENT }, payload: { username: VICTIM.email, password: VICTIM.password } })
+  // Its address logged as it is by careless code.
+  app.log.info({ ip: CLIENT, client: { remoteAddress: CLIENT, ips: [CLIENT] }, headers: { 'x-forwarded-for': CLIENT, forwarded: `for=${CLIENT}` } }, 'careless with an address')
   await app.inject({ url: '/api/auth/me', headers: { cookie: session } })
   // A body, a user row or a header object logged as they are by careless code.
   app.log.info({ body: { username: VICTIM.username, password: VICTIM.password }, user: { email: VICTIM.email, passwordHash: hash }, headers: { cookie: session } }, 'careless')
@@ -67,7 +76,8 @@ t.test('logs hold no password, hash, session token, e-mail address or SQL parame
     ['the e-mail address', VICTIM.email], ['the admin\'s address', ADMIN.email],
     ['the password', VICTIM.password], ['the admin\'s password', ADMIN.password],
     ['the password hash', hash], ['any scrypt hash', 'scrypt$'],
-    ['the admin\'s session token', adminToken], ['the session token', sessionToken]
+    ['the admin\'s session token', adminToken], ['the session token', sessionToken],
+    ['the client\'s address', CLIENT]
   ] as const) {
     t.notOk(text.includes(secret), `${what} is not in the log`)
   }
@@ -82,6 +92,9 @@ t.test('logs hold no password, hash, session token, e-mail address or SQL parame
     t.match(addon.cause, addon.error)
     t.match(text, /setupToken=\[redacted\]&locale=tr/, 'the URL is logged with the secret blanked')
     t.match(text, /"body":"\[redacted\]","user":\{"email":"\[redacted\]","passwordHash":"\[redacted\]"\},"headers":\{"cookie":"\[redacted\]"\}/)
+    const from = log.lines.map(line => JSON.parse(line)).find(line => line.req?.url === '/api/auth/login' && line.req.client === app.identity.addresses.pseudonym(CLIENT))
+    t.same(Object.keys(from?.req ?? {}), ['method', 'url', 'host', 'client'], 'a request line names its client by the pseudonym of the day, without address or port')
+    t.match(text, /"ip":"\[redacted\]","client":\{"remoteAddress":"\[redacted\]","ips":"\[redacted\]"\},"headers":\{"x-forwarded-for":"\[redacted\]","forwarded":"\[redacted\]"\}/)
   })
 })
 
@@ -140,4 +153,33 @@ t.test('ConditionLog: each kind when it begins, then a line a minute with how ma
   now += 1
   conditions.note(request, answer('SERVICE_UNAVAILABLE'), refused)
   t.same(lines.at(-1), { error: 'SERVICE_UNAVAILABLE', cause: 'ECONNREFUSED', answeredSinceLastLine: 5, msg: 'service unavailable' }, 'then a line with the count')
+})
+
+t.test('the log --dev writes: no client address in clear, unless LOG_CLIENT_ADDRESSES=1', async t => {
+  const storage = await serverStorage(t)
+  // Behind one proxy (the test), the client is the address it forwards.
+  const run = async (env: NodeJS.ProcessEnv): Promise<string> => {
+    const server = await startServer(t, { args: ['--dev'], env: { ...storage.env, LOG_LEVEL: 'debug', TRUST_PROXY: '1', ...env } })
+    const headers = { 'x-forwarded-for': CLIENT }
+    await fetch(`${server.url}/api/health`, { headers })
+    await fetch(`${server.url}/api/shoutbox/list`, { headers })
+    await fetch(`${server.url}/api/auth/login`, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ username: 'nobody', password: 'not a password' }) })
+    await eventually(() => server.stdout(), log => log.split('request completed').length > 3)
+    server.child.kill('SIGTERM')
+    t.equal(await server.exited, 0)
+    return server.stdout()
+  }
+  const log = await run({})
+  t.match(log, /request completed/, 'pino-pretty\'s lines')
+  t.notOk(log.includes(CLIENT), 'the forwarded client\'s address is in no line')
+  t.notMatch(log, /remoteAddress|remotePort/)
+  t.equal(log.replaceAll(/127\.0\.0\.1:\d+/g, '').includes('127.0.0.1'), false, 'nor the proxy\'s, except as the host\'s own address')
+  t.match(log, /"client": "[\w-]{12}"/, 'the client as its pseudonym of the day')
+  if (DB_KIND === 'embedded') {
+    const mode = (await fs.stat(path.join(storage.env.DATA_DIR!, ADDRESS_SECRET_FILE))).mode & 0o777
+    t.equal(mode, 0o600, 'the first start made the secret file in the data folder, mode 0600')
+  }
+
+  const inClear = await run({ LOG_CLIENT_ADDRESSES: '1' })
+  t.match(inClear, new RegExp(`"remoteAddress": "${CLIENT.replaceAll('.', '\\.')}"`), 'with LOG_CLIENT_ADDRESSES=1, in clear')
 })

@@ -15,7 +15,7 @@ t.test('the privacy notes follow the settings', async t => {
   t.ok(first.every(note => note.what !== '' && note.why !== '' && note.kept !== '' && !note.kept.includes('{')), 'each filled in, no placeholder left')
   t.match(await keptFor(/^The activity log/), /no limit/)
   t.match(await keptFor(/^Your shouts/), /no age limit/)
-  t.match(await keptFor(/internet address/), /two days/)
+  t.match(await keptFor(/internet address/), /an hour at most.*kept outside the database/)
   t.match(await keptFor(/^A session/), /^30 days/)
 
   await as(app, admin).put('/api/panel/settings', { activityKeepDays: 90 })

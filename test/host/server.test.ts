@@ -3,7 +3,7 @@ import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
 import t from 'tap'
-import { ADMIN } from '../helpers/app.js'
+import { ADDRESS_SECRET, ADMIN } from '../helpers/app.js'
 import { DB_KIND } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
 import { greeterAddonsDir, tempAddonsDir } from '../helpers/fixtures.js'
@@ -53,7 +53,7 @@ t.test('a DATABASE_URL nobody answers: one line naming it, exit code 1, no stack
   await new Promise<void>(resolve => closed.listen(0, '127.0.0.1', resolve))
   const port = (closed.address() as net.AddressInfo).port
   await new Promise(resolve => closed.close(resolve))
-  const server = await startServer(t, { env: { DATABASE_URL: `postgres://shoutbox@127.0.0.1:${port}/shoutbox` }, waitUntilReady: false })
+  const server = await startServer(t, { env: { DATABASE_URL: `postgres://shoutbox@127.0.0.1:${port}/shoutbox`, ADDRESS_SECRET }, waitUntilReady: false })
   t.equal(await server.exited, 1)
   t.equal(server.stderr(), `shoutbox: cannot reach the database at DATABASE_URL (connect ECONNREFUSED 127.0.0.1:${port})\n`)
   t.notMatch(server.stdout(), /Acquire connection error|\bat /, 'knex\'s message is kept for LOG_LEVEL=debug')

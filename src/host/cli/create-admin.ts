@@ -13,7 +13,7 @@ import { parseArgs } from 'node:util'
 import { Value } from '@sinclair/typebox/value'
 import { PlatformAlreadyInstalled, isPlatformError } from '../../sdk/index.js'
 import { buildApp } from '../app.js'
-import { loadConfig } from '../config.js'
+import { ConfigError, loadConfig } from '../config.js'
 import { DataDirInUse } from '../database/data-dir-claim.js'
 import { finishSetup } from '../endpoints/setup.js'
 import { NewAccountSchema } from '../schemas.js'
@@ -58,6 +58,7 @@ const args = [
 ]
 const app = await buildApp({ config: { ...loadConfig(args, process.env), logLevel: 'warn' }, logger: { level: 'warn' } }).catch((error: unknown) => {
   if (error instanceof DataDirInUse) fail(`${error.message}; stop the server first`)
+  if (error instanceof ConfigError) fail(error.message)
   throw error
 })
 const outcome = await finishSetup(app.addons.hostContext, account).then(admin => ({ admin }), (error: unknown) => ({ error }))

@@ -17,8 +17,6 @@ export const NOTIFICATIONS_TABLE = 'notifications'
 export const ADDON_CONFIG_TABLE = 'addon_config'
 /** Whether each addon is enabled. */
 export const ADDON_STATE_TABLE = 'addon_state'
-/** The keys of the day that client addresses are hashed with. */
-export const ADDRESS_KEYS_TABLE = 'address_keys'
 /** Fixed-window counters per key (sign-ups per client address), shared by every process. */
 export const ADDRESS_QUOTAS_TABLE = 'address_quotas'
 export const API_TOKENS_TABLE = 'api_tokens'

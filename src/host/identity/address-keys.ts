@@ -1,38 +1,59 @@
-import { createHmac, randomBytes } from 'node:crypto'
-import type { Database } from '../../sdk/index.js'
+import { createHmac, hkdfSync } from 'node:crypto'
 import { clientKey } from '../../sdk/client-address.js'
-import { ADDRESS_KEYS_TABLE } from '../database/tables.js'
 
-const DAY_MS = 24 * 60 * 60 * 1000
+/** What a day's key is for: the database's counters, or the log's pseudonyms (never the same key). */
+export type AddressKeyUse = 'counters' | 'log'
+
+/** Characters of a client's pseudonym in the log: 72 bits, plenty to tell a day's clients apart. */
+const PSEUDONYM_LENGTH = 12
+
+/**
+ * The key of `day` (`YYYY-MM-DD`, UTC) for `use`, derived from the address secret with
+ * HKDF-SHA256. Exported for the test that attacks a copy of the database with it.
+ */
+export function dayKey (secret: string, day: string, use: AddressKeyUse): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'shoutbox address keys', `${use} ${day}`, 32))
+}
+
+/** The HMAC that stands for `address` under `key` (base64url). */
+function addressHmac (key: Buffer, address: string): string {
+  return createHmac('sha256', key).update(clientKey(address)).digest('base64url')
+}
 
 /**
  * What the database holds instead of a client's address: an HMAC of the client (its
- * address, an IPv6 client's /64: `clientKey`) under a key of the day. Each UTC day has its
- * own random key, made by the first process that needs it and shared through the
- * database (`address_keys`); keys older than yesterday are deleted, so a counter's key
- * from before can no longer be tied to any address, even by someone holding the whole
- * database. The cost: per-address counters start again at midnight UTC (the longest of
- * them spans an hour).
+ * address, an IPv6 client's /64: `clientKey`) under a key of the UTC day. The day's key
+ * is derived from the address secret (ADDRESS_SECRET, or the data folder's file: see
+ * `loadAddressSecret`), which the database never holds, so a copy of the database alone
+ * ties no counter to an address. Every process given the same secret derives the same
+ * keys, so they share the counters. A past day's key is forgotten without deleting
+ * anything: its date is part of its derivation, and nothing derives it again. The cost:
+ * per-address counters start again at midnight UTC (the longest of them spans an hour).
  */
 export class AddressKeys {
-  private current: { day: string, key: Buffer } | undefined
+  private current: { day: string, counters: Buffer, log: Buffer } | undefined
 
-  constructor (private readonly db: Database, private readonly now: () => number = Date.now) {}
+  constructor (private readonly secret: string, private readonly now: () => number = Date.now) {}
 
-  /** The key that stands for `address` today (base64url). */
-  async of (address: string): Promise<string> {
-    const key = await this.keyOfToday()
-    return createHmac('sha256', key).update(clientKey(address)).digest('base64url')
+  /** The key that stands for `address` in today's counters (base64url). */
+  of (address: string): string {
+    return addressHmac(this.keysOfToday().counters, address)
   }
 
-  private async keyOfToday (): Promise<Buffer> {
+  /**
+   * What stands for `address` in today's log lines: a short HMAC under a key of its own,
+   * so lines of one client can be told apart within a day, and tied neither to its
+   * address nor to its counters without the secret.
+   */
+  pseudonym (address: string): string {
+    return addressHmac(this.keysOfToday().log, address).slice(0, PSEUDONYM_LENGTH)
+  }
+
+  private keysOfToday (): { counters: Buffer, log: Buffer } {
     const day = new Date(this.now()).toISOString().slice(0, 10)
-    if (this.current?.day === day) return this.current.key
-    await this.db(ADDRESS_KEYS_TABLE).insert({ day, key: randomBytes(32).toString('base64url') }).onConflict('day').ignore()
-    const row: { key: string } = await this.db(ADDRESS_KEYS_TABLE).where({ day }).first('key')
-    const yesterday = new Date(this.now() - DAY_MS).toISOString().slice(0, 10)
-    await this.db(ADDRESS_KEYS_TABLE).where('day', '<', yesterday).delete()
-    this.current = { day, key: Buffer.from(row.key, 'base64url') }
-    return this.current.key
+    if (this.current?.day !== day) {
+      this.current = { day, counters: dayKey(this.secret, day, 'counters'), log: dayKey(this.secret, day, 'log') }
+    }
+    return this.current
   }
 }

@@ -33,7 +33,7 @@ export class AddressQuota {
       on conflict (key) do update set
         count = case when q.window_started_at <= ? then excluded.count else q.count + excluded.count end,
         window_started_at = case when q.window_started_at <= ? then excluded.window_started_at else q.window_started_at end
-      returning count, window_started_at`, [`${this.name}:${await this.addresses.of(address)}`, amount, now, expired, expired])
+      returning count, window_started_at`, [`${this.name}:${this.addresses.of(address)}`, amount, now, expired, expired])
     const row = result.rows[0]
     if (row !== undefined && row.count > this.policy.limit) {
       // An attempt sent at the same moment may have opened the window a few milliseconds

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { type Database, TooManyRequests } from '../../sdk/index.js'
 import { SIGN_IN_ATTEMPTS_TABLE } from '../database/tables.js'
-import { AddressKeys } from './address-keys.js'
+import type { AddressKeys } from './address-keys.js'
 
 export interface ThrottlePolicy {
   /** Attempts a login typed from one address may make before each next one must wait. */
@@ -29,8 +29,6 @@ export const DEFAULT_THROTTLE: ThrottlePolicy = {
 export interface ThrottleOptions extends Partial<ThrottlePolicy> {
   /** Milliseconds since the epoch; tests move it instead of waiting. */
   readonly now?: () => number
-  /** What stands for a client's address in the table (one shared by the process's counters). */
-  readonly addresses?: AddressKeys
 }
 
 /** An attempt let through to the password check. */
@@ -62,20 +60,19 @@ const MAX_DOUBLINGS = 40
 export class LoginThrottle {
   private readonly policy: ThrottlePolicy
   private readonly now: () => number
-  private readonly addresses: AddressKeys
   private lastPurgeAt = Number.NEGATIVE_INFINITY
 
-  constructor (private readonly db: Database, options: ThrottleOptions = {}) {
-    const { now, addresses, ...policy } = options
+  /** `addresses`: what stands for a client's address in the table (one shared by the process's counters). */
+  constructor (private readonly db: Database, private readonly addresses: AddressKeys, options: ThrottleOptions = {}) {
+    const { now, ...policy } = options
     this.policy = { ...DEFAULT_THROTTLE, ...policy }
     this.now = now ?? Date.now
-    this.addresses = addresses ?? new AddressKeys(db)
   }
 
   /** Counts an attempt to sign in as `login` from `address`, or refuses it (TooManyRequests). */
   async attempt (address: string, login: string): Promise<Attempt> {
     await this.purgeIfDue()
-    const client = await this.addresses.of(address)
+    const client = this.addresses.of(address)
     const pair = keyOf('login', client, login.toLowerCase())
     const from = keyOf('address', client)
     await this.take(pair, this.policy.freeAttempts)
@@ -100,7 +97,7 @@ export class LoginThrottle {
    */
   async refuseIfWaiting (address: string): Promise<void> {
     const row: { next_allowed_at: number | string } | undefined = await this.db(SIGN_IN_ATTEMPTS_TABLE)
-      .where({ key: keyOf('address', await this.addresses.of(address)) }).first('next_allowed_at')
+      .where({ key: keyOf('address', this.addresses.of(address)) }).first('next_allowed_at')
     const waitMs = row === undefined ? 0 : Number(row.next_allowed_at) - this.now()
     if (waitMs > 0) throw new TooManyRequests(waitMs / 1000)
   }
@@ -112,7 +109,7 @@ export class LoginThrottle {
    */
   async failed (address: string): Promise<void> {
     await this.purgeIfDue()
-    await this.take(keyOf('address', await this.addresses.of(address)), this.policy.freeAttemptsPerAddress)
+    await this.take(keyOf('address', this.addresses.of(address)), this.policy.freeAttemptsPerAddress)
   }
 
   /** Deletes the rows of keys forgotten (no attempt for `forgetAfterMs`) and not waiting; returns how many. */

@@ -15,12 +15,13 @@ export async function up (db: Knex): Promise<void> {
 
 /**
  * Accounts deleted before this table existed are named by the activity feed's
- * DELETED_USER entries; a name someone has taken since stays theirs.
+ * DELETED_USER entries; a name someone has taken since stays theirs. Kept as the
+ * SHA-256 of the lower-cased name, as `users.delete` keeps it (migration 013).
  */
 export async function retireDeletedUsernames (db: Knex): Promise<void> {
   await db.raw(`
     insert into retired_usernames (username, retired_at)
-    select lower(details->>'user'), max(created_at) from activity_logs
+    select encode(sha256(convert_to(lower(details->>'user'), 'UTF8')), 'hex'), max(created_at) from activity_logs
     where type = 'DELETED_USER' and details->>'user' is not null
       and not exists (select 1 from users where lower(users.username) = lower(activity_logs.details->>'user'))
     group by lower(details->>'user')

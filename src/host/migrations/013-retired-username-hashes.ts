@@ -5,5 +5,5 @@ import type { Knex } from 'knex'
  * is refused to newcomers without being stored (CONTRACT §22: erasure reaches every copy).
  */
 export async function up (db: Knex): Promise<void> {
-  await db.raw("update retired_usernames set username = encode(sha256(convert_to(username, 'UTF8')), 'hex')")
+  await db.raw("update retired_usernames set username = encode(sha256(convert_to(username, 'UTF8')), 'hex') where username !~ '^[0-9a-f]{64}$'")
 }

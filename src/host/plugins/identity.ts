@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin'
 import type { SessionUser } from '../../sdk/index.js'
-import { AddressKeys } from '../identity/address-keys.js'
+import type { AddressKeys } from '../identity/address-keys.js'
 import { AddressQuota } from '../identity/address-quota.js'
 import { ApiTokens } from '../identity/api-tokens.js'
 import { LoginThrottle, type ThrottleOptions } from '../identity/login-throttle.js'
@@ -12,6 +12,8 @@ import { usersRepository, type UsersRepository } from '../identity/users.js'
 import { SetupState } from '../services/setup-state.js'
 
 export interface IdentityOptions {
+  /** What stands for a client's address in the database (keys derived from the address secret). */
+  readonly addresses: AddressKeys
   /** scrypt and its parameters (tests use cheap ones). */
   readonly passwords?: PasswordHasher
   /** How many hashes at once and waiting (`defaultHashingLimits` for what is not given). */
@@ -68,8 +70,7 @@ declare module 'fastify' {
 
 export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
   const roles = rolesRepository(app.db)
-  // Client addresses reach the database only as HMACs under a key of the day.
-  const addresses = new AddressKeys(app.db)
+  const { addresses } = options
   app.decorate('identity', {
     users: usersRepository(app.db),
     roles,
@@ -82,7 +83,7 @@ export const identityPlugin = fp<IdentityOptions>(async (app, options) => {
       kind => app.log.debug({ kind }, 'password hash')
     ),
     addresses,
-    signInThrottle: new LoginThrottle(app.db, { addresses, ...options.throttle }),
+    signInThrottle: new LoginThrottle(app.db, addresses, options.throttle),
     setup: new SetupState(app.db, options.setupToken),
     siteSettings: siteSettingsRepository(app.db, roles),
     signUpQuota: new AddressQuota(app.db, 'sign-up', SIGN_UPS_PER_ADDRESS, addresses),

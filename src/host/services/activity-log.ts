@@ -72,11 +72,15 @@ export function activityLogRepository (db: Database, i18n: I18n) {
       if (list.length > 0) await trx.raw('?', [insertion(owner, list)])
     },
 
-    /** Takes `fields` out of `owner`'s entries whose detail `key` is one of `values` (the SDK's `activityLog.forget`). */
+    /**
+     * Takes `fields` out of `owner`'s entries whose detail `key` is one of `values` (the SDK's
+     * `activityLog.forget`); an entry that lost one is told with its sentence's `erased` variant.
+     */
     async forget (owner: string, about: { readonly key: string, readonly values: ReadonlyArray<string | number> }, fields: readonly string[], trx: Transaction): Promise<void> {
       if (about.values.length === 0 || fields.length === 0) return
       await trx(ACTIVITY_LOGS_TABLE).where({ addon_id: owner }).whereRaw('(details->>?) = any(?::text[])', [about.key, about.values.map(String)])
-        .update({ details: trx.raw(`details ${fields.map(() => '- ?::text').join(' ')}`, [...fields]) })
+        .whereRaw('details \\?| ?::text[]', [[...fields]])
+        .update({ details: trx.raw(`(details ${fields.map(() => '- ?::text').join(' ')}) || '{"variant":"erased"}'::jsonb`, [...fields]) })
     },
 
     /**
@@ -86,6 +90,11 @@ export function activityLogRepository (db: Database, i18n: I18n) {
      */
     async forgetPerson (userId: number, name: string, replacement: string, textFields: readonly string[], trx: Transaction): Promise<void> {
       const named = trx.raw('to_jsonb(?::text)::text', [name])
+      // The sentences say the text was erased: the `erased` variant where a text goes, and no `-reason` variant without its reason.
+      const touched = trx.raw(`user_id = ? or username = ? or strpos(details::text, ?) > 0 or (details->>'targetUserId') = ? or (details->>'userId') = ?`, [userId, name, named, String(userId), String(userId)])
+      await trx(ACTIVITY_LOGS_TABLE).where(touched).whereRaw("details \\?| array['message', 'previousMessage']").update({ details: trx.raw(`details || '{"variant":"erased"}'::jsonb`) })
+      await trx(ACTIVITY_LOGS_TABLE).where(touched).whereRaw("details->>'variant' like '%-reason'")
+        .update({ details: trx.raw(`jsonb_set(details, '{variant}', to_jsonb(regexp_replace(details->>'variant', '-reason$', '')))`) })
       await trx.raw(`update ?? set
           user_id = case when user_id = ? then null else user_id end,
           username = case when user_id = ? or username = ? then ? else username end,

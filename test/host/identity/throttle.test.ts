@@ -129,7 +129,7 @@ t.test('sign-in throttling', async t => {
   t.test('attempts decided out of the order their clocks were read (a connection pool) still get every free attempt', async t => {
     // Each attempt reads the clock a millisecond *earlier* than the one decided before it.
     let skewed = clock
-    const throttle = new LoginThrottle(app.db, { ...policy, now: () => skewed-- })
+    const throttle = new LoginThrottle(app.db, app.identity.addresses, { ...policy, now: () => skewed-- })
     for (let i = 0; i < policy.freeAttempts; i++) await throttle.attempt('10.8.0.1', 'skewed')
     const refused = await throttle.attempt('10.8.0.1', 'skewed').then(() => undefined, (error: unknown) => error)
     t.ok(isPlatformError(refused) && refused.code === 'TOO_MANY_REQUESTS', 'the attempt past the free ones waits')

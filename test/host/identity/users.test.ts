@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import t from 'tap'
 import { UsernameTaken } from '../../../src/host/errors.js'
 import { PasswordHasher } from '../../../src/host/identity/passwords.js'
@@ -158,10 +159,11 @@ t.test('managing users: role, disabled, password, delete', async t => {
     const [, list] = await admin('GET', '/api/panel/users')
     t.same((list.users as Array<{ username: string }>).map(u => u.username), ['admin'])
     const entries = await feed(app, (await login(app, 'admin', ADMIN.password)), 2)
+    const erased = { ...about, user: 'deleted user' }
     t.same(entries, [
-      { type: 'DELETED_USER', userId: 1, username: 'admin', addonId: null, details: about, text: 'admin deleted the user alice' },
-      { type: 'CREATED_SHOUT', userId: 2, username: 'alice', addonId: 'shoutbox', details: { message: 'from alice', room: 'general' }, text: 'alice posted a shout: from alice' }
-    ])
+      { type: 'DELETED_USER', userId: 1, username: 'admin', addonId: null, details: erased, text: 'admin deleted the user deleted user' },
+      { type: 'CREATED_SHOUT', userId: null, username: 'deleted user', addonId: 'shoutbox', details: { room: 'general', variant: 'erased' }, text: 'deleted user posted a shout (its text was erased)' }
+    ], 'her entries stay under `deleted user`, without her text (CONTRACT §22)')
     const unchanged = await snapshot(app)
     t.same(await admin('POST', '/api/panel/users', { username: 'ALICE', email: 'alice2@example.org', password: PASSWORD, roleId: 3 }),
       [409, { result: 'error', error: 'USERNAME_TAKEN' }], 'her username is retired: no one else writes as alice')
@@ -171,6 +173,8 @@ t.test('managing users: role, disabled, password, delete', async t => {
   })
 })
 
+const sha256 = (name: string): string => createHash('sha256').update(name).digest('hex')
+
 t.test('accounts deleted before usernames were retired: the upgrade retires their names from the activity feed', async t => {
   const app = await build(t)
   const admin = client(app, await setUp(app))
@@ -179,7 +183,7 @@ t.test('accounts deleted before usernames were retired: the upgrade retires thei
   const deletedEarlier = (user: string, createdAt: number) => ({ type: 'DELETED_USER', user_id: 1, username: 'admin', details: JSON.stringify({ user, targetUserId: 9 }), created_at: createdAt })
   await app.db('activity_logs').insert([deletedEarlier('Carol', 1000), deletedEarlier('carol', 2000), deletedEarlier('bob', 3000)])
   await retireDeletedUsernames(app.db)
-  t.same(await app.db('retired_usernames').orderBy('username').select('username', 'retired_at'), [{ username: 'carol', retired_at: 2000 }],
+  t.same(await app.db('retired_usernames').orderBy('username').select('username', 'retired_at'), [{ username: sha256('carol'), retired_at: 2000 }],
     'carol, once, when last deleted; not bob, whose name someone holds now')
   t.same(await admin('POST', '/api/panel/users', { username: 'carol', email: 'carol@example.org', password: PASSWORD, roleId: 1 }),
     [409, { result: 'error', error: 'USERNAME_TAKEN' }])
