@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets
+ *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets, exports
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -90,6 +90,9 @@
  * real widget sends for each kind of event, which a browser test holds it to) and the
  * publishes come 10 a second for 30 s. Reported besides: the widgets' requests per
  * publish per reader after their first load, and the server's CPU per publish.
+ *
+ * exports: six data exports at once of a 250,000-shout member, from three addresses
+ * (bench/exports.ts): the host's resident memory idle and at most, statuses, time.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -112,6 +115,7 @@ import type { SubscribersResult } from './subscribers.js'
 import { percentile } from './stats.js'
 import { windowedRates, type Buckets, type Reading, type Windows, type WindowedRates } from './windows.js'
 import { startWebhookReceiver } from './webhooks.js'
+import { EXPORT_SHOUTS, measureExports } from './exports.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
 const { values: options } = parseArgs({
@@ -122,10 +126,10 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,alternating,cost,publish,webhooks,stream,stream10k,reactions,listmemory,widgets' }
+    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,alternating,cost,publish,webhooks,stream,stream10k,reactions,listmemory,widgets,exports' }
   }
 })
-/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets); all by default. */
+/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets, exports); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -279,6 +283,8 @@ class Site {
       STREAMS_PER_CLIENT: '100000',
       MAX_STREAMS: '20000',
       WEBHOOKS_ALLOW_HTTP: '1',
+      // The exports part's clients come from loopback, each named by X-Forwarded-For.
+      TRUST_PROXY: '127.0.0.1',
       WEBHOOKS_ALLOW_PRIVATE: '1'
     }, 0)
     // BENCH_HOST_LOG=<file>: the host's log is kept there (appended), to see why a run failed.
@@ -1600,6 +1606,20 @@ try {
     rows.push([`  widget requests per publish per reader, after the first load: ${fmt(perPublishPerReader, 3)} (${fmt(sum(host, 'requests'))} in all); ` +
       `first loads ${fmt(sum(host, 'firstLoads'))} for ${fmt(sum(host, 'connected'))} readers, ${fmt(sum(host, 'requestFailures'))} failed`, '', '', '', '', ''])
     rows.push([`  server CPU a publish with ${fmt(readers)} readers: host ${fmt(median(host.map(run => run.cpuPerPublishMs)), 2)} ms, bare ${fmt(median(bare.map(run => run.cpuPerPublishMs)), 2)} ms`, '', '', '', '', ''])
+  }
+
+  if (PARTS.has('exports')) {
+    const exporting = new Site()
+    try {
+      await exporting.create()
+      const result = await measureExports(exporting, log)
+      const statuses = [...new Set(result.statuses)].map(status => `${result.statuses.filter(s => s === status).length} × ${status}`).join(', ')
+      rows.push([`exports: 6 at once of a ${fmt(EXPORT_SHOUTS)}-shout member, 2 from each of 3 addresses (${fmt(result.bytes[0]! / 1e6, 1)} MB each, ${fmt(result.seconds, 1)} s for all)`, '', '', '', '', ''])
+      rows.push([`  statuses ${statuses}; shouts in each ${[...new Set(result.shouts)].map(n => fmt(n)).join(', ')}; a 7th from one of the addresses meanwhile: ${result.refused.status} (Retry-After ${result.refused.retryAfter ?? 'none'})`, '', '', '', '', ''])
+      rows.push([`  host resident memory: ${fmt(result.idleMiB)} MiB idle, ${fmt(result.peakMiB)} MiB at most, +${fmt(result.peakMiB - result.idleMiB)} MiB (bound: 64)`, '', '', '', '', ''])
+    } finally {
+      await exporting.destroy()
+    }
   }
 } finally {
   await mid.destroy()

@@ -30,6 +30,7 @@ import { clusterPlugin } from './plugins/cluster.js'
 import { databasePlugin } from './plugins/database.js'
 import { endpointsPlugin } from './plugins/endpoints.js'
 import { eventStreamsPlugin } from './plugins/event-streams.js'
+import { heavyAnswersPlugin } from './plugins/heavy-answers.js'
 import { eventsPlugin } from './plugins/events.js'
 import { httpConventions, routerErrors } from './plugins/http-conventions.js'
 import { i18nPlugin } from './plugins/i18n.js'
@@ -172,6 +173,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(addonsPlugin, { found, host })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
     await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams, opensPerMinute: config.streamOpensPerMinute } })
+    await app.register(heavyAnswersPlugin)
     await app.register(cookie)
     await app.register(httpConventions, { allowedOrigins, embedOrigins: config.embedOrigins, publicUrl: config.publicUrl, conditions })
     // Before any endpoint: the document is made from the routes as they are registered.

@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import { ADDON } from './brands.js'
 import type { AddonContext, Database, SqlPart, Transaction } from './context.js'
 import type { DataMap } from './data-map.js'
+import type { StreamedObject } from './streamed.js'
 import type { MemberViewer } from './viewer.js'
 
 export interface AddonDefinition {
@@ -49,10 +50,12 @@ export interface AddonDefinition {
    */
   readonly dataMap?: DataMap
   /**
-   * Everything the addon stores about the user `userId`, as plain JSON, for the user's
-   * data export (`GET /api/users/me/export`): it appears under the addon's id.
+   * Everything the addon stores about the user `userId`, for the user's data export
+   * (`GET /api/users/me/export`): it appears under the addon's id. It is asked for when the
+   * export starts; a list that may be long is a StreamedArray (`keysetArray`), read a batch
+   * at a time while the export is written, so the process holds a batch, not the list.
    */
-  readonly exportUser?: (ctx: AddonContext, userId: number) => Promise<Record<string, unknown>>
+  readonly exportUser?: (ctx: AddonContext, userId: number) => Promise<StreamedObject>
   /**
    * What the addon stores about people, why, and for how long, as the site's settings say
    * now, in `locale`: rows of the site's `/privacy` page.

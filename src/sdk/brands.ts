@@ -8,6 +8,8 @@ export const LISTENER: unique symbol = Symbol.for('shoutbox.sdk.listener')
 export const PLATFORM_ERROR: unique symbol = Symbol.for('shoutbox.sdk.platform-error')
 export const SUCCESSFUL: unique symbol = Symbol.for('shoutbox.sdk.successful')
 export const STREAMED_LIST: unique symbol = Symbol.for('shoutbox.sdk.streamed-list')
+export const STREAMED_ANSWER: unique symbol = Symbol.for('shoutbox.sdk.streamed-answer')
+export const STREAMED_ARRAY: unique symbol = Symbol.for('shoutbox.sdk.streamed-array')
 export const SHARED_ANSWER: unique symbol = Symbol.for('shoutbox.sdk.shared-answer')
 export const ADDON: unique symbol = Symbol.for('shoutbox.sdk.addon')
 /** Set as an own static property on the SDK's abstract bases, so discovery skips them. */

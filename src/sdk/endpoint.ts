@@ -3,6 +3,7 @@ import { ENDPOINT, SHARED_ANSWER, STREAMED_LIST, SUCCESSFUL, markSdkBase } from 
 import type { EndpointAnswers } from './answers.js'
 import type { AddonContext, SessionUser } from './context.js'
 import type { MemberViewer, Viewer } from './viewer.js'
+import type { StreamedAnswer } from './streamed.js'
 
 /** The HTTP methods and access classes an endpoint may declare (the loader and the packager read these). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -51,7 +52,8 @@ export function isSharedAnswer (answer: unknown): answer is SharedAnswer {
  * [key]: [...]}` with HTTP 200, whose array is read batch by batch while it is sent, at
  * the pace the client reads it. Each request that gets it calls `batches` anew. It
  * carries no ETag, and the host never keeps it, even for an endpoint with a `cache`
- * policy: return it only for an answer too big to keep.
+ * policy: return it only for an answer too big to keep. It is a heavy answer, admitted
+ * as a StreamedAnswer is (at most two at a time per client).
  */
 export class StreamedList {
   readonly [STREAMED_LIST] = true
@@ -167,7 +169,7 @@ export interface Call<S extends EndpointSchema, U extends SessionUser | null, C 
 export type PublicCall<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> = Call<S, SessionUser | null, C>
 export type SignedInCall<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> = Call<S, SessionUser, C>
 
-export type Answer = Successful | StreamedList | void
+export type Answer = Successful | StreamedList | StreamedAnswer | void
 
 /**
  * One HTTP endpoint. An addon ships endpoint classes in its `endpoints/` folder; the host
@@ -213,6 +215,14 @@ export abstract class Endpoint<S extends EndpointSchema = EndpointSchema, U exte
    * person, never a script.
    */
   readonly closedToTokens?: boolean
+  /**
+   * Every answer is a heavy one (an export): the request is admitted as one before
+   * `handle` runs — at most two at a time per client, else 429 TOO_MANY_REQUESTS with
+   * Retry-After, before anything is read or logged — and holds its place until its answer
+   * has gone or its client has. A StreamedList or StreamedAnswer from any other endpoint
+   * is admitted the same way when it is returned.
+   */
+  readonly heavy?: boolean
 
   abstract handle (call: Call<S, U, C>): Promise<Answer>
 }

@@ -6,7 +6,8 @@ import { WatchedWords } from './word-list.js'
 import { canRead, GENERAL_ROOM_ID, Rooms, roomNodes } from './rooms.js'
 import { ShoutboxSettings } from './settings.js'
 import { StreamHub } from './stream-hub.js'
-import { eraseMember, memberData } from './user-data.js'
+import { memberData } from './member-export.js'
+import { eraseMember } from './user-data.js'
 import { SHOUTBOX_DATA_MAP } from './data-map.js'
 
 /**

@@ -111,9 +111,10 @@ t.test('each endpoint documents the error codes it can answer: its access class,
       .filter(([status]) => /^[45]/.test(status))
       .map(([status, response]) => [status, (response.content!['application/json']!.schema as { properties: { error: { enum: string[] } } }).properties.error.enum]))
   t.same(codes('/api/shoutbox/list', 'get'), {
+    429: ['TOO_MANY_REQUESTS'],
     500: ['INTERNAL_SERVER_ERROR'],
     503: ['INSTALLATION_REQUIRED', 'SERVICE_UNAVAILABLE']
-  }, 'a public GET: only setup and the service')
+  }, 'a public GET: setup, the service, and a third unbounded list at once')
   t.same(codes('/api/shoutbox', 'post'), {
     400: ['BAD_REQUEST', 'MESSAGE_TOO_LONG', 'WATCHED_WORD'],
     401: ['NOT_LOGGED_IN'],

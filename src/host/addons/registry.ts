@@ -3,7 +3,7 @@ import type { Webhooks } from '../plugins/webhooks.js'
 import type { VisibleNotifications } from '../services/notifications.js'
 import { HOST_WEBHOOK_EVENTS } from '../webhooks/outbox.js'
 import {
-  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type ErasureMode, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type MappedTable, type MemberViewer, type Transaction
+  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type ErasureMode, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type MappedTable, type MemberViewer, type StreamedObject, type Transaction
 } from '../../sdk/index.js'
 import { migrate } from '../database/migrate.js'
 import { HOST_PERMISSIONS } from '../identity/permissions.js'
@@ -242,8 +242,12 @@ export class AddonRegistry {
     return [...this.runtimes.values()].flatMap(r => (r.addon.definition.dataMap ?? []).map(table => ({ ...table, owner: r.id })))
   }
 
-  /** What each started addon stores about `userId`, by addon id (for the user's export). A failing addon fails the export. */
-  async exportUser (userId: number): Promise<Record<string, Record<string, unknown>>> {
+  /**
+   * What each started addon stores about `userId`, by addon id (for the user's export):
+   * each part as its addon gives it, long lists still to be read as the export is written.
+   * A failing addon fails the export (before it starts, or cut short while it is written).
+   */
+  async exportUser (userId: number): Promise<Record<string, StreamedObject>> {
     const parts = await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.exportUser !== undefined)
       .map(async r => [r.id, await r.addon.definition.exportUser!(r.ctx, userId)] as const))
     return Object.fromEntries(parts)

@@ -1,4 +1,4 @@
-import { IdParamsSchema, LoggedInApi, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
+import { IdParamsSchema, LoggedInApi, NoPermission, NotFound, PanelApi, StreamedAnswer, TooManyRequests, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { assertHoldsAll } from '../identity/granting.js'
 import { exportUser } from '../identity/user-export.js'
@@ -23,15 +23,20 @@ const ANSWER = okAnswer({ export: ExportSchema }, { export: EXAMPLE }, 'Everythi
 
 /**
  * The export of `user` (asked by the caller: themself, or an administrator), logged
- * EXPORTED_USER_DATA, as a file a browser saves (`shoutbox-data-<username>.json`).
+ * EXPORTED_USER_DATA when it starts, as a file a browser saves
+ * (`shoutbox-data-<username>.json`). A heavy answer: written while it is read, at most two
+ * at a time per client (the endpoints declare `heavy`, so a third is refused before
+ * anything is read or logged).
  */
-async function sendExport (call: SignedInCall<object, HostContext>, user: { id: number, username: string }): Promise<Successful> {
+async function sendExport (call: SignedInCall<object, HostContext>, user: { id: number, username: string }): Promise<StreamedAnswer> {
   const { ctx } = call
   const data = await exportUser(ctx.db, ctx.identity.tokens, ctx.addons, user.id)
   if (data === undefined) throw new NotFound()
   await ctx.activityLog.write({ type: 'EXPORTED_USER_DATA', user: call.user, details: { user: user.username, targetUserId: user.id } })
   call.reply.header('content-disposition', `attachment; filename="shoutbox-data-${user.username.replace(/[^A-Za-z0-9_-]/g, '_')}.json"`)
-  return new Successful({ export: data })
+  // Someone's personal data: kept by no cache on the way.
+  call.reply.header('cache-control', 'private, no-store')
+  return new StreamedAnswer({ export: data })
 }
 
 /** GET /api/users/me/export — everything stored about the caller. Logged EXPORTED_USER_DATA. */
@@ -40,9 +45,10 @@ export class ExportOwnData extends LoggedInApi<object, HostContext> {
   readonly path = '/api/users/me/export'
   readonly schema = {}
   override readonly closedToTokens = true
-  override readonly answers = { ok: ANSWER }
+  override readonly heavy = true
+  override readonly answers = { ok: ANSWER, errors: [TooManyRequests] }
 
-  handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
+  handle (call: SignedInCall<object, HostContext>): Promise<StreamedAnswer> {
     return sendExport(call, call.user)
   }
 }
@@ -55,9 +61,10 @@ export class ExportUserData extends PanelApi<typeof UserSchema, HostContext> {
   readonly path = '/api/panel/users/:id/export'
   readonly schema = UserSchema
   override readonly closedToTokens = true
-  override readonly answers = { ok: ANSWER, errors: [NoPermission, NotFound] }
+  override readonly heavy = true
+  override readonly answers = { ok: ANSWER, errors: [NoPermission, NotFound, TooManyRequests] }
 
-  async handle (call: SignedInCall<typeof UserSchema, HostContext>): Promise<Successful> {
+  async handle (call: SignedInCall<typeof UserSchema, HostContext>): Promise<StreamedAnswer> {
     call.requirePermission('MANAGE_USERS')
     const { ctx } = call
     const target = await ctx.identity.users.sessionUser(Number(call.params.id))

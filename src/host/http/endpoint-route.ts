@@ -2,8 +2,8 @@ import type {} from '@fastify/cookie'
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import {
-  NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable, Viewer, isSharedAnswer, isStreamedList,
-  type AddonContext, type Answer, type Call, type SharedAnswer, type StreamedList, type CookieOptions, type Endpoint, type EventStream, type SessionUser
+  NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable, StreamedArray, Viewer, isSharedAnswer, isStreamedAnswer, isStreamedList,
+  type AddonContext, type Answer, type Call, type SharedAnswer, type StreamedAnswer, type StreamedList, type CookieOptions, type Endpoint, type EventStream, type SessionUser
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
 import { holdsNode } from '../identity/permissions.js'
@@ -12,6 +12,7 @@ import { hashToken } from '../identity/sessions.js'
 import type { CachedAnswer } from './answer-cache.js'
 import { responseSchemas } from './answers.js'
 import { JSON_TYPE } from './headers.js'
+import { streamedJson } from './streamed-json.js'
 
 export const BODY_LIMIT = 64 * 1024
 
@@ -28,7 +29,8 @@ export interface EndpointOwner {
  * Registers one endpoint class as a Fastify route, the host's and an addon's alike: the
  * access check of its class runs on request (before the body is read), then schema
  * validation, then `handle`. An endpoint declaring a CachePolicy is answered from the
- * answer cache, which `handle` fills.
+ * answer cache, which `handle` fills. A heavy answer is admitted (heavy-answers.ts) before
+ * `handle` runs when the endpoint declares `heavy`, else when it is returned.
  */
 export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, owner: EndpointOwner): void {
   const schema: FastifySchema = {}
@@ -52,15 +54,17 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
     onRequest: accessCheck(scope, endpoint, owner),
     handler: cached === undefined
       ? async (request, reply) => {
+        const heavy = heavyAdmission(scope, request, reply)
+        if (endpoint.heavy === true) heavy.admit()
         // An answer that depends on who asks (a room some may not read): never kept by a shared cache.
         if (endpoint.readsSession === true) {
           // Beside what may vary already (Origin, for the embedding sites: EmbedCors).
           const vary = reply.raw.getHeader('vary')
           void reply.header('cache-control', 'private, no-cache').header('vary', vary === undefined ? 'Cookie' : `${String(vary)}, Cookie`)
         }
-        return send(reply, await handle(endpoint, makeCall(scope, request, reply, owner.ctx)))
+        return send(reply, await handle(endpoint, makeCall(scope, request, reply, owner.ctx)), heavy)
       }
-      : async (request, reply) => sendCached(request, reply, cached, () => endpoint.handle(makeCall(scope, request, reply, owner.ctx)))
+      : async (request, reply) => sendCached(request, reply, cached, () => endpoint.handle(makeCall(scope, request, reply, owner.ctx)), heavyAdmission(scope, request, reply))
   })
 }
 
@@ -240,9 +244,26 @@ function fieldsOf (answer: Answer): Record<string, unknown> {
 /** Each SharedAnswer's bytes, made the first time it is answered (an answer is one endpoint's: one schema encodes it). */
 const sharedEncodings = new WeakMap<SharedAnswer, string>()
 
-function send (reply: FastifyReply, answer: Answer): unknown {
+/** Admits the request's answer as a heavy one, once (a second call does nothing). */
+interface HeavyAdmission { admit (): void }
+
+function heavyAdmission (app: FastifyInstance, request: FastifyRequest, reply: FastifyReply): HeavyAdmission {
+  let admitted = false
+  return {
+    admit () {
+      if (admitted) return
+      app.heavyAnswers.admit(request.ip, reply.raw)
+      admitted = true
+    }
+  }
+}
+
+function send (reply: FastifyReply, answer: Answer, heavy: HeavyAdmission): unknown {
   if (reply.sent) return reply
-  if (isStreamedList(answer)) return sendStreamed(reply, answer)
+  if (isStreamedList(answer) || isStreamedAnswer(answer)) {
+    heavy.admit()
+    return sendStreamed(reply, answer)
+  }
   if (isSharedAnswer(answer)) {
     let body = sharedEncodings.get(answer)
     if (body === undefined) sharedEncodings.set(answer, body = reply.serialize({ result: 'ok', ...fieldsOf(answer) }) as string)
@@ -252,31 +273,28 @@ function send (reply: FastifyReply, answer: Answer): unknown {
 }
 
 /**
- * A StreamedList as it goes out: the envelope's head, then each batch's items, encoded
- * as JSON.stringify would encode the whole answer. The stream reads the next batch only
- * when the socket has taken the last (Fastify pipes it), so a slow client holds one batch,
- * not the answer; a batch that fails ends the answer cut short, and is logged.
+ * A StreamedList or StreamedAnswer as it goes out: the JSON of the whole answer, as
+ * JSON.stringify would encode it, written while it is read (streamed-json.ts). The stream
+ * reads the next batch only when the socket has taken the last (Fastify pipes it), so a
+ * slow client holds one batch, not the answer. A batch that fails after the head has gone
+ * ends the answer cut short (its last chunk never sent, so no client takes it for whole),
+ * and is logged. An endpoint may have said how the answer is cached; by default, not kept.
  */
-function sendStreamed (reply: FastifyReply, list: StreamedList): FastifyReply {
-  async function * encoded (): AsyncGenerator<string> {
-    yield `${JSON.stringify({ result: 'ok', ...list.fields }).slice(0, -1)},${JSON.stringify(list.key)}:[`
-    let first = true
-    for await (const batch of list.batches()) {
-      if (batch.length === 0) continue
-      yield `${first ? '' : ','}${JSON.stringify(batch).slice(1, -1)}`
-      first = false
-    }
-    yield ']}'
-  }
-  return reply.code(200).header('content-type', JSON_TYPE).header('cache-control', 'no-cache').send(Readable.from(encoded(), { objectMode: false }))
+function sendStreamed (reply: FastifyReply, answer: StreamedList | StreamedAnswer): FastifyReply {
+  const fields = isStreamedList(answer) ? { ...answer.fields, [answer.key]: new StreamedArray(answer.batches) } : answer.fields
+  if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-cache')
+  return reply.code(200).header('content-type', JSON_TYPE).send(Readable.from(streamedJson({ result: 'ok', ...fields }), { objectMode: false }))
 }
 
-async function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedAnswer, handle: () => Promise<Answer>): Promise<FastifyReply> {
+async function sendCached (request: FastifyRequest, reply: FastifyReply, cached: CachedAnswer, handle: () => Promise<Answer>, heavy: HeavyAdmission): Promise<FastifyReply> {
   const kept = await cached.get(async () => {
     const answer = await handle()
     return isStreamedList(answer) ? answer : fieldsOf(answer)
   })
-  if (isStreamedList(kept)) return sendStreamed(reply, kept)
+  if (isStreamedList(kept)) {
+    heavy.admit()
+    return sendStreamed(reply, kept)
+  }
   cached.counts.served++
   const { status, head, body } = kept.answerFor(request.headers['if-none-match'])
   return reply.code(status).headers(head).send(body)

@@ -1,4 +1,4 @@
-import { Api, StreamedList, Successful, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
+import { Api, StreamedList, Successful, TooManyRequests, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
 import { nextList } from '../changes/list.js'
 import { CHANGED } from '../changes/notice.js'
 import { SHOUT_EXAMPLE, ShoutSchema, type Shout } from '../schemas.js'
@@ -25,7 +25,8 @@ export const LIST_STREAMED_BYTES = 1024 * 1024
  * page's oldest id). Once the pages read pass LIST_STREAMED_BYTES it is neither kept nor
  * made whole: it is streamed, each next page read when the client has taken the one
  * before. A streamed list is not a snapshot: a shout deleted while the answer is under way
- * may be in it or not; one posted meanwhile is not (it is newer than the first page).
+ * may be in it or not; one posted meanwhile is not (it is newer than the first page). It
+ * is a heavy answer: a client may be sent two at a time, a third is answered 429.
  */
 export class ListShouts extends Api {
   readonly method = 'GET'
@@ -33,7 +34,7 @@ export class ListShouts extends Api {
   readonly schema = {}
   override readonly cache = { topic: CHANGED, update: nextList }
   // Sent as the kept answer's bytes (the host encodes it); a test checks them against this.
-  override readonly answers = { ok: okAnswer({ shouts: Type.Array(ShoutSchema, { description: 'newest first' }) }, { shouts: [SHOUT_EXAMPLE] }) }
+  override readonly answers = { ok: okAnswer({ shouts: Type.Array(ShoutSchema, { description: 'newest first' }) }, { shouts: [SHOUT_EXAMPLE] }), errors: [TooManyRequests] }
 
   async handle ({ ctx }: PublicCall): Promise<Successful | StreamedList> {
     const { maxShouts } = await ShoutboxSettings.of(ctx).current()

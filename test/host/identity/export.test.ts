@@ -1,10 +1,53 @@
 import t from 'tap'
-import { build, setUp } from '../../helpers/app.js'
+import { preferencesRepository } from '../../../src/host/identity/preferences.js'
+import { build, setUp, type App } from '../../helpers/app.js'
 import { eventually } from '../../helpers/eventually.js'
 import { account } from '../../helpers/identity.js'
 import { answer, as, error } from '../../helpers/requests.js'
 
 /** A member's data export (`GET /api/users/me/export`), and an administrator's of a member (`GET /api/panel/users/:id/export`). */
+
+const ms = (value: number | string | null): number | null => value === null ? null : Number(value)
+
+/**
+ * The export of `userId` as it was made before it was streamed: each list read whole, in
+ * one query, into one object (as `exportUser` and the board's `memberData` read it).
+ */
+async function wholeDocument (app: App, userId: number, exportedAt: number): Promise<Record<string, unknown>> {
+  const db = app.db
+  const account = await db('users').join('roles', 'roles.id', 'users.role_id').where('users.id', userId)
+    .first('users.id', 'users.username', 'users.email', 'roles.name as role', 'users.disabled', 'users.bot', 'users.created_at')
+  const sessions = await db('sessions').where({ user_id: userId }).orderBy('created_at').select('created_at', 'expires_at')
+  const notifications = await db('notifications').where({ user_id: userId }).orderBy('id').select('id', 'addon_id', 'kind', 'data', 'created_at', 'read')
+  const slug = (column: string) => db.raw(`(select slug from shoutbox_rooms where shoutbox_rooms.id = ${column}) as room`)
+  const shouts = await db('shoutbox_shouts').where({ author_id: userId }).orderBy('id').select('id', slug('room_id'), 'message', 'date', 'reply_to_id')
+  const waiting = await db('shoutbox_review').where({ author_id: userId }).orderBy('id').select(slug('room_id'), 'message', 'date', 'state')
+  const reactions = await db('shoutbox_reactions').where({ user_id: userId }).orderBy('created_at').select('shout_id', 'emoji', 'created_at')
+  const reports = await db('shoutbox_reports').where({ user_id: userId }).orderBy('id').select('shout_id', 'reason', 'note', 'created_at', 'resolved_at', 'outcome')
+  const ignores = await db('shoutbox_ignores').where({ user_id: userId }).orderBy('created_at').select('ignored_id', 'created_at')
+  const markers = await db('shoutbox_read_markers').where({ user_id: userId }).select(slug('room_id'), 'last_read_id', 'updated_at')
+  const mute = await db('shoutbox_mutes').where({ user_id: userId }).first('until', 'reason', 'created_at')
+  const names = new Map((await db('users').whereIn('id', ignores.map(row => row.ignored_id)).select('id', 'username')).map(row => [row.id, row.username]))
+  return {
+    exportedAt,
+    account: { id: account.id, username: account.username, email: account.email, role: account.role, disabled: account.disabled, bot: account.bot, createdAt: Number(account.created_at) },
+    sessions: sessions.map(row => ({ createdAt: Number(row.created_at), expiresAt: Number(row.expires_at) })),
+    preferences: await preferencesRepository(db).of(userId),
+    notifications: notifications.map(row => ({ id: Number(row.id), addon: row.addon_id, kind: row.kind, data: row.data, createdAt: Number(row.created_at), read: row.read })),
+    tokens: await app.identity.tokens.listOf(userId),
+    addons: {
+      shoutbox: {
+        shouts: shouts.map(row => ({ id: Number(row.id), room: row.room, message: row.message, date: Number(row.date), replyTo: ms(row.reply_to_id) })),
+        waitingForReview: waiting.map(row => ({ room: row.room, message: row.message, date: Number(row.date), state: row.state })),
+        reactions: reactions.map(row => ({ shout: Number(row.shout_id), emoji: row.emoji, createdAt: Number(row.created_at) })),
+        reports: reports.map(row => ({ shout: Number(row.shout_id), reason: row.reason, note: row.note, createdAt: Number(row.created_at), resolvedAt: ms(row.resolved_at), outcome: row.outcome })),
+        ignored: ignores.map(row => ({ username: names.get(row.ignored_id) ?? null, since: Number(row.created_at) })),
+        readMarkers: markers.map(row => ({ room: row.room, lastReadId: Number(row.last_read_id), updatedAt: Number(row.updated_at) })),
+        mute: mute === undefined ? null : { until: ms(mute.until), reason: mute.reason, since: Number(mute.created_at) }
+      }
+    }
+  }
+}
 
 t.test('the export holds everything stored about the member, and nothing of anyone else\'s secrets', async t => {
   const app = await build(t)
@@ -69,5 +112,29 @@ t.test('the export holds everything stored about the member, and nothing of anyo
     const adminId = (await app.db('users').where({ username: 'admin' }).first('id')).id as number
     t.same(answer(await as(app, helper).get(`/api/panel/users/${adminId}/export`)), [403, error('NO_PERMISSION')], 'a users manager cannot export an administrator\'s')
     t.equal((await as(app, helper).get(`/api/panel/users/${miraId}/export`)).statusCode, 200, 'but may a member\'s')
+  })
+
+  t.test('an export longer than a batch is, byte for byte, the document the whole lists made', async t => {
+    // Made in SQL: 2,500 more shouts (three batches of 1,000), 1,200 reactions to them
+    // (two batches, keyed on their time), 1,100 notifications; a mute and a held shout.
+    await app.db.raw(`insert into shoutbox_shouts (message, username, author_id, date)
+      select 'Shout number ' || g || ' "quoted" \\ é 😀', 'mira', ?, 1795000000000 + g from generate_series(1, 2500) as g`, [miraId])
+    await app.db.raw(`insert into shoutbox_reactions (shout_id, user_id, emoji, created_at)
+      select id, ?, '🎉', 1796000000000 - id from shoutbox_shouts where author_id = ? and message like 'Shout number %' order by id limit 1200`, [miraId, miraId])
+    await app.db.raw(`insert into notifications (user_id, addon_id, kind, data, created_at)
+      select ?, 'shoutbox', 'mention', jsonb_build_object('shout', g, 'excerpt', 'mention ' || g), 1795000000000 + g from generate_series(1, 1100) as g`, [miraId])
+    await app.db('shoutbox_mutes').insert({ user_id: miraId, username: 'mira', until: null, reason: 'calm down', created_at: 1795000000000, by_id: null, by_username: null })
+    await app.db('shoutbox_review').insert({ id: 900_000_001, room_id: 1, author_id: miraId, username: 'mira', message: 'held for review', date: 1795000000001, state: 'held', why: 'first-shouts', since: 1795000000001 })
+
+    const response = await as(app, mira).get('/api/users/me/export')
+    t.equal(response.statusCode, 200)
+    t.match(response.headers['content-disposition'], /^attachment; filename="shoutbox-data-mira\.json"$/, 'still a file to save')
+    t.equal(response.headers['cache-control'], 'private, no-store')
+    const got = JSON.parse(response.body)
+    const whole = { result: 'ok', export: await wholeDocument(app, miraId, got.export.exportedAt) }
+    t.same(got, whole, 'the same document')
+    t.equal(response.body, JSON.stringify(whole), 'byte for byte as JSON.stringify writes it')
+    const board = got.export.addons.shoutbox
+    t.same([board.shouts.length, board.reactions.length, got.export.notifications.length, board.waitingForReview.length, board.mute.reason], [2501, 1201, 1100 + data.notifications.length, 1, 'calm down'])
   })
 })
