@@ -32,6 +32,7 @@ export const HOST_DATA_MAP: DataMap = [
   {
     table: 'api_tokens',
     person: 'user_id',
+    erase: 'rows',
     personal: {
       name: { holds: 'text', export: 'tokens[].name', erase: 'rows go' },
       secret_hash: { holds: 'secret', export: 'left out', erase: 'rows go' }
@@ -41,6 +42,7 @@ export const HOST_DATA_MAP: DataMap = [
   {
     table: 'notifications',
     person: 'user_id',
+    erase: 'rows',
     personal: {
       data: {
         holds: 'text',
@@ -55,6 +57,7 @@ export const HOST_DATA_MAP: DataMap = [
   {
     table: 'user_preferences',
     person: 'user_id',
+    erase: 'rows',
     personal: {},
     other: ['user_id', 'sound', 'desktop_notifications', 'theme']
   },

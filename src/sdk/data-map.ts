@@ -3,7 +3,8 @@
  * whether it holds something of a person's — text they wrote, a name, an address, an
  * e-mail — and if so, what the person's export, their erasure, an edit of the text and a
  * delete of it do to that copy. A test reads the database's own catalogue and fails for a
- * column no map names, so a new table cannot be forgotten; export and erasure follow it.
+ * column no map names, so a new table cannot be forgotten; erasure walks it (the rows of
+ * tables marked `erase: 'rows'`), and each owner's export and erasure follow what it says.
  */
 
 /** What a column holds of a person. */
@@ -26,6 +27,11 @@ export interface MappedTable {
   readonly table: string
   /** The column naming whose row it is (a user id), when each row is one person's. */
   readonly person?: string
+  /**
+   * `rows`: erasure deletes the rows whose `person` is the erased account — the host does,
+   * walking the map, after the owner's `eraseUser` took out what needs more care.
+   */
+  readonly erase?: 'rows'
   /** Every column holding something of a person's. */
   readonly personal: Readonly<Record<string, PersonalColumn>>
   /** Every other column: ids, times, flags, counts, settings — nothing of a person's. */

@@ -37,6 +37,7 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
   {
     table: 'shoutbox_review',
     person: 'author_id',
+    erase: 'rows',
     personal: {
       message: { holds: 'text', export: 'waitingForReview[].message', erase: 'rows go', delete: 'a refused shout\'s row goes' },
       username: { holds: 'name', export: 'implied', erase: 'rows go' },
@@ -55,6 +56,7 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
   {
     table: 'shoutbox_mutes',
     person: 'user_id',
+    erase: 'rows',
     personal: {
       username: { holds: 'name', export: 'mute (the member\'s own)', erase: 'the muted member\'s row goes' },
       by_username: { holds: 'name', export: 'left out (the moderator\'s)', erase: 'a moderator erased: `deleted user`' },
@@ -65,6 +67,7 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
   {
     table: 'shoutbox_reactions',
     person: 'user_id',
+    erase: 'rows',
     personal: {},
     other: ['shout_id', 'user_id', 'emoji', 'created_at']
   },
@@ -77,12 +80,14 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
   {
     table: 'shoutbox_read_markers',
     person: 'user_id',
+    erase: 'rows',
     personal: {},
     other: ['user_id', 'room_id', 'last_read_id', 'updated_at']
   },
   {
     table: 'shoutbox_flood_control',
     person: 'author_id',
+    erase: 'rows',
     personal: {
       last_digest: { holds: 'secret', export: 'left out (a digest of the last shout, to refuse repeats)', erase: 'the row goes' }
     },

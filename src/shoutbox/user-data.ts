@@ -1,11 +1,12 @@
 import { DELETED_USER_NAME, type AddonContext, type ErasureMode, type Transaction } from '../sdk/index.js'
 import { announceChange } from './changes/notice.js'
 import { deleteShout } from './shout-changes.js'
-import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, IGNORES_TABLE, MUTES_TABLE, READ_MARKERS_TABLE, REACTIONS_TABLE, REPORTS_TABLE, REVIEW_TABLE, SHOUTS_TABLE } from './tables.js'
+import { EVENTS_TABLE, IGNORES_TABLE, MUTES_TABLE, REPORTS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 /**
- * A deleted account, inside the transaction that deletes it: its reactions, ignore lists
- * (its own, and its place in others'), read markers, flood counts, mute and held shouts go.
+ * A deleted account, inside the transaction that deletes it: its ignore lists (its own,
+ * and its place in others') go (its reactions, read markers, flood counts, mute and held
+ * shouts go too: the host deletes the rows the data map marks `erase: 'rows'`).
  * Its shouts go too (`delete`, each as a moderator's delete: events, notices, webhooks), or
  * stay under the name `deleted user` with no author (`anonymise`): the stream's history
  * and the replies' quotes say so too, and every process makes its kept lists anew. The
@@ -21,12 +22,9 @@ export async function eraseMember (ctx: AddonContext, userId: number, mode: Eras
   await ctx.activityLog.forget({ key: 'shoutId', values: shoutIds }, ['message', 'excerpt'], trx)
   await trx(REPORTS_TABLE).where({ user_id: userId }).update({ note: null })
   await trx(MUTES_TABLE).where({ by_id: userId }).update({ by_id: null, by_username: DELETED_USER_NAME })
-  await trx(REACTIONS_TABLE).where({ user_id: userId }).delete()
+  // Their own rows of the tables the data map marks `erase: 'rows'` (reactions, read
+  // markers, flood counts, their mute, their held shouts) the host deletes, walking the map.
   await trx(IGNORES_TABLE).where({ user_id: userId }).orWhere({ ignored_id: userId }).delete()
-  await trx(READ_MARKERS_TABLE).where({ user_id: userId }).delete()
-  await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).delete()
-  await trx(MUTES_TABLE).where({ user_id: userId }).delete()
-  await trx(REVIEW_TABLE).where({ author_id: userId }).delete()
   if (mode === 'delete') {
     for (const id of shoutIds.sort((a, b) => a - b)) await deleteShout(ctx, id, trx)
     return

@@ -237,9 +237,9 @@ export class AddonRegistry {
     }
   }
 
-  /** The data map's tables of every addon loaded (see AddonDefinition.dataMap). */
+  /** The data map's tables of every started addon (see AddonDefinition.dataMap): those whose tables exist. */
   dataMap (): Array<MappedTable & { owner: string }> {
-    return [...this.runtimes.values()].flatMap(r => (r.addon.definition.dataMap ?? []).map(table => ({ ...table, owner: r.id })))
+    return [...this.runtimes.values()].filter(r => r.started).flatMap(r => (r.addon.definition.dataMap ?? []).map(table => ({ ...table, owner: r.id })))
   }
 
   /**
