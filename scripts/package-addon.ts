@@ -3,7 +3,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { build } from 'esbuild'
-import { ADDON_LAYOUT, DISCOVERED_FOLDERS, modulesIn, resolveSourceFile } from '../src/host/addons/layout.js'
+import { ADDON_LAYOUT, DISCOVERED_FOLDERS, discoveredModules, resolveSourceFile } from '../src/host/addons/layout.js'
 
 export interface PackageOptions {
   /** Holds `addon.json` and `lang/`. */
@@ -17,13 +17,13 @@ export interface PackageOptions {
 /**
  * Packages an addon as a self-contained folder: `addon.json`, `lang/`, and its code
  * compiled to ES modules with the SDK bundled in, keeping the folder layout the host
- * discovers (`endpoints/`, `listeners/`, `migrations/`). It needs nothing from the
+ * discovers (`endpoints/`, `listeners/`, `migrations/`, at the top and in feature folders). It needs nothing from the
  * host's node_modules, so it works wherever the host keeps its addons folder.
  */
 export async function packageAddon ({ addonDir, codeDir, outDir }: PackageOptions): Promise<void> {
   const manifest = JSON.parse(await fs.readFile(path.join(addonDir, ADDON_LAYOUT.manifest), 'utf8')) as { entry: string }
   const entryPoints = [await resolveSourceFile(path.join(codeDir, manifest.entry))]
-  for (const folder of DISCOVERED_FOLDERS) entryPoints.push(...await modulesIn(path.join(codeDir, folder)))
+  for (const folder of DISCOVERED_FOLDERS) entryPoints.push(...await discoveredModules(codeDir, folder))
   await fs.rm(outDir, { recursive: true, force: true })
   await build({
     entryPoints,

@@ -34,6 +34,30 @@ export async function modulesIn (dir: string): Promise<string[]> {
   return files.filter(isModuleFile).sort().map(f => path.join(dir, f))
 }
 
+/** Folders of an addon's code never searched for discovered modules: browser code, the packager's chunks. */
+const NOT_SEARCHED = new Set([ADDON_LAYOUT.ui, 'chunks', 'node_modules'])
+
+/**
+ * The modules of every `folder` (endpoints, listeners or migrations) in an addon's code:
+ * the one at its top and each feature folder's (`moderation/endpoints/`, at any depth), as
+ * @fastify/autoload searches subfolders — so an endpoint lives beside its feature. In
+ * order of file name (a migration's name is its place in the order), then of path.
+ */
+export async function discoveredModules (codeDir: string, folder: string): Promise<string[]> {
+  const found: string[] = []
+  const walk = async (dir: string, depth: number): Promise<void> => {
+    const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => [])
+    for (const entry of entries) {
+      if (!entry.isDirectory() || (depth === 0 && NOT_SEARCHED.has(entry.name)) || entry.name === 'node_modules') continue
+      const sub = path.join(dir, entry.name)
+      if (entry.name === folder) found.push(...await modulesIn(sub))
+      else await walk(sub, depth + 1)
+    }
+  }
+  await walk(codeDir, 0)
+  return found.sort((a, b) => path.basename(a).localeCompare(path.basename(b)) || a.localeCompare(b))
+}
+
 /** A module's name without its extension (a migration's name). */
 export function moduleName (file: string): string {
   return path.basename(file).replace(/\.(js|ts)$/, '')

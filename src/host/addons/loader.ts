@@ -7,7 +7,7 @@ import {
 } from '../../sdk/index.js'
 import { ADDON, ENDPOINT, LISTENER, SDK_BASE } from '../../sdk/brands.js'
 import type { NamedMigration } from '../database/migrate.js'
-import { ADDON_LAYOUT, exists, moduleName, modulesIn, resolveSourceFile } from './layout.js'
+import { ADDON_LAYOUT, discoveredModules, exists, moduleName, resolveSourceFile } from './layout.js'
 
 /** Where an addon lives: its manifest and strings, and the folder of its compiled code. */
 export interface AddonSource {
@@ -160,7 +160,7 @@ export async function loadHostCode (codeDir: string): Promise<DiscoveredCode> {
 
 /** Imports and checks every endpoint, listener and migration of a code folder. */
 async function discoverCode (codeDir: string, fail: Fail, { host }: { host: boolean }): Promise<DiscoveredCode> {
-  const endpoints = await discover<Endpoint>(path.join(codeDir, ADDON_LAYOUT.endpoints), ENDPOINT, fail)
+  const endpoints = await discover<Endpoint>(await discoveredModules(codeDir, ADDON_LAYOUT.endpoints), ENDPOINT, fail)
   const seen = new Set<string>()
   for (const { file, exportName, instance } of endpoints) {
     checkEndpoint(instance, `${file}, class ${exportName}`, fail, host)
@@ -168,11 +168,11 @@ async function discoverCode (codeDir: string, fail: Fail, { host }: { host: bool
     if (seen.has(route)) fail(file, `two endpoints declare ${route}`)
     seen.add(route)
   }
-  const listeners = await discover<Listener>(path.join(codeDir, ADDON_LAYOUT.listeners), LISTENER, fail)
+  const listeners = await discover<Listener>(await discoveredModules(codeDir, ADDON_LAYOUT.listeners), LISTENER, fail)
   for (const { file, exportName, instance } of listeners) {
     if (typeof instance.event?.name !== 'string') fail(`${file}, class ${exportName}`, 'event must be an event from defineEvent()')
   }
-  const migrations = await discoverMigrations(path.join(codeDir, ADDON_LAYOUT.migrations), fail)
+  const migrations = await discoverMigrations(await discoveredModules(codeDir, ADDON_LAYOUT.migrations), fail)
   return { endpoints, listeners, migrations }
 }
 
@@ -193,10 +193,10 @@ function checkEndpoint (endpoint: Endpoint, where: string, fail: Fail, host: boo
   }
 }
 
-/** Imports every module of a folder and instantiates each exported class carrying `brand`. */
-async function discover<T> (dir: string, brand: symbol, fail: Fail): Promise<Array<Discovered<T>>> {
+/** Imports each of `files` and instantiates each exported class carrying `brand`. */
+async function discover<T> (files: readonly string[], brand: symbol, fail: Fail): Promise<Array<Discovered<T>>> {
   const found: Array<Discovered<T>> = []
-  for (const file of await modulesIn(dir)) {
+  for (const file of files) {
     const mod = await importModule(file, fail)
     for (const [exportName, value] of Object.entries(mod)) {
       if (typeof value !== 'function') continue
@@ -214,11 +214,13 @@ async function discover<T> (dir: string, brand: symbol, fail: Fail): Promise<Arr
   return found
 }
 
-async function discoverMigrations (dir: string, fail: Fail): Promise<NamedMigration[]> {
+/** The migrations of `files`, in order of name; two of one name (in two feature folders) fail the addon. */
+async function discoverMigrations (files: readonly string[], fail: Fail): Promise<NamedMigration[]> {
   const migrations: NamedMigration[] = []
-  for (const file of await modulesIn(dir)) {
+  for (const file of files) {
     const mod = await importModule(file, fail)
     if (typeof mod.up !== 'function') fail(file, 'a migration must export an `up(db)` function')
+    if (migrations.some(migration => migration.name === moduleName(file))) fail(file, `another migration is named ${moduleName(file)}`)
     migrations.push({ name: moduleName(file), up: mod.up as NamedMigration['up'] })
   }
   return migrations
