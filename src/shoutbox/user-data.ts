@@ -1,7 +1,7 @@
 import { DELETED_USER_NAME, type AddonContext, type ErasureMode, type Transaction } from '../sdk/index.js'
 import { announceChange } from './changes/notice.js'
 import { deleteShout } from './shout-changes.js'
-import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, IGNORES_TABLE, MUTES_TABLE, READ_MARKERS_TABLE, REACTIONS_TABLE, REPORTS_TABLE, REVIEW_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
+import { EVENTS_TABLE, FLOOD_CONTROL_TABLE, IGNORES_TABLE, MUTES_TABLE, READ_MARKERS_TABLE, REACTIONS_TABLE, REPORTS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const ms = (value: number | string | null): number | null => value === null ? null : Number(value)
 
@@ -15,9 +15,9 @@ export async function memberData (ctx: AddonContext, userId: number): Promise<Re
   const { db } = ctx
   const slug = (column: string) => db.raw(`(select slug from ${ROOMS_TABLE} where ${ROOMS_TABLE}.id = ${column}) as room`)
   const [shouts, waiting, reactions, reports, ignores, markers, mute] = await Promise.all([
-    db(SHOUTS_TABLE).where({ author_id: userId }).orderBy('id').select<Array<{ id: number | string, room: string, message: string, date: number | string, reply_to_id: number | string | null }>>(
+    db(SHOUTS_TABLE).where({ author_id: userId }).whereNull('state').orderBy('id').select<Array<{ id: number | string, room: string, message: string, date: number | string, reply_to_id: number | string | null }>>(
       'id', slug('room_id'), 'message', 'date', 'reply_to_id'),
-    db(REVIEW_TABLE).where({ author_id: userId }).orderBy('id').select<Array<{ room: string, message: string, date: number | string, state: string }>>(slug('room_id'), 'message', 'date', 'state'),
+    db(SHOUTS_TABLE).where({ author_id: userId }).whereNotNull('state').orderBy('id').select<Array<{ room: string, message: string, date: number | string, state: string }>>(slug('room_id'), 'message', 'date', 'state'),
     db(REACTIONS_TABLE).where({ user_id: userId }).orderBy('created_at').select<Array<{ shout_id: number | string, emoji: string, created_at: number | string }>>('shout_id', 'emoji', 'created_at'),
     db(REPORTS_TABLE).where({ user_id: userId }).orderBy('id').select<Array<{ shout_id: number | string, reason: string, note: string | null, created_at: number | string, resolved_at: number | string | null, outcome: string | null }>>(
       'shout_id', 'reason', 'note', 'created_at', 'resolved_at', 'outcome'),
@@ -51,7 +51,8 @@ export async function eraseMember (ctx: AddonContext, userId: number, mode: Eras
   await trx(READ_MARKERS_TABLE).where({ user_id: userId }).delete()
   await trx(FLOOD_CONTROL_TABLE).where({ author_id: userId }).delete()
   await trx(MUTES_TABLE).where({ user_id: userId }).delete()
-  await trx(REVIEW_TABLE).where({ author_id: userId }).delete()
+  // Its shouts off the board (held, or hidden by reports) are no one's to read: they go, whatever the mode.
+  await trx(SHOUTS_TABLE).where({ author_id: userId }).whereNotNull('state').delete()
   if (mode === 'delete') {
     const ids = await trx(SHOUTS_TABLE).where({ author_id: userId }).orderBy('id').pluck('id')
     for (const id of ids) await deleteShout(ctx, Number(id), trx)
