@@ -289,12 +289,11 @@ export function shoutsRepository (db: Database) {
     /**
      * The shout on the board, its room's id and its author's id (null for shouts stored
      * before authors were kept), and whether staff vouched for it; with `trx`, its row locked
-     * until `trx` ends. `offBoard`: a held or hidden one is found too (`state` says which).
+     * until `trx` ends.
      */
-    async findWithAuthor (id: number, trx: Database = db, { offBoard = false } = {}): Promise<(RoomShout & { authorId: number | null, roomId: number, state: OffBoardState | null, vouched: boolean }) | undefined> {
-      const query = trx(SHOUTS_TABLE).where({ id })
-        .first<(RoomShout & { author_id: number | null, room_id: number, state: OffBoardState | null, vouched: boolean }) | undefined>(...COLUMNS, 'author_id', 'room_id', 'state', 'vouched', db.raw(`${slugOf('room_id')} as room`), REPLY_TO)
-      if (!offBoard) query.whereNull('state')
+    async findWithAuthor (id: number, trx: Database = db): Promise<(RoomShout & { authorId: number | null, roomId: number, vouched: boolean }) | undefined> {
+      const query = trx(SHOUTS_TABLE).where({ id }).whereNull('state')
+        .first<(RoomShout & { author_id: number | null, room_id: number, vouched: boolean }) | undefined>(...COLUMNS, 'author_id', 'room_id', 'vouched', db.raw(`${slugOf('room_id')} as room`), REPLY_TO)
       const row = await (trx.isTransaction === true ? query.forUpdate() : query)
       if (row === undefined) return undefined
       const { author_id: authorId, room_id: roomId, ...shout } = row
