@@ -4,6 +4,7 @@ import { build, setUp, type App } from '../helpers/app.js'
 import { account, roleWith } from '../helpers/identity.js'
 import { connectSse } from '../helpers/sse.js'
 import { REPORTS_PER_HOUR } from '../../src/shoutbox/review.js'
+import { up } from '../../src/shoutbox/migrations/017-review-in-place.js'
 
 /**
  * CONTRACT §17: held shouts, reports that hide, the review queue, and the board silencing
@@ -356,4 +357,31 @@ t.test('an edit by a member whose shouts would be held now is held; staff edits 
     [200, { result: 'ok', shout: { id: staff.id, message: 'welcome all', username: 'mod', date: staff.date, room: 'general', replyTo: null, reactions: [] } }], 'staff are never held')
   await decide(said.id, { action: 'approve' })
   t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), ['welcome all', 'first words, edited'])
+})
+
+t.test('migration 017: the shouts waiting in the old review table move into the shouts table, under their ids', async t => {
+  const { app, mod, members, say, decide } = await board(t)
+  const kept = await say(members.omar!, 'already on the board')
+  // The tables as 016 left them, with one held shout and one hidden shout waiting.
+  await app.db.raw('alter table shoutbox_shouts drop column state, drop column why, drop column since, drop column vouched, drop column approved')
+  await app.db.raw('alter table shoutbox_reports drop column weighs, drop column address_key')
+  await app.db.raw(`create table shoutbox_review (id bigint primary key, room_id integer not null, author_id integer, username text not null, message text not null,
+    date bigint not null, reply_to_id bigint, state text not null, why text not null, since bigint not null)`)
+  // Their ids came from the shouts' own sequence.
+  const next = async () => Number((await app.db.raw<{ rows: Array<{ id: string }> }>("select nextval(pg_get_serial_sequence('shoutbox_shouts', 'id')) as id")).rows[0]!.id)
+  const [heldId, hiddenId] = [await next(), await next()]
+  await app.db.raw(`insert into shoutbox_review (id, room_id, author_id, username, message, date, reply_to_id, state, why, since) values
+    (?, 1, (select id from users where username = 'mira'), 'mira', 'held words', 1795000000000, null, 'held', 'word', 1795000000001),
+    (?, 1, (select id from users where username = 'deniz'), 'deniz', 'hidden words', 1795000000002, ?, 'hidden', 'reports', 1795000000003)`, [heldId, hiddenId, kept.id])
+  await up(app.db)
+  t.same(await queueOf(app, mod), [
+    { shout: { id: heldId, message: 'held words', username: 'mira', date: 1795000000000, room: 'general' }, state: 'held', why: 'word', reports: [] },
+    { shout: { id: hiddenId, message: 'hidden words', username: 'deniz', date: 1795000000002, room: 'general' }, state: 'hidden', why: 'reports', reports: [] }
+  ])
+  t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), ['already on the board'], 'still off the board')
+  t.same(answer(await decide(hiddenId, { action: 'approve' })), [200, { result: 'ok' }])
+  t.same(answer(await as(app, undefined).get(`/api/shoutbox/shouts/${hiddenId}`)), [200, {
+    result: 'ok', shout: { id: hiddenId, message: 'hidden words', username: 'deniz', date: 1795000000002, room: 'general', replyTo: { id: kept.id, username: 'omar', excerpt: 'already on the board' }, reactions: [] }
+  }], 'approved under its id, answering what it answered')
+  t.ok((await say(members.bora!, 'a new shout takes a new id')).id > hiddenId, 'the sequence is past them')
 })
