@@ -385,3 +385,32 @@ t.test('migration 017: the shouts waiting in the old review table move into the 
   }], 'approved under its id, answering what it answered')
   t.ok((await say(members.bora!, 'a new shout takes a new id')).id > hiddenId, 'the sequence is past them')
 })
+
+t.test('a hidden shout leaves the pins, the unread counts and its author\'s shouts in their export, and comes back to each', async t => {
+  const { app, mod, members, say, decide, report } = await board(t)
+  const shout = await say(members.mira!, 'rules: be kind')
+  t.equal((await as(app, mod).put(`/api/panel/shoutbox/${shout.id}/pin`, { pinned: true })).statusCode, 200)
+  const pinnedShout = { id: shout.id, message: 'rules: be kind', username: 'mira', date: shout.date, room: 'general', replyTo: null, reactions: [] }
+  const read = async () => ({
+    pinned: answer(await as(app, undefined).get('/api/shoutbox/pinned')),
+    unread: (await as(app, members.omar).get('/api/shoutbox/rooms')).json().rooms.find((room: { slug: string }) => room.slug === 'general').unread,
+    exported: (({ shouts, waitingForReview }) => ({ shouts, waitingForReview }))((await as(app, members.mira).get('/api/users/me/export')).json().export.addons.shoutbox)
+  })
+  t.same(await read(), {
+    pinned: [200, { result: 'ok', shouts: [pinnedShout] }],
+    unread: 1,
+    exported: { shouts: [{ id: shout.id, room: 'general', message: 'rules: be kind', date: shout.date, replyTo: null }], waitingForReview: [] }
+  })
+  for (const name of ['omar', 'ayse', 'bora']) await report(members[name]!, shout.id)
+  t.same(await read(), {
+    pinned: [200, { result: 'ok', shouts: [] }],
+    unread: 0,
+    exported: { shouts: [], waitingForReview: [{ room: 'general', message: 'rules: be kind', date: shout.date, state: 'hidden' }] }
+  }, 'hidden: off the pins and the counts; its author still has it, waiting')
+  await decide(shout.id, { action: 'dismiss' })
+  t.same(await read(), {
+    pinned: [200, { result: 'ok', shouts: [pinnedShout] }],
+    unread: 1,
+    exported: { shouts: [{ id: shout.id, room: 'general', message: 'rules: be kind', date: shout.date, replyTo: null }], waitingForReview: [] }
+  }, 'back, pinned as before')
+})
