@@ -168,6 +168,8 @@ export interface Users {
   findByNames (names: readonly string[]): Promise<SessionUser[]>
   /** The usernames of the accounts `ids` (those that exist; `active`: and are not disabled), by id. */
   namesOf (ids: readonly number[], options?: { readonly active?: boolean }): Promise<Map<number, string>>
+  /** When the account `id` was made (ms); undefined when there is none: a young account weighs less. */
+  createdAt (id: number): Promise<number | undefined>
   /**
    * Runs `handler` on every process when what a user may do may have changed: with their
    * id when their sessions ended (signed out everywhere, disabled, deleted, a new
@@ -202,6 +204,16 @@ export interface Notifier {
   rewrite (about: { readonly field: string, readonly values: ReadonlyArray<string | number> }, fields: Readonly<Record<string, unknown>>, trx: Transaction): Promise<void>
 }
 
+/**
+ * What stands for a client's address wherever one must be stored: its HMAC (an IPv6
+ * client's /64) under a key of the day, so two requests of one day from one client have
+ * the same key, and no key can be turned back into the address.
+ */
+export interface AddressKeys {
+  /** The key that stands for `ip` today. */
+  keyOf (ip: string): Promise<string>
+}
+
 /** What the host gives an addon: its only way to reach the platform. */
 export interface AddonContext {
   readonly addonId: string
@@ -219,6 +231,8 @@ export interface AddonContext {
   readonly permissions: Permissions
   /** Other people's accounts, read only. */
   readonly users: Users
+  /** Client addresses as they may be stored (never in clear). */
+  readonly addresses: AddressKeys
   readonly metrics: Metrics
   readonly log: Logger
 }

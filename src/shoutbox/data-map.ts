@@ -17,9 +17,10 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
         edit: 'replaced; the earlier events carry the new text',
         delete: 'the row goes'
       },
-      username: { holds: 'name', export: 'implied (the author)', erase: 'anonymise: `deleted user`, no author; delete: the shout goes' }
+      username: { holds: 'name', export: 'implied (the author)', erase: 'anonymise: `deleted user`, no author; delete: the shout goes' },
+      why: { holds: 'text', export: 'left out (the moderators\' reason a shout is held or hidden)', erase: 'a held or hidden shout of theirs goes, whatever the mode' }
     },
-    other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot']
+    other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot', 'state', 'since', 'vouched', 'approved']
   },
   {
     table: 'shoutbox_events',
@@ -35,23 +36,13 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
     other: ['id', 'kind', 'created_at']
   },
   {
-    table: 'shoutbox_review',
-    person: 'author_id',
-    erase: 'rows',
-    personal: {
-      message: { holds: 'text', export: 'waitingForReview[].message', erase: 'rows go', delete: 'a refused shout\'s row goes' },
-      username: { holds: 'name', export: 'implied', erase: 'rows go' },
-      why: { holds: 'text', export: 'left out (the moderators\' reason)', erase: 'rows go' }
-    },
-    other: ['id', 'room_id', 'author_id', 'date', 'reply_to_id', 'state', 'since']
-  },
-  {
     table: 'shoutbox_reports',
     person: 'user_id',
     personal: {
-      note: { holds: 'text', export: 'reports[].note', erase: 'the reporter\'s note goes; the report stays in the queue' }
+      note: { holds: 'text', export: 'reports[].note', erase: 'the reporter\'s note goes; the report stays in the queue' },
+      address_key: { holds: 'address', export: 'left out (an HMAC of the address under a key of the day, to tell reporters apart)', erase: 'kept: no address can be read from it' }
     },
-    other: ['id', 'shout_id', 'user_id', 'reason', 'created_at', 'resolved_at', 'outcome']
+    other: ['id', 'shout_id', 'user_id', 'reason', 'created_at', 'resolved_at', 'outcome', 'weighs']
   },
   {
     table: 'shoutbox_mutes',

@@ -1,5 +1,5 @@
 import { keysetArray, type AddonContext, type StreamedObject } from '../sdk/index.js'
-import { IGNORES_TABLE, MUTES_TABLE, READ_MARKERS_TABLE, REACTIONS_TABLE, REPORTS_TABLE, REVIEW_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
+import { IGNORES_TABLE, MUTES_TABLE, READ_MARKERS_TABLE, REACTIONS_TABLE, REPORTS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const ms = (value: number | string | null): number | null => value === null ? null : Number(value)
 
@@ -30,13 +30,13 @@ export async function memberData (ctx: AddonContext, userId: number): Promise<St
   const lastShout = Number(last?.last ?? 0)
   return {
     shouts: keysetArray<ShoutRow, number>({
-      read: (after, limit) => db(SHOUTS_TABLE).where({ author_id: userId }).andWhere('id', '>', after ?? 0).andWhere('id', '<=', lastShout)
+      read: (after, limit) => db(SHOUTS_TABLE).where({ author_id: userId }).whereNull('state').andWhere('id', '>', after ?? 0).andWhere('id', '<=', lastShout)
         .orderBy('id').limit(limit).select('id', slug('room_id'), 'message', 'date', 'reply_to_id'),
       key: row => Number(row.id),
       items: rows => rows.map(row => ({ id: Number(row.id), room: row.room, message: row.message, date: Number(row.date), replyTo: ms(row.reply_to_id) }))
     }),
     waitingForReview: keysetArray<HeldRow, number>({
-      read: (after, limit) => db(REVIEW_TABLE).where({ author_id: userId }).andWhere('id', '>', after ?? 0)
+      read: (after, limit) => db(SHOUTS_TABLE).where({ author_id: userId }).whereNotNull('state').andWhere('id', '>', after ?? 0)
         .orderBy('id').limit(limit).select('id', slug('room_id'), 'message', 'date', 'state'),
       key: row => Number(row.id),
       items: rows => rows.map(row => ({ room: row.room, message: row.message, date: Number(row.date), state: row.state }))

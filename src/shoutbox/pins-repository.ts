@@ -27,7 +27,7 @@ export function pinsRepository (db: Database) {
   return {
     /** The room's pinned shouts, newest pin first. */
     async list (room: Pick<Room, 'id' | 'slug'>): Promise<RoomShout[]> {
-      const rows = await db(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id').where('s.room_id', room.id)
+      const rows = await db(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id').where('s.room_id', room.id).whereNull('s.state')
         .orderBy('p.id', 'desc').select<Array<RoomShout & { by_bot: boolean }>>('s.id', 's.message', 's.username', 's.date', db.raw('?::text as room', [room.slug]),
           db.raw(`${replyToOf('s.reply_to_id')} as "replyTo"`), 's.bot as by_bot')
       // A bot's shout says so; a person's has no `bot` key.

@@ -61,8 +61,8 @@ export async function postInRoom (ctx: AddonContext, viewer: MemberViewer, room:
   return { ...shout, reactions: [] }
 }
 
-/** A member with fewer than `holdFirstShouts` shouts on the board: their next one waits for review. */
-async function isNewMember (ctx: AddonContext, user: SessionUser, holdFirstShouts: number): Promise<boolean> {
+/** A member with fewer than `holdFirstShouts` shouts on the board: their next one (or edit) waits for review. */
+export async function isNewMember (ctx: AddonContext, user: SessionUser, holdFirstShouts: number): Promise<boolean> {
   if (holdFirstShouts === 0) return false
   return await shoutsRepository(ctx.db).countByAuthor(user.id, holdFirstShouts) < holdFirstShouts
 }

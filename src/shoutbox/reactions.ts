@@ -91,7 +91,7 @@ export function reactionsRepository (db: Database) {
      */
     async target (shoutId: number, userId: number, now: number, mutes: boolean): Promise<{ roomId: number | undefined, muted: boolean, until: number | null }> {
       const { rows } = await prepared(db.raw<{ rows: Array<{ room_id: number | null, muted: boolean, until: number | string | null }> }>(`
-        select (select room_id from ?? where id = ?) as room_id, m.user_id is not null as muted, m.until
+        select (select room_id from ?? where id = ? and state is null) as room_id, m.user_id is not null as muted, m.until
         from (select 1) as one left join ?? as m on ? and m.user_id = ? and (m.until is null or m.until > ?)`,
       [SHOUTS_TABLE, shoutId, MUTES_TABLE, mutes, userId, now]))
       const row = rows[0]!

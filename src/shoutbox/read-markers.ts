@@ -24,7 +24,7 @@ export function readMarkersRepository (db: Database) {
       const { rows } = await db.raw<{ rows: Array<{ room_id: number, last_read_id: string | number, unread: string | number }> }>(`
         select r.room_id, coalesce(m.last_read_id, 0) as last_read_id,
           (select count(*) from (select 1 from ?? s
-             where s.room_id = r.room_id and s.id > coalesce(m.last_read_id, 0) and s.author_id is distinct from ?
+             where s.room_id = r.room_id and s.id > coalesce(m.last_read_id, 0) and s.state is null and s.author_id is distinct from ?
              limit ?) as newer) as unread
         from unnest(?::int[]) as r(room_id)
         left join ?? m on m.room_id = r.room_id and m.user_id = ?`,

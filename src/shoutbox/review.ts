@@ -3,21 +3,27 @@ import { AlreadyReported } from './errors.js'
 import { countReviewDeletion } from './auto-silence.js'
 import { lockFloodRow } from './flood-control.js'
 import { muteMember } from './mutes.js'
-import { Publisher } from './publisher.js'
 import { Rooms, type Room } from './rooms.js'
-import type { FullShout } from './schemas.js'
+import { Mentions } from './mentions.js'
+import type { FullShout, RoomShout } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
-import { deleteShout } from './shout-changes.js'
-import { shoutSubject, shoutsRepository } from './shouts-repository.js'
-import { REPORTS_TABLE, REVIEW_TABLE, SHOUTS_TABLE } from './tables.js'
+import { deleteShout, restoreShout, takeShoutOff } from './shout-changes.js'
+import { shoutSubject, shoutsRepository, type OffBoardState } from './shouts-repository.js'
+import { REPORTS_TABLE, SHOUTS_TABLE } from './tables.js'
 import { excerptOf } from './excerpt.js'
 
 /*
  * The review queue: shouts a moderator decides on. A held shout (a watched word that
- * holds, or a new member's first shouts) never reached the board; a shout enough members
- * reported left it, as a delete does, until a moderator looks. Approving either puts it
- * on the board then, as a new shout; deleting it ends it; dismissing a shout's reports
- * closes them (and a hidden shout comes back).
+ * holds, a new member's first shouts, an edit that needs another look) is not on the
+ * board; a shout enough members reported left it, as a delete does, until a moderator
+ * looks. Either stays in the shouts table, marked (`state`), so approving it, or
+ * dismissing its reports, puts it back as it was: its id, date, reactions and the replies
+ * that quote it. Deleting it ends it.
+ *
+ * Reports hide a shout only when they are many, old and apart: `hideAfterReports`
+ * reporters whose accounts are older than `reportMinAccountAgeHours`, from as many
+ * addresses (compared as the HMAC of the day: see `AddonContext.addresses`). Younger
+ * accounts' reports, and reports of a shout staff vouched for, queue without hiding.
  */
 
 export const REPORT_REASONS = ['spam', 'abuse', 'off-topic', 'other'] as const
@@ -25,14 +31,15 @@ export type ReportReason = typeof REPORT_REASONS[number]
 export const REVIEW_ACTIONS = ['approve', 'delete', 'dismiss'] as const
 export type ReviewAction = typeof REVIEW_ACTIONS[number]
 
-/** Why a shout is off the board: a watched word, a new member, or reports. */
-export type HeldWhy = 'word' | 'new-member' | 'reports'
+/** Why a shout is off the board: a watched word, a new member, an edit of an approved shout, or reports. */
+export const HELD_WHY = ['word', 'new-member', 'edited', 'reports'] as const
+export type HeldWhy = typeof HELD_WHY[number]
 
 /** How many reports one member may make in an hour. */
 export const REPORTS_PER_HOUR = 10
 const HOUR_MS = 3_600_000
 
-interface ReviewRow {
+interface OffBoardRow {
   id: number | string
   room_id: number
   author_id: number | null
@@ -40,12 +47,12 @@ interface ReviewRow {
   message: string
   date: number | string
   reply_to_id: number | string | null
-  state: 'held' | 'hidden'
+  state: OffBoardState
   why: HeldWhy
   since: number | string
 }
 
-/** A shout off the board, as the queue keeps it. */
+/** A shout off the board, as the queue shows it. */
 export interface OffBoard {
   readonly id: number
   readonly roomId: number
@@ -54,12 +61,12 @@ export interface OffBoard {
   readonly message: string
   readonly date: number
   readonly replyToId: number | null
-  readonly state: 'held' | 'hidden'
+  readonly state: OffBoardState
   readonly why: HeldWhy
   readonly since: number
 }
 
-const offBoard = (row: ReviewRow): OffBoard => ({
+const offBoard = (row: OffBoardRow): OffBoard => ({
   id: Number(row.id),
   roomId: row.room_id,
   authorId: row.author_id,
@@ -72,43 +79,45 @@ const offBoard = (row: ReviewRow): OffBoard => ({
   since: Number(row.since)
 })
 
-/** `shoutbox_review`: the shouts off the board. */
+const OFF_BOARD_COLUMNS = ['id', 'room_id', 'author_id', 'username', 'message', 'date', 'reply_to_id', 'state', 'why', 'since'] as const
+
+/** The shouts off the board (`state` held or hidden), as the review queue reads them. */
 export function reviewRepository (db: Database) {
   return {
-    /** Puts a shout off the board; a held one takes a new id from the shouts' own sequence. */
-    async put (shout: Omit<OffBoard, 'id' | 'since'> & { id?: number }, trx: Database = db): Promise<OffBoard> {
-      const id = shout.id ?? Number((await trx.raw<{ rows: Array<{ id: string }> }>('select nextval(pg_get_serial_sequence(?, ?)) as id', [SHOUTS_TABLE, 'id'])).rows[0]!.id)
-      const [row] = await trx(REVIEW_TABLE).insert({
-        id, room_id: shout.roomId, author_id: shout.authorId, username: shout.username, message: shout.message, date: shout.date,
-        reply_to_id: shout.replyToId, state: shout.state, why: shout.why, since: Date.now()
-      }).returning<ReviewRow[]>('*')
+    /** Stores a shout held before it ever reached the board: no stream event, no webhook, until it is approved. */
+    async hold (shout: Omit<OffBoard, 'id' | 'since' | 'state'>, trx: Database = db): Promise<OffBoard> {
+      const [row] = await trx(SHOUTS_TABLE).insert({
+        room_id: shout.roomId, author_id: shout.authorId, username: shout.username, message: shout.message, date: shout.date,
+        reply_to_id: shout.replyToId, state: 'held', why: shout.why, since: Date.now()
+      }).returning<OffBoardRow[]>([...OFF_BOARD_COLUMNS])
       return offBoard(row!)
     },
 
-    /** With a transaction, its row locked until the transaction ends. */
+    /** The shout if it is off the board; with a transaction, its row locked until the transaction ends. */
     async find (id: number, trx: Database = db): Promise<OffBoard | undefined> {
-      const query = trx(REVIEW_TABLE).where({ id }).first<ReviewRow | undefined>()
+      const query = trx(SHOUTS_TABLE).where({ id }).whereNotNull('state').first<OffBoardRow | undefined>(...OFF_BOARD_COLUMNS)
       const row = await (trx.isTransaction === true ? query.forUpdate() : query)
       return row === undefined ? undefined : offBoard(row)
     },
 
+    /** Deletes a shout off the board (it has no events on the stream to take back); its reactions go with it. */
     async remove (id: number, trx: Transaction): Promise<void> {
-      await trx(REVIEW_TABLE).where({ id }).delete()
+      await trx(SHOUTS_TABLE).where({ id }).whereNotNull('state').delete()
     },
 
     /** `authorId`'s own held shouts in `roomId`, newest first: their page shows them, waiting. */
     async heldOf (authorId: number, roomId: number): Promise<OffBoard[]> {
-      const rows = await db(REVIEW_TABLE).where({ author_id: authorId, room_id: roomId, state: 'held' }).orderBy('id', 'desc').limit(20).select<ReviewRow[]>('*')
+      const rows = await db(SHOUTS_TABLE).where({ author_id: authorId, room_id: roomId, state: 'held' }).orderBy('id', 'desc').limit(20).select<OffBoardRow[]>(...OFF_BOARD_COLUMNS)
       return rows.map(offBoard)
     },
 
     async all (limit: number): Promise<OffBoard[]> {
-      return (await db(REVIEW_TABLE).orderBy('id').limit(limit).select<ReviewRow[]>('*')).map(offBoard)
+      return (await db(SHOUTS_TABLE).whereNotNull('state').orderBy('id').limit(limit).select<OffBoardRow[]>(...OFF_BOARD_COLUMNS)).map(offBoard)
     },
 
     /** How many held shouts wait (hidden ones are counted with the reported). */
     async countHeld (): Promise<number> {
-      const row = await db(REVIEW_TABLE).where({ state: 'held' }).count({ count: '*' }).first<{ count: number | string }>()
+      const row = await db(SHOUTS_TABLE).where({ state: 'held' }).count({ count: '*' }).first<{ count: number | string }>()
       return Number(row?.count ?? 0)
     }
   }
@@ -129,11 +138,15 @@ export interface OpenReport {
 /** `shoutbox_reports`. */
 export function reportsRepository (db: Database) {
   return {
-    /** Files `userId`'s report; false when they have one open on that shout already. */
-    async file (shoutId: number, userId: number, reason: ReportReason, note: string | null, trx: Transaction): Promise<boolean> {
+    /**
+     * Files `userId`'s report, made from the address that `addressKey` stands for; `weighs`:
+     * it counts toward hiding the shout. False when they have one open on that shout already.
+     */
+    async file (report: { shoutId: number, userId: number, reason: ReportReason, note: string | null, weighs: boolean, addressKey: string }, trx: Transaction): Promise<boolean> {
       const rows = await trx.raw<{ rows: unknown[] }>(`
-        insert into ?? (shout_id, user_id, reason, note, created_at) values (?, ?, ?, ?, ?)
-        on conflict (shout_id, user_id) where resolved_at is null do nothing returning 1`, [REPORTS_TABLE, shoutId, userId, reason, note, Date.now()])
+        insert into ?? (shout_id, user_id, reason, note, created_at, weighs, address_key) values (?, ?, ?, ?, ?, ?, ?)
+        on conflict (shout_id, user_id) where resolved_at is null do nothing returning 1`,
+      [REPORTS_TABLE, report.shoutId, report.userId, report.reason, report.note, Date.now(), report.weighs, report.addressKey])
       return rows.rows.length > 0
     },
 
@@ -146,6 +159,17 @@ export function reportsRepository (db: Database) {
     /** How many members have a report open on `shoutId`. */
     async openCount (shoutId: number, trx: Transaction): Promise<number> {
       const row = await trx(REPORTS_TABLE).where({ shout_id: shoutId }).whereNull('resolved_at').count({ count: '*' }).first<{ count: number | string }>()
+      return Number(row?.count ?? 0)
+    },
+
+    /**
+     * How many addresses the open reports on `shoutId` that weigh come from (each one from
+     * another member: one open report per member and shout). A report filed before
+     * addresses were kept counts as its own address.
+     */
+    async weighingAddresses (shoutId: number, trx: Transaction): Promise<number> {
+      const row = await trx(REPORTS_TABLE).where({ shout_id: shoutId, weighs: true }).whereNull('resolved_at')
+        .first<{ count: number | string }>(trx.raw("count(distinct coalesce(address_key, 'user:' || user_id)) as count"))
       return Number(row?.count ?? 0)
     },
 
@@ -179,19 +203,21 @@ export function heldShout (shout: OffBoard, room: string): FullShout & { held: t
 
 /** Holds `user`'s shout in `room` for review: it is stored, shown to them and to staff, and on the board once approved. */
 export async function holdShout (ctx: AddonContext, user: SessionUser, room: Room, message: string, replyTo: number | null, why: HeldWhy): Promise<FullShout & { held: true }> {
-  const held = await reviewRepository(ctx.db).put({ roomId: room.id, authorId: user.id, username: user.username, message, date: Date.now(), replyToId: replyTo, state: 'held', why })
+  const held = await reviewRepository(ctx.db).hold({ roomId: room.id, authorId: user.id, username: user.username, message, date: Date.now(), replyToId: replyTo, why })
   return heldShout(held, room.slug)
 }
 
 /**
- * `user` reports shout `shoutId`: it must be in a room they may read (404, as for none),
- * not their own (403); one open report per member and shout (409 ALREADY_REPORTED); at
- * most REPORTS_PER_HOUR an hour (429). When `hideAfterReports` members have reports open
- * on it, it leaves the board for the queue — unless its author is staff.
+ * `user`, at address `ip`, reports shout `shoutId`: it must be on the board in a room they
+ * may read (404, as for none), not their own (403); one open report per member and shout
+ * (409 ALREADY_REPORTED); at most REPORTS_PER_HOUR an hour (429). It leaves the board for
+ * the queue when `hideAfterReports` members whose accounts are older than
+ * `reportMinAccountAgeHours` have reports open on it from as many addresses — unless its
+ * author is staff, or staff vouched for it (approved it, or kept it against reports).
  */
-export async function reportShout (ctx: AddonContext, viewer: MemberViewer, shoutId: number, reason: ReportReason, note: string | null): Promise<void> {
+export async function reportShout (ctx: AddonContext, viewer: MemberViewer, ip: string, shoutId: number, reason: ReportReason, note: string | null): Promise<void> {
   const { user } = viewer
-  const { hideAfterReports } = await ShoutboxSettings.of(ctx).current()
+  const { hideAfterReports, reportMinAccountAgeHours } = await ShoutboxSettings.of(ctx).current()
   // Read before the transaction: the embedded database has one connection, which the transaction holds.
   const rooms = await Rooms.of(ctx).all()
   const found = await shoutsRepository(ctx.db).findWithAuthor(shoutId)
@@ -201,6 +227,9 @@ export async function reportShout (ctx: AddonContext, viewer: MemberViewer, shou
   if (found.authorId === user.id) throw new NoPermission()
   const author = found.authorId === null ? undefined : await ctx.users.find(found.authorId)
   const authorIsStaff = author !== undefined && ctx.permissions.has(author, 'MANAGE_SHOUTBOX')
+  const joined = await ctx.users.createdAt(user.id)
+  const weighs = joined !== undefined && Date.now() - joined >= reportMinAccountAgeHours * HOUR_MS
+  const addressKey = await ctx.addresses.keyOf(ip)
   await ctx.transaction(async trx => {
     // The member's flood row, locked: their reports are counted one after the other, on every process.
     await lockFloodRow(user.id, ['author_id'], trx)
@@ -208,17 +237,14 @@ export async function reportShout (ctx: AddonContext, viewer: MemberViewer, shou
     const now = Date.now()
     const recent = await reports.madeSince(user.id, now - HOUR_MS, trx)
     if (recent.length >= REPORTS_PER_HOUR) throw new TooManyRequests((recent[recent.length - REPORTS_PER_HOUR]! + HOUR_MS - now) / 1000)
-    if (!await reports.file(shoutId, user.id, reason, note, trx)) throw new AlreadyReported()
+    if (!await reports.file({ shoutId, userId: user.id, reason, note, weighs, addressKey }, trx)) throw new AlreadyReported()
     await ctx.webhooks.enqueue('report.created', [{ data: { shoutId, room: room.slug, reason, reporter: user.username }, subject: shoutSubject(shoutId) }], trx)
-    if (hideAfterReports === 0 || authorIsStaff) return
-    if (await reports.openCount(shoutId, trx) < hideAfterReports) return
+    if (hideAfterReports === 0 || authorIsStaff || !weighs) return
+    // Locked: two last reports at once count each other, and the shout is hidden once.
     const shout = await shoutsRepository(ctx.db).findWithAuthor(shoutId, trx)
-    if (shout === undefined) return
-    await reviewRepository(ctx.db).put({
-      id: shout.id, roomId: shout.roomId, authorId: shout.authorId, username: shout.username, message: shout.message, date: shout.date,
-      replyToId: shout.replyTo === null ? null : shout.replyTo.id, state: 'hidden', why: 'reports'
-    }, trx)
-    await deleteShout(ctx, shoutId, trx)
+    if (shout === undefined || shout.vouched) return
+    if (await reports.weighingAddresses(shoutId, trx) < hideAfterReports) return
+    await takeShoutOff(ctx, shoutId, 'hidden', 'reports', null, trx)
   })
 }
 
@@ -227,15 +253,15 @@ const OUTCOMES: Record<ReviewAction, string> = { approve: 'kept', delete: 'remov
 
 /**
  * A moderator's decision on shout `shoutId` of the queue (held, hidden, or on the board
- * with open reports); 404 when it is in none. Logged APPROVED_SHOUT, DELETED_SHOUT or
- * DISMISSED_REPORTS, and MUTED_USER with `muteMinutes`; each reporter is notified.
+ * with open reports); 404 when it is in none. Approving it, or dismissing its reports,
+ * puts a held or hidden shout back on the board as it was, and vouches for it: reports
+ * no longer hide it. Logged APPROVED_SHOUT, DELETED_SHOUT or DISMISSED_REPORTS, and
+ * MUTED_USER with `muteMinutes`; each reporter is notified.
  */
 export async function review (ctx: AddonContext, moderator: SessionUser, shoutId: number, action: ReviewAction, muteMinutes: number | undefined): Promise<void> {
   const rooms = await Rooms.of(ctx).all()
   const settings = await ShoutboxSettings.of(ctx).current()
-  let republish: OffBoard | undefined
-  let reporters: number[] = []
-  let about: { room: string, message: string, authorId: number | null } | undefined
+  let restored: { shout: RoomShout, author: Actor } | undefined
   await ctx.transaction(async trx => {
     const queue = reviewRepository(ctx.db)
     const off = await queue.find(shoutId, trx)
@@ -244,9 +270,9 @@ export async function review (ctx: AddonContext, moderator: SessionUser, shoutId
     if (off === undefined && (on === undefined || await reports.openCount(shoutId, trx) === 0)) throw new NotFound()
     if (off?.state === 'held' && action === 'dismiss') throw new BadRequest({ reason: 'a held shout has no reports: approve or delete it' })
     const room = rooms.find(each => each.id === (off?.roomId ?? on!.roomId))
-    about = { room: room?.slug ?? '', message: off?.message ?? on!.message, authorId: off?.authorId ?? on!.authorId }
-    const details = { shoutId, author: off?.username ?? on!.username, message: about.message, room: about.room }
-    reporters = await reports.resolve(shoutId, action, trx)
+    const about = { room: room?.slug ?? '', message: off?.message ?? on!.message, authorId: off?.authorId ?? on!.authorId, username: off?.username ?? on!.username }
+    const details = { shoutId, author: about.username, message: about.message, room: about.room }
+    const reporters = await reports.resolve(shoutId, action, trx)
     if (action === 'delete') {
       if (off !== undefined) await queue.remove(shoutId, trx)
       else await deleteShout(ctx, shoutId, trx)
@@ -254,9 +280,9 @@ export async function review (ctx: AddonContext, moderator: SessionUser, shoutId
       if (about.authorId !== null) await countReviewDeletion(ctx, about.authorId, settings, trx)
     } else {
       if (off !== undefined) {
-        await queue.remove(shoutId, trx)
-        republish = off
-      }
+        const shout = await restoreShout(ctx, shoutId, off.state === 'held', settings.reactions, trx)
+        if (about.authorId !== null) restored = { shout, author: { id: about.authorId, username: about.username } }
+      } else await shoutsRepository(ctx.db).vouch(shoutId, trx)
       await ctx.activityLog.write({ type: action === 'approve' ? 'APPROVED_SHOUT' : 'DISMISSED_REPORTS', user: moderator, details: { ...details, reports: reporters.length } }, trx)
     }
     if (muteMinutes !== undefined && about.authorId !== null) await muteMember(ctx, { userId: about.authorId, minutes: muteMinutes, reason: null, by: moderator }, trx)
@@ -266,9 +292,6 @@ export async function review (ctx: AddonContext, moderator: SessionUser, shoutId
       }, trx)
     }
   })
-  if (republish !== undefined) {
-    const room = rooms.find(each => each.id === republish!.roomId)
-    const author: Actor = { id: republish.authorId ?? 0, username: republish.username }
-    if (room !== undefined) await Publisher.of(ctx).publish(author, republish.message, { logged: false, room, replyTo: republish.replyToId })
-  }
+  // Back on the board: whom it mentions hear of it now (a hidden shout's notifications went when it was hidden).
+  if (restored !== undefined) Mentions.of(ctx).afterPublish(restored.shout, restored.author)
 }

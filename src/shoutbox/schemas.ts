@@ -98,6 +98,7 @@ const ReactionSetSchema = Type.Array(Type.String({ minLength: 1, maxLength: 32 }
 
 // Moderation in depth: reports that hide, new members held, automatic silence.
 const HideAfterReportsSchema = Type.Integer({ minimum: 0, maximum: 100, description: 'distinct members whose open reports hide a shout pending review; 0: never' })
+const ReportMinAccountAgeHoursSchema = Type.Integer({ minimum: 0, maximum: 8760, description: 'how old (hours) a reporter\'s account must be for their report to count toward hiding; younger ones queue' })
 const HoldFirstShoutsSchema = Type.Integer({ minimum: 0, maximum: 10, description: "a member's first shouts held for review; 0: none" })
 const AutoMuteAfterSchema = Type.Integer({ minimum: 0, maximum: 1000, description: 'flood refusals within 10 minutes that silence a member; 0: never' })
 const AutoMuteMinutesSchema = Type.Integer({ minimum: 1, maximum: 10_080, description: 'how long an automatic silence lasts' })
@@ -115,6 +116,7 @@ export const SettingsSchema = Type.Object({
   keepDays: KeepDaysSchema,
   reactions: ReactionSetSchema,
   hideAfterReports: HideAfterReportsSchema,
+  reportMinAccountAgeHours: ReportMinAccountAgeHoursSchema,
   holdFirstShouts: HoldFirstShoutsSchema,
   autoMuteAfter: AutoMuteAfterSchema,
   autoMuteMinutes: AutoMuteMinutesSchema
@@ -124,7 +126,7 @@ export type Settings = Static<typeof SettingsSchema>
 
 export const SETTINGS_EXAMPLE: Settings = {
   maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: [...DEFAULT_REACTIONS],
-  hideAfterReports: 3, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30
+  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30
 }
 
 export const UpdateSettingsSchema = {
@@ -138,6 +140,7 @@ export const UpdateSettingsSchema = {
     keepDays: Type.Optional(KeepDaysSchema),
     reactions: Type.Optional(ReactionSetSchema),
     hideAfterReports: Type.Optional(HideAfterReportsSchema),
+    reportMinAccountAgeHours: Type.Optional(ReportMinAccountAgeHoursSchema),
     holdFirstShouts: Type.Optional(HoldFirstShoutsSchema),
     autoMuteAfter: Type.Optional(AutoMuteAfterSchema),
     autoMuteMinutes: Type.Optional(AutoMuteMinutesSchema)

@@ -41,6 +41,7 @@ export class ShoutboxSettings {
       keepDays: values.keepDays as number | null,
       reactions: values.reactions as string[],
       hideAfterReports: values.hideAfterReports as number,
+      reportMinAccountAgeHours: values.reportMinAccountAgeHours as number,
       holdFirstShouts: values.holdFirstShouts as number,
       autoMuteAfter: values.autoMuteAfter as number,
       autoMuteMinutes: values.autoMuteMinutes as number

@@ -6,6 +6,12 @@ import { EVENTS_TABLE, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js
 
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
 
+/**
+ * What a shout off the board is (`state`: held, or hidden by reports): it stays in the
+ * table, with its id, reactions and replies, and every reader's path leaves it out.
+ */
+export type OffBoardState = 'held' | 'hidden'
+
 /** The slug of the room of the shout whose `room_id` is `column`, as SQL (a room's slug never changes). */
 const slugOf = (column: string): string => `(select slug from ${ROOMS_TABLE} where ${ROOMS_TABLE}.id = ${column})`
 
@@ -15,7 +21,7 @@ const slugOf = (column: string): string => `(select slug from ${ROOMS_TABLE} whe
  * is deleted, its id and `deleted`; null for a shout that answers none.
  */
 export const replyToOf = (column: string): string => `case when ${column} is null then null else coalesce(
-  (select json_build_object('id', original.id, 'username', original.username, 'excerpt', left(original.message, ${EXCERPT_LENGTH})) from ${SHOUTS_TABLE} as original where original.id = ${column}),
+  (select json_build_object('id', original.id, 'username', original.username, 'excerpt', left(original.message, ${EXCERPT_LENGTH})) from ${SHOUTS_TABLE} as original where original.id = ${column} and original.state is null),
   json_build_object('id', ${column}, 'deleted', true)) end`
 
 /** A shout as webhooks tell of it (`shout.created`, `shout.edited`), from a row `s` of the shouts written. */
@@ -102,7 +108,7 @@ export function shoutsRepository (db: Database) {
      * null → all of them; `before` → only those with a smaller id. The cut is made in SQL.
      */
     listQuery (limit: number | null, before?: number) {
-      const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).where('room_id', GENERAL_ROOM_ID).orderBy('id', 'desc')
+      const query = db(SHOUTS_TABLE).select<Shout[]>(...COLUMNS).where('room_id', GENERAL_ROOM_ID).whereNull('state').orderBy('id', 'desc')
       if (before !== undefined) query.where('id', '<', before)
       return limit === null ? query : query.limit(limit)
     },
@@ -117,7 +123,7 @@ export function shoutsRepository (db: Database) {
      */
     archiveQuery ({ room, before, limit, q, excludeAuthors = [] }: ArchiveQuery) {
       const query = db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw('?::text as room', [room.slug]), REPLY_TO)
-        .where('room_id', room.id).orderBy('id', 'desc').limit(limit)
+        .where('room_id', room.id).whereNull('state').orderBy('id', 'desc').limit(limit)
       if (before !== undefined) query.where('id', '<', before)
       // Shouts stored before authors were kept (no author_id) are nobody's to ignore.
       if (excludeAuthors.length > 0) query.where(inner => inner.whereNull('author_id').orWhereNotIn('author_id', [...excludeAuthors]))
@@ -179,9 +185,9 @@ export function shoutsRepository (db: Database) {
       return (await db(SHOUTS_TABLE).where('author_id', authorId).whereIn('room_id', [...roomIds]).first('id')) !== undefined
     },
 
-    /** The shout with its room's slug, whatever its room (the caller decides who may see it). */
+    /** The shout on the board with its room's slug, whatever its room (the caller decides who may see it). */
     async find (id: number): Promise<RoomShout | undefined> {
-      const [shout] = await db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw(`${slugOf('room_id')} as room`), REPLY_TO).where('id', id)
+      const [shout] = await db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw(`${slugOf('room_id')} as room`), REPLY_TO).where('id', id).whereNull('state')
       return shout
     },
 
@@ -210,19 +216,19 @@ export function shoutsRepository (db: Database) {
     /** True when the default room keeps more than `count` shouts (the seed's list): a walk of an index, `count` + 1 rows at most. */
     /** How many shouts `authorId` has on the board, counted up to `upTo`. */
     async countByAuthor (authorId: number, upTo: number): Promise<number> {
-      const rows = await db(SHOUTS_TABLE).select('id').where('author_id', authorId).limit(upTo)
+      const rows = await db(SHOUTS_TABLE).select('id').where('author_id', authorId).whereNull('state').limit(upTo)
       return rows.length
     },
 
     async moreThan (count: number): Promise<boolean> {
-      const rows = await db(SHOUTS_TABLE).select('id').where('room_id', GENERAL_ROOM_ID).orderBy('id').offset(count).limit(1)
+      const rows = await db(SHOUTS_TABLE).select('id').where('room_id', GENERAL_ROOM_ID).whereNull('state').orderBy('id').offset(count).limit(1)
       return rows.length > 0
     },
 
     /** How many of the shouts kept now were posted on each UTC day since `since` (ms), by the day's first millisecond. */
     async perDay (since: number): Promise<Map<number, number>> {
       const rows = await db(SHOUTS_TABLE)
-        .where('date', '>=', since)
+        .where('date', '>=', since).whereNull('state')
         .select(db.raw('(date / 86400000) * 86400000 as day'))
         .count<Array<{ day: number | string, count: number | string }>>({ count: '*' })
         .groupByRaw('1')
@@ -273,23 +279,27 @@ export function shoutsRepository (db: Database) {
     },
 
     /**
-     * Who wrote the shout, its text, when, and whether a moderator edited or pinned it; its row
-     * locked until `trx` ends (a pin locks it too, so neither misses the other);
-     * undefined when there is none.
+     * Who wrote the shout on the board, its text, when, whether a moderator edited or pinned
+     * it, and whether it was held and approved; its row locked until `trx` ends (a pin
+     * locks it too, so neither misses the other); undefined when there is none.
      */
-    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, message: string, date: number, moderated: boolean, pinned: boolean, roomId: number } | undefined> {
-      const row = await trx(SHOUTS_TABLE).where({ id }).forUpdate()
-        .first<{ author_id: number | null, message: string, date: number, moderated: boolean, pinned: boolean, room_id: number } | undefined>(
-          'author_id', 'message', 'date', 'moderated', 'room_id', trx.raw('exists (select 1 from ?? where shout_id = ??.id) as pinned', [PINS_TABLE, SHOUTS_TABLE]))
+    async authorOf (id: number, trx: Transaction): Promise<{ authorId: number | null, message: string, date: number, moderated: boolean, pinned: boolean, approved: boolean, roomId: number } | undefined> {
+      const row = await trx(SHOUTS_TABLE).where({ id }).whereNull('state').forUpdate()
+        .first<{ author_id: number | null, message: string, date: number, moderated: boolean, pinned: boolean, approved: boolean, room_id: number } | undefined>(
+          'author_id', 'message', 'date', 'moderated', 'approved', 'room_id', trx.raw('exists (select 1 from ?? where shout_id = ??.id) as pinned', [PINS_TABLE, SHOUTS_TABLE]))
       return row === undefined
         ? undefined
-        : { authorId: row.author_id, message: row.message, date: Number(row.date), moderated: row.moderated, pinned: row.pinned, roomId: row.room_id }
+        : { authorId: row.author_id, message: row.message, date: Number(row.date), moderated: row.moderated, pinned: row.pinned, approved: row.approved, roomId: row.room_id }
     },
 
-    /** The shout, its room's id and its author's id (null for shouts stored before authors were kept); with `trx`, its row locked until `trx` ends. */
-    async findWithAuthor (id: number, trx: Database = db): Promise<(RoomShout & { authorId: number | null, roomId: number }) | undefined> {
-      const query = trx(SHOUTS_TABLE).where({ id })
-        .first<(RoomShout & { author_id: number | null, room_id: number }) | undefined>(...COLUMNS, 'author_id', 'room_id', db.raw(`${slugOf('room_id')} as room`), REPLY_TO)
+    /**
+     * The shout on the board, its room's id and its author's id (null for shouts stored
+     * before authors were kept), and whether staff vouched for it; with `trx`, its row locked
+     * until `trx` ends.
+     */
+    async findWithAuthor (id: number, trx: Database = db): Promise<(RoomShout & { authorId: number | null, roomId: number, vouched: boolean }) | undefined> {
+      const query = trx(SHOUTS_TABLE).where({ id }).whereNull('state')
+        .first<(RoomShout & { author_id: number | null, room_id: number, vouched: boolean }) | undefined>(...COLUMNS, 'author_id', 'room_id', 'vouched', db.raw(`${slugOf('room_id')} as room`), REPLY_TO)
       const row = await (trx.isTransaction === true ? query.forUpdate() : query)
       if (row === undefined) return undefined
       const { author_id: authorId, room_id: roomId, ...shout } = row
@@ -300,10 +310,11 @@ export function shoutsRepository (db: Database) {
      * The shout with its new text, or undefined when there was none with that id. The
      * earlier events that carried it carry the new text from now on: words edited out
      * cannot be read back by replaying the stream's history. `byModerator` marks the
-     * shout as no longer its author's to edit.
+     * shout as no longer its author's to edit; the author's own edit is new text, which no
+     * moderator has vouched for yet. A shout off the board is not edited here.
      */
     async edit (id: number, message: string, byModerator: boolean, trx: Transaction): Promise<Recorded | undefined> {
-      const result = await withEvents('shout-edited', trx.raw(`update ?? set message = ?${byModerator ? ', moderated = true' : ''} where id = ?`, [SHOUTS_TABLE, message, id]), trx)
+      const result = await withEvents('shout-edited', trx.raw(`update ?? set message = ?${byModerator ? ', moderated = true' : ', vouched = false'} where id = ? and state is null`, [SHOUTS_TABLE, message, id]), trx)
       const row = result.rows[0]
       if (row === undefined) return undefined
       // The old text leaves the history: earlier edits are superseded by this one (so a
@@ -327,7 +338,7 @@ export function shoutsRepository (db: Database) {
      */
     async delete (id: number, trx: Transaction): Promise<Recorded | undefined> {
       const result = await trx.raw<{ rows: RecordedRow[] }>(`
-        with s as (delete from ?? where id = ? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
+        with s as (delete from ?? where id = ? and state is null returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
         forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
         ${BLANK_QUOTES},
         e as (insert into ?? (kind, shout, created_at) select 'shout-deleted', jsonb_build_object('id', id, 'room', room), ? from s returning id)
@@ -335,6 +346,47 @@ export function shoutsRepository (db: Database) {
       [SHOUTS_TABLE, id, EVENTS_TABLE, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
       const row = result.rows[0]
       return row === undefined ? undefined : recorded(row)
+    },
+
+    /**
+     * Takes the shout off the board (`state`: held or hidden, for `why`), with `message` as
+     * its new text when given; undefined when it is not on the board. Readers are told as
+     * for a delete, in the same statement: its earlier events leave the stream's history,
+     * the replies there quote it no more, and a `shout-deleted` event names it. The row, its
+     * reactions and its replies stay, for a moderator to put it back.
+     */
+    async takeOff (id: number, state: OffBoardState, why: string, message: string | null, trx: Transaction): Promise<Recorded | undefined> {
+      const result = await trx.raw<{ rows: RecordedRow[] }>(`
+        with s as (update ?? set state = ?, why = ?, since = ?, message = coalesce(?, message) where id = ? and state is null
+          returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
+        forgotten as (delete from ?? where (shout->>'id')::bigint in (select id from s)),
+        ${BLANK_QUOTES},
+        e as (insert into ?? (kind, shout, created_at) select 'shout-deleted', jsonb_build_object('id', id, 'room', room), ? from s returning id)
+        select s.id, s.message, s.username, s.date, s.room, ${replyToOf('s.reply_to_id')} as "replyTo", e.id as event_id from s cross join e`,
+      [SHOUTS_TABLE, state, why, Date.now(), message, id, EVENTS_TABLE, EVENTS_TABLE, EVENTS_TABLE, Date.now()])
+      const row = result.rows[0]
+      return row === undefined ? undefined : recorded(row)
+    },
+
+    /**
+     * Puts a held or hidden shout (back) on the board, vouched for by staff (`approved`: it
+     * was held), with its id, date, reactions and replies: a `shout-restored` event carries
+     * it, and the replies in the stream's history quote it again. Undefined when it is not
+     * off the board.
+     */
+    async restore (id: number, approved: boolean, trx: Transaction): Promise<Recorded | undefined> {
+      const result = await withEvents('shout-restored', trx.raw(`update ?? set state = null, why = null, since = null, vouched = true, approved = approved or ?
+        where id = ? and state is not null`, [SHOUTS_TABLE, approved, id]), trx)
+      const row = result.rows[0]
+      if (row === undefined) return undefined
+      await trx.raw(`update ?? set shout = jsonb_set(shout, '{replyTo}', jsonb_build_object('id', ?::bigint, 'username', ?::text, 'excerpt', left(?::text, ${EXCERPT_LENGTH})))
+        where (shout->'replyTo'->>'id')::bigint = ?`, [EVENTS_TABLE, id, row.username, row.message, id])
+      return recorded(row)
+    },
+
+    /** Staff kept the shout on the board against its reports: reports no longer hide it. */
+    async vouch (id: number, trx: Transaction): Promise<void> {
+      await trx(SHOUTS_TABLE).where({ id }).update({ vouched: true })
     }
   }
 }

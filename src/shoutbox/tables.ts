@@ -17,8 +17,6 @@ export const IGNORES_TABLE = 'shoutbox_ignores'
 export const MUTES_TABLE = 'shoutbox_mutes'
 /** The patterns kept out of members' shouts (blocked, censored or held). */
 export const WATCHED_WORDS_TABLE = 'shoutbox_watched_words'
-/** The review queue's shouts off the board: held ones, and ones hidden by reports. */
-export const REVIEW_TABLE = 'shoutbox_review'
 /** Members' reports of shouts. */
 export const REPORTS_TABLE = 'shoutbox_reports'
 /** Each member's recent posts and edits, for flood control. */

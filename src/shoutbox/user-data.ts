@@ -25,6 +25,8 @@ export async function eraseMember (ctx: AddonContext, userId: number, mode: Eras
   // Their own rows of the tables the data map marks `erase: 'rows'` (reactions, read
   // markers, flood counts, their mute, their held shouts) the host deletes, walking the map.
   await trx(IGNORES_TABLE).where({ user_id: userId }).orWhere({ ignored_id: userId }).delete()
+  // Its shouts off the board (held, or hidden by reports) are no one's to read: they go, whatever the mode.
+  await trx(SHOUTS_TABLE).where({ author_id: userId }).whereNotNull('state').delete()
   if (mode === 'delete') {
     for (const id of shoutIds.sort((a, b) => a - b)) await deleteShout(ctx, id, trx)
     return

@@ -151,10 +151,11 @@ export async function waitUntilReady (server: RunningServer, timeoutMs = 60_000)
 }
 
 /** JSON over real HTTP. */
-export async function http (server: { url: string }, method: string, url: string, options: { body?: unknown, cookie?: string } = {}) {
+export async function http (server: { url: string }, method: string, url: string, options: { body?: unknown, cookie?: string, headers?: Record<string, string> } = {}) {
   const response = await fetch(server.url + url, {
     method,
     headers: {
+      ...options.headers,
       ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
       ...(options.cookie === undefined ? {} : { cookie: options.cookie })
     },

@@ -4,10 +4,23 @@ import { build, setUp, type App } from '../helpers/app.js'
 import { account, roleWith } from '../helpers/identity.js'
 import { connectSse } from '../helpers/sse.js'
 import { REPORTS_PER_HOUR } from '../../src/shoutbox/review.js'
+import { up } from '../../src/shoutbox/migrations/018-review-in-place.js'
 
-/** CONTRACT §17: held shouts, reports that hide, the review queue, and the board silencing members by itself. */
+/**
+ * CONTRACT §17: held shouts, reports that hide, the review queue, and the board silencing
+ * members by itself; §23: brigading, review without loss, approved then edited.
+ */
 
 const MOD_NODE = 'addon.shoutbox.manage.shoutbox'
+const DAY_MS = 86_400_000
+
+/** The accounts of `names`, made a month ago: old enough for their reports to count. */
+async function age (app: App, names: readonly string[]): Promise<void> {
+  await app.db('users').whereIn('username', [...names]).update({ created_at: Date.now() - 30 * DAY_MS })
+}
+
+/** Each member reports from an address of their own unless told otherwise. */
+const addressOf = (cookie: string, members: Record<string, string>): string => `198.51.100.${Object.values(members).indexOf(cookie) + 10}`
 
 async function board (t: Test, settings: Record<string, unknown> = {}) {
   const app = await build(t)
@@ -16,15 +29,18 @@ async function board (t: Test, settings: Record<string, unknown> = {}) {
   const mod = await account(app, admin, 'mod', await roleWith(app, admin, 'moderators', ['panel.access', MOD_NODE]))
   const names = ['mira', 'omar', 'ayse', 'bora', 'cem', 'deniz']
   const members = Object.fromEntries(await Promise.all(names.map(async name => [name, await account(app, admin, name)] as const))) as Record<string, string>
+  await age(app, names)
   const say = async (cookie: string, message: string) => {
     const posted = await as(app, cookie).post('/api/shoutbox', { message })
     if (posted.statusCode !== 200) throw new Error(posted.body)
-    return posted.json().shout as { id: number, message: string, held?: true }
+    return posted.json().shout as { id: number, message: string, date: number, held?: true }
   }
   const watch = async (pattern: string, action: string) => t.equal((await as(app, mod).post('/api/panel/shoutbox/words', { pattern, action })).statusCode, 200)
   const queue = async () => (await as(app, mod).get('/api/panel/shoutbox/review')).json() as { items: Array<{ shout: { id: number, message: string }, state: string, why: string, reports: Array<{ reporter: string, reason: string }> }>, total: number }
   const decide = (id: number, body: Record<string, unknown>, cookie = mod) => as(app, cookie).post(`/api/panel/shoutbox/review/${id}`, body)
-  const report = (cookie: string, id: number, reason = 'spam', note?: string) => as(app, cookie).post(`/api/shoutbox/shouts/${id}/report`, { reason, ...(note === undefined ? {} : { note }) })
+  const report = (cookie: string, id: number, reason = 'spam', note?: string, from = addressOf(cookie, members)) => app.inject({
+    method: 'POST', url: `/api/shoutbox/shouts/${id}/report`, headers: { cookie }, remoteAddress: from, payload: { reason, ...(note === undefined ? {} : { note }) }
+  })
   return { app, admin, mod, members, say, watch, queue, decide, report }
 }
 
@@ -57,8 +73,8 @@ t.test('a held word: the author sees the shout waiting, nobody else sees anythin
   t.equal((await queue()).total, 1)
   t.same(answer(await decide(held.id, { action: 'dismiss' })), [400, error('BAD_REQUEST', { reason: 'a held shout has no reports: approve or delete it' })])
   t.same(answer(await decide(held.id, { action: 'approve' })), [200, { result: 'ok' }])
-  const created = await stream.next(e => e.event === 'shout-created')
-  t.equal(JSON.parse(created.data).message, 'cheap FOLLOWERS here', 'on the stream once approved')
+  const restored = await stream.next(e => e.event === 'shout-restored')
+  t.same(JSON.parse(restored.data), { id: held.id, message: 'cheap FOLLOWERS here', username: 'mira', date: held.date, room: 'general', replyTo: null }, 'on the stream once approved, with the id it was held under')
   t.same(messagesOf(await as(app, members.omar).get('/api/shoutbox/archive')), ['cheap FOLLOWERS here'], 'on the board')
   t.equal((await as(app, members.mira!).get('/api/shoutbox/latest')).json().shouts.length, 1, 'once: the waiting one is gone')
   t.same((await queue()).items, [])
@@ -92,7 +108,7 @@ t.test('a new member\'s first shouts wait; staff never do', async t => {
   t.equal((await say(members.mira!, 'still new')).held, true, 'still no shout on the board')
   await decide(first.id, { action: 'approve' })
   t.equal((await say(members.mira!, 'now trusted')).held, undefined, 'one on the board: no longer new')
-  t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), ['now trusted', 'my first words', 'staff speak at once'])
+  t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), ['now trusted', 'staff speak at once', 'my first words'], 'approved, it keeps its place (the id it was held with)')
 })
 
 t.test('reports: enough members hide a shout from every list, page, search and stream until reviewed', async t => {
@@ -116,7 +132,7 @@ t.test('reports: enough members hide a shout from every list, page, search and s
   await replay.next(e => e.event === 'shout-deleted')
   t.notMatch(JSON.stringify(replay.events), /BUY followers/, 'a replay of the history does not hold its words')
   t.match((await queue()).items, [{ shout: { id: spam.id, message: 'BUY followers now' }, state: 'hidden', why: 'reports' }], 'staff still see it, in the queue')
-  // Dismissed: it comes back (as new), and each reporter is told.
+  // Dismissed: it comes back (as it was), and each reporter is told.
   t.same(answer(await decide(spam.id, { action: 'dismiss' })), [200, { result: 'ok' }])
   t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), ['BUY followers now'])
   for (const name of ['mira', 'omar', 'ayse']) {
@@ -200,4 +216,201 @@ t.test('attack: the queue and its decisions are the staff\'s alone; a held shout
   t.equal((await as(app, members.omar!).put(`/api/shoutbox/shouts/${held.id}/reactions/${encodeURIComponent('👍')}`)).statusCode, 404, 'nor reacted to')
   t.equal((await report(members.omar!, held.id)).statusCode, 404, 'nor reported')
   t.equal((await as(app, members.omar!).post('/api/shoutbox', { message: 'replying', replyTo: held.id })).statusCode, 400, 'nor answered')
+})
+
+type QueueItem = { shout: Record<string, unknown>, state: string, why: string, reports: Array<Record<string, unknown>> }
+/** The queue's items with each report's id and time left out (the rest whole). */
+async function queueOf (app: App, mod: string): Promise<QueueItem[]> {
+  const items = (await as(app, mod).get('/api/panel/shoutbox/review')).json().items as QueueItem[]
+  return items.map(item => ({ ...item, reports: item.reports.map(({ id: _, createdAt: __, ...report }) => report) }))
+}
+
+t.test('attack (brigading): accounts made seconds before, or one address, queue their reports but hide nothing', async t => {
+  const { app, admin, mod, members, say, report } = await board(t)
+  const shout = await say(members.mira!, 'the meetup moved to Friday')
+  const shown = answer(await as(app, undefined).get(`/api/shoutbox/shouts/${shout.id}`))
+  t.same(shown, [200, { result: 'ok', shout: { id: shout.id, message: 'the meetup moved to Friday', username: 'mira', date: shout.date, room: 'general', replyTo: null, reactions: [] } }])
+  // Three accounts made one after the other, each from an address of its own.
+  const socks = await Promise.all(['sock1', 'sock2', 'sock3'].map(name => account(app, admin, name)))
+  for (const [i, cookie] of socks.entries()) t.same(answer(await report(cookie, shout.id, 'abuse', undefined, `203.0.113.${i + 1}`)), [200, { result: 'ok' }])
+  t.same(answer(await as(app, undefined).get(`/api/shoutbox/shouts/${shout.id}`)), shown, 'three young accounts: it stays')
+  t.same(await queueOf(app, mod), [{
+    shout: { id: shout.id, message: 'the meetup moved to Friday', username: 'mira', date: shout.date, room: 'general' },
+    state: 'reported', why: 'reports',
+    reports: ['sock1', 'sock2', 'sock3'].map(reporter => ({ reporter, reason: 'abuse', note: null }))
+  }], 'their reports wait for the staff')
+  // Old accounts, all from one address.
+  const other = await say(members.mira!, 'bring a friend')
+  for (const name of ['omar', 'ayse', 'bora']) t.same(answer(await report(members[name]!, other.id, 'spam', undefined, '203.0.113.50')), [200, { result: 'ok' }])
+  t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), ['bring a friend', 'the meetup moved to Friday'], 'one address counts once: it stays')
+  t.same(answer(await report(members.cem!, other.id, 'spam', undefined, '203.0.113.51')), [200, { result: 'ok' }])
+  t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), ['bring a friend', 'the meetup moved to Friday'], 'two addresses: still there')
+  t.same(answer(await report(members.deniz!, other.id, 'spam', undefined, '203.0.113.52')), [200, { result: 'ok' }])
+  t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), ['the meetup moved to Friday'], 'three old accounts from three addresses hide it')
+  // The age is a setting: at 0, young accounts count as the old do.
+  t.equal((await as(app, admin).put('/api/panel/shoutbox/config', { reportMinAccountAgeHours: 0 })).statusCode, 200)
+  const third = await say(members.mira!, 'doors open at six')
+  for (const [i, cookie] of socks.entries()) await report(cookie, third.id, 'abuse', undefined, `203.0.113.${i + 1}`)
+  t.same(answer(await as(app, undefined).get(`/api/shoutbox/shouts/${third.id}`)), [404, error('NOT_FOUND')])
+  for (const [bad, why] of [[-1, 'must be >= 0'], [8761, 'must be <= 8760'], [1.5, 'must be integer'], [null, 'must be integer']] as const) {
+    t.same(answer(await as(app, admin).put('/api/panel/shoutbox/config', { reportMinAccountAgeHours: bad })),
+      [400, { result: 'error', error: 'BAD_REQUEST', bodyValidationError: `body/reportMinAccountAgeHours ${why}` }], `refused: ${JSON.stringify(bad)}`)
+  }
+  t.equal((await as(app, admin).get('/api/panel/shoutbox/config')).json().reportMinAccountAgeHours, 0, 'a refusal changed nothing')
+})
+
+t.test('attack (brigading): a shout staff kept comes back as it was, and the same reporters cannot hide it again', async t => {
+  const { app, mod, members, say, decide, report } = await board(t)
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  const stream = connectSse(`${url}/api/shoutbox/stream`)
+  t.teardown(() => stream.close())
+  await stream.next(e => e.event === 'ready')
+  const older = await say(members.omar!, 'good morning')
+  const shout = await say(members.mira!, 'the meetup moved to Friday')
+  for (const [name, emoji] of [['omar', '👍'], ['ayse', '👍'], ['bora', '🎉']] as const) {
+    t.equal((await as(app, members[name]).put(`/api/shoutbox/shouts/${shout.id}/reactions/${encodeURIComponent(emoji)}`)).statusCode, 200)
+  }
+  const reply = (await as(app, members.bora!).post('/api/shoutbox', { message: 'see you there', replyTo: shout.id })).json().shout as { id: number }
+  const newer = await say(members.omar!, 'who brings snacks?')
+  const read = async () => ({
+    shout: answer(await as(app, members.omar).get(`/api/shoutbox/shouts/${shout.id}`)),
+    reply: answer(await as(app, undefined).get(`/api/shoutbox/shouts/${reply.id}`)),
+    latest: answer(await as(app, undefined).get('/api/shoutbox/latest')),
+    list: answer(await as(app, undefined).get('/api/shoutbox/list'))
+  })
+  const before = await read()
+  t.same(before.shout, [200, {
+    result: 'ok',
+    shout: {
+      id: shout.id, message: 'the meetup moved to Friday', username: 'mira', date: shout.date, room: 'general', replyTo: null,
+      reactions: [{ emoji: '👍', count: 2, mine: true }, { emoji: '🎉', count: 1, mine: false }]
+    }
+  }])
+  t.match(before.reply, [200, { shout: { replyTo: { id: shout.id, username: 'mira', excerpt: 'the meetup moved to Friday' } } }])
+  t.same((before.list[1] as { shouts: Array<{ id: number }> }).shouts.map(each => each.id), [newer.id, reply.id, shout.id, older.id])
+  const brigade = ['cem', 'deniz', 'ayse']
+  for (const name of brigade) t.same(answer(await report(members[name]!, shout.id, 'abuse')), [200, { result: 'ok' }])
+  t.same(JSON.parse((await stream.next(e => e.event === 'shout-deleted')).data), { id: shout.id, room: 'general' }, 'hidden: readers hear it go')
+  t.same(answer(await as(app, members.omar).get(`/api/shoutbox/shouts/${shout.id}`)), [404, error('NOT_FOUND')])
+  t.same((await as(app, undefined).get(`/api/shoutbox/shouts/${reply.id}`)).json().shout.replyTo, { id: shout.id, deleted: true }, 'the reply quotes nothing of it meanwhile')
+  t.same(answer(await as(app, members.ayse!).put(`/api/shoutbox/shouts/${shout.id}/reactions/${encodeURIComponent('😂')}`)), [404, error('NOT_FOUND')], 'nor is it reacted to')
+  t.same(answer(await decide(shout.id, { action: 'dismiss' })), [200, { result: 'ok' }])
+  const restored = await stream.next(e => e.event === 'shout-restored')
+  t.same(JSON.parse(restored.data),
+    { id: shout.id, message: 'the meetup moved to Friday', username: 'mira', date: shout.date, room: 'general', replyTo: null }, 'the stream puts it back, under its id')
+  t.same(JSON.parse((await stream.next(e => e.event === 'shout-reactions' && Number(e.id) > Number(restored.id))).data),
+    { id: shout.id, room: 'general', reactions: [{ emoji: '👍', count: 2 }, { emoji: '🎉', count: 1 }] }, 'with its reactions')
+  t.same(await read(), before, 'its id, date, reactions, place and the reply quoting it: as before')
+  const replay = connectSse(`${url}/api/shoutbox/stream`, { 'last-event-id': '0' })
+  t.teardown(() => replay.close())
+  const replayedReply = await replay.next(e => e.event === 'shout-created' && JSON.parse(e.data).id === reply.id)
+  t.same(JSON.parse(replayedReply.data).replyTo, { id: shout.id, username: 'mira', excerpt: 'the meetup moved to Friday' }, 'a replay quotes it again')
+  // Rounds two and three: the same three report again; it stays, their reports queue.
+  for (const round of [2, 3]) {
+    for (const name of brigade) t.same(answer(await report(members[name]!, shout.id, 'abuse')), [200, { result: 'ok' }], `round ${round}: ${name}`)
+    t.same(await read(), before, `round ${round}: still on the board, as it was`)
+    t.same(await queueOf(app, mod), [{
+      shout: { id: shout.id, message: 'the meetup moved to Friday', username: 'mira', date: shout.date, room: 'general' },
+      state: 'reported', why: 'reports', reports: brigade.map(reporter => ({ reporter, reason: 'abuse', note: null }))
+    }], `round ${round}: queued for the staff`)
+    t.same(answer(await decide(shout.id, { action: round === 2 ? 'dismiss' : 'approve' })), [200, { result: 'ok' }])
+  }
+  t.same(await queueOf(app, mod), [])
+})
+
+t.test('attack (approved, then edited): a held shout approved keeps its id; edited into spam, it goes back to review', async t => {
+  const { app, mod, members, say, decide } = await board(t, { holdFirstShouts: 1 })
+  const url = await app.listen({ port: 0, host: '127.0.0.1' })
+  const stream = connectSse(`${url}/api/shoutbox/stream`)
+  t.teardown(() => stream.close())
+  await stream.next(e => e.event === 'ready')
+  const first = await say(members.deniz!, 'hello everyone, glad to be here')
+  t.equal(first.held, true)
+  t.same(answer(await decide(first.id, { action: 'approve' })), [200, { result: 'ok' }])
+  const onBoard = { id: first.id, message: 'hello everyone, glad to be here', username: 'deniz', date: first.date, room: 'general', replyTo: null }
+  t.same(JSON.parse((await stream.next(e => e.event === 'shout-restored')).data), onBoard)
+  t.same(answer(await as(app, undefined).get(`/api/shoutbox/shouts/${first.id}`)), [200, { result: 'ok', shout: { ...onBoard, reactions: [] } }], 'approved under the id it was held with')
+  const spam = 'CHEAP PILLS -> http://pills.example/buy'
+  t.same(answer(await as(app, members.deniz!).put(`/api/shoutbox/${first.id}`, { message: spam })),
+    [200, { result: 'ok', shout: { ...onBoard, message: spam, reactions: [], held: true } }], 'the edit is held')
+  t.same(JSON.parse((await stream.next(e => e.event === 'shout-deleted')).data), { id: first.id, room: 'general' }, 'readers hear it leave')
+  t.notMatch(JSON.stringify(stream.events), /PILLS/, 'the stream never carried the new text')
+  t.same(answer(await as(app, members.omar).get(`/api/shoutbox/shouts/${first.id}`)), [404, error('NOT_FOUND')])
+  t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), [])
+  t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/list')), [])
+  t.same(messagesOf(await as(app, members.omar).get('/api/shoutbox/rooms/general/shouts?q=pills')), [])
+  t.match((await as(app, members.deniz!).get('/api/shoutbox/latest')).json().shouts, [{ id: first.id, message: spam, held: true }], 'its author sees it waiting')
+  t.same(await queueOf(app, mod), [{ shout: { id: first.id, message: spam, username: 'deniz', date: first.date, room: 'general' }, state: 'held', why: 'edited', reports: [] }])
+  t.same(answer(await decide(first.id, { action: 'delete' })), [200, { result: 'ok' }])
+  t.same(answer(await as(app, mod).get(`/api/shoutbox/shouts/${first.id}`)), [404, error('NOT_FOUND')])
+})
+
+t.test('an edit by a member whose shouts would be held now is held; staff edits are not', async t => {
+  const { app, admin, mod, members, say, decide } = await board(t)
+  const said = await say(members.omar!, 'first words')
+  const staff = await say(mod, 'welcome')
+  t.equal((await as(app, admin).put('/api/panel/shoutbox/config', { holdFirstShouts: 3 })).statusCode, 200)
+  t.same(answer(await as(app, members.omar!).put(`/api/shoutbox/${said.id}`, { message: 'first words, edited' })),
+    [200, { result: 'ok', shout: { id: said.id, message: 'first words, edited', username: 'omar', date: said.date, room: 'general', replyTo: null, reactions: [], held: true } }])
+  t.same(await queueOf(app, mod), [{ shout: { id: said.id, message: 'first words, edited', username: 'omar', date: said.date, room: 'general' }, state: 'held', why: 'new-member', reports: [] }])
+  t.same(answer(await as(app, mod).put(`/api/shoutbox/${staff.id}`, { message: 'welcome all' })),
+    [200, { result: 'ok', shout: { id: staff.id, message: 'welcome all', username: 'mod', date: staff.date, room: 'general', replyTo: null, reactions: [] } }], 'staff are never held')
+  await decide(said.id, { action: 'approve' })
+  t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), ['welcome all', 'first words, edited'])
+})
+
+t.test('migration 017: the shouts waiting in the old review table move into the shouts table, under their ids', async t => {
+  const { app, mod, members, say, decide } = await board(t)
+  const kept = await say(members.omar!, 'already on the board')
+  // The tables as 016 left them, with one held shout and one hidden shout waiting.
+  await app.db.raw('alter table shoutbox_shouts drop column state, drop column why, drop column since, drop column vouched, drop column approved')
+  await app.db.raw('alter table shoutbox_reports drop column weighs, drop column address_key')
+  await app.db.raw(`create table shoutbox_review (id bigint primary key, room_id integer not null, author_id integer, username text not null, message text not null,
+    date bigint not null, reply_to_id bigint, state text not null, why text not null, since bigint not null)`)
+  // Their ids came from the shouts' own sequence.
+  const next = async () => Number((await app.db.raw<{ rows: Array<{ id: string }> }>("select nextval(pg_get_serial_sequence('shoutbox_shouts', 'id')) as id")).rows[0]!.id)
+  const [heldId, hiddenId] = [await next(), await next()]
+  await app.db.raw(`insert into shoutbox_review (id, room_id, author_id, username, message, date, reply_to_id, state, why, since) values
+    (?, 1, (select id from users where username = 'mira'), 'mira', 'held words', 1795000000000, null, 'held', 'word', 1795000000001),
+    (?, 1, (select id from users where username = 'deniz'), 'deniz', 'hidden words', 1795000000002, ?, 'hidden', 'reports', 1795000000003)`, [heldId, hiddenId, kept.id])
+  await up(app.db)
+  t.same(await queueOf(app, mod), [
+    { shout: { id: heldId, message: 'held words', username: 'mira', date: 1795000000000, room: 'general' }, state: 'held', why: 'word', reports: [] },
+    { shout: { id: hiddenId, message: 'hidden words', username: 'deniz', date: 1795000000002, room: 'general' }, state: 'hidden', why: 'reports', reports: [] }
+  ])
+  t.same(messagesOf(await as(app, undefined).get('/api/shoutbox/archive')), ['already on the board'], 'still off the board')
+  t.same(answer(await decide(hiddenId, { action: 'approve' })), [200, { result: 'ok' }])
+  t.same(answer(await as(app, undefined).get(`/api/shoutbox/shouts/${hiddenId}`)), [200, {
+    result: 'ok', shout: { id: hiddenId, message: 'hidden words', username: 'deniz', date: 1795000000002, room: 'general', replyTo: { id: kept.id, username: 'omar', excerpt: 'already on the board' }, reactions: [] }
+  }], 'approved under its id, answering what it answered')
+  t.ok((await say(members.bora!, 'a new shout takes a new id')).id > hiddenId, 'the sequence is past them')
+})
+
+t.test('a hidden shout leaves the pins, the unread counts and its author\'s shouts in their export, and comes back to each', async t => {
+  const { app, mod, members, say, decide, report } = await board(t)
+  const shout = await say(members.mira!, 'rules: be kind')
+  t.equal((await as(app, mod).put(`/api/panel/shoutbox/${shout.id}/pin`, { pinned: true })).statusCode, 200)
+  const pinnedShout = { id: shout.id, message: 'rules: be kind', username: 'mira', date: shout.date, room: 'general', replyTo: null, reactions: [] }
+  const read = async () => ({
+    pinned: answer(await as(app, undefined).get('/api/shoutbox/pinned')),
+    unread: (await as(app, members.omar).get('/api/shoutbox/rooms')).json().rooms.find((room: { slug: string }) => room.slug === 'general').unread,
+    exported: (({ shouts, waitingForReview }) => ({ shouts, waitingForReview }))((await as(app, members.mira).get('/api/users/me/export')).json().export.addons.shoutbox)
+  })
+  t.same(await read(), {
+    pinned: [200, { result: 'ok', shouts: [pinnedShout] }],
+    unread: 1,
+    exported: { shouts: [{ id: shout.id, room: 'general', message: 'rules: be kind', date: shout.date, replyTo: null }], waitingForReview: [] }
+  })
+  for (const name of ['omar', 'ayse', 'bora']) await report(members[name]!, shout.id)
+  t.same(await read(), {
+    pinned: [200, { result: 'ok', shouts: [] }],
+    unread: 0,
+    exported: { shouts: [], waitingForReview: [{ room: 'general', message: 'rules: be kind', date: shout.date, state: 'hidden' }] }
+  }, 'hidden: off the pins and the counts; its author still has it, waiting')
+  await decide(shout.id, { action: 'dismiss' })
+  t.same(await read(), {
+    pinned: [200, { result: 'ok', shouts: [pinnedShout] }],
+    unread: 1,
+    exported: { shouts: [{ id: shout.id, room: 'general', message: 'rules: be kind', date: shout.date, replyTo: null }], waitingForReview: [] }
+  }, 'back, pinned as before')
 })

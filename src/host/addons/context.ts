@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import type { AddonContext, ConfigValue, Database, PermissionDeclaration, SessionUser } from '../../sdk/index.js'
+import type { AddonContext, AddressKeys, ConfigValue, Database, PermissionDeclaration, SessionUser } from '../../sdk/index.js'
 import { holdsNode } from '../identity/permissions.js'
 import { IDENTITY_CHANGED, isUserSignedOut, USER_SIGNED_OUT } from '../identity/sessions.js'
 import type { UsersRepository } from '../identity/users.js'
@@ -28,6 +28,7 @@ export interface ContextServices {
   readonly metrics: Metrics
   readonly users: UsersRepository
   readonly webhooks: WebhookOutboxRepository
+  readonly addresses: AddressKeys
 }
 
 export interface Owner {
@@ -110,12 +111,14 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
       findActive: id => services.users.sessionUser(id, undefined, { active: true }),
       findByNames: names => services.users.activeSessionUsers(names),
       namesOf: (ids, options) => services.users.namesOf(ids, options),
+      createdAt: async id => (await services.users.find(id))?.createdAt,
       onAccessChange (handler) {
         cluster.subscribeJson(USER_SIGNED_OUT, isUserSignedOut, ({ userId }) => handler(userId))
         cluster.subscribe(IDENTITY_CHANGED, () => handler(null))
         cluster.onResync(() => handler(null))
       }
     },
+    addresses: { keyOf: ip => services.addresses.keyOf(ip) },
     metrics: { counter: (name, help) => services.metrics.counter(owner.id, name, help) },
     log: services.log.child({ addon: owner.id })
   }

@@ -23,6 +23,9 @@ export const CHANGE_KINDS = {
   // The text of a pinned shout changed: its pin shows the new one.
   'shout-edited': { carries: 'shout', list: 'retext', pinned: 'rebuild', settings: false, rooms: false },
   'shout-deleted': { carries: 'id', list: 'remove', pinned: 'remove', settings: false, rooms: false },
+  // A held or hidden shout put (back) on the board by staff, with its id and date: it takes
+  // its place by id; a pin it had shows again.
+  'shout-restored': { carries: 'shout', list: 'add', pinned: 'rebuild', settings: false, rooms: false },
   // Pins are rare, and two processes' pins may be heard in either order: read anew.
   'shout-pinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false, rooms: false },
   'shout-unpinned': { carries: 'shout', list: 'unchanged', pinned: 'rebuild', settings: false, rooms: false },

@@ -28,6 +28,12 @@ export class RecentChanges {
 
   start (): void {
     onChange(this.ctx, notice => {
+      // A shout taken off the board (a delete, as far as readers know) that staff put back.
+      if (notice?.kind === 'shout-restored') {
+        for (const event of notice.events ?? []) this.deleted.delete(event.shout.id)
+        if (notice.events === undefined) this.blindUntil = Date.now() + BLIND_MS
+        return
+      }
       const rule = notice === undefined ? undefined : CHANGE_KINDS[notice.kind].list
       if (rule !== undefined && rule !== 'remove' && rule !== 'retext') return
       // Which shouts changed is not known (a notice unread, or without its events): a
@@ -101,7 +107,8 @@ export function nextList (previous: Readonly<Record<string, unknown>>, payload: 
     if (event.shout.room !== GENERAL_ROOM_SLUG) continue
     switch (rule) {
       case 'add': {
-        if (recent.isDeleted(id) || held.has(id) || !('message' in event.shout)) continue
+        // A restored shout was "deleted" for readers until now: the record of deletes does not apply to it.
+        if ((notice.kind !== 'shout-restored' && recent.isDeleted(id)) || held.has(id) || !('message' in event.shout)) continue
         const { message, username, date } = event.shout
         added.push({ id, message: recent.editAfter(id, event.id) ?? message, username, date })
         held.add(id)

@@ -6,13 +6,13 @@ import { WatchedWords } from '../word-list.js'
 import { admitPost } from '../flood-control.js'
 import { assertPublishable } from '../message.js'
 import { assertNotMuted } from '../mutes.js'
-import { assertMayPost, floodRules, postInRoom } from '../posting.js'
+import { assertMayPost, floodRules, isNewMember, postInRoom } from '../posting.js'
 import { withReactions } from '../reactions.js'
-import { heldShout, reviewRepository } from '../review.js'
+import type { HeldWhy } from '../review.js'
 import { canRead, Rooms, type Room } from '../rooms.js'
 import { EditShoutSchema, PublishShoutSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema, type FullShout } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
-import { deleteShout, editShout } from '../shout-changes.js'
+import { deleteShout, editShout, takeShoutOff } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
 /**
@@ -47,8 +47,11 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
  * post (an edit is a way to say something: without them one member could send every
  * reader new text as fast as they liked). Its date stays the posting date. Posting
  * rights are needed still, and a muted member may not edit. A shout a moderator edited
- * or pinned is closed to its author: a pinned shout speaks for the board. Staff (holders
- * of MANAGE_SHOUTBOX) are exempt from the flood rules, and their edit is logged
+ * or pinned is closed to its author: a pinned shout speaks for the board. An edit is held
+ * for review (off the board, answered `held: true`) when it holds a held word, when its
+ * author's shouts would be held now (`holdFirstShouts`), or when the shout was held and
+ * approved: a moderator approved the text they saw, not the next one. Staff (holders
+ * of MANAGE_SHOUTBOX) are exempt from the flood rules and holds, and their edit is logged
  * EDITED_SHOUT as in the panel: the feed is the staff's record.
  */
 export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
@@ -70,8 +73,9 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
     const settings = await ShoutboxSettings.of(ctx).current()
     const staff = ctx.permissions.has(user, 'MANAGE_SHOUTBOX')
     const checked = await WatchedWords.of(ctx).check(user, message)
+    const newMember = !staff && await isNewMember(ctx, user, settings.holdFirstShouts)
     const shout = await ctx.transaction(async trx => {
-      const { date, moderated, pinned, message: previousMessage, roomId } = await ownShout(ctx, id, viewer, rooms, trx)
+      const { date, moderated, pinned, approved, message: previousMessage, roomId } = await ownShout(ctx, id, viewer, rooms, trx)
       const room = rooms.find(each => each.id === roomId)
       if (room === undefined) throw new NotFound()
       assertMayPost(room, viewer)
@@ -80,8 +84,10 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
       if (moderated || pinned || Date.now() - date >= settings.editWindowSeconds * 1000) throw new EditWindowClosed()
       assertPublishable(message, settings.maxMessageLength)
       if (!staff) await admitPost(user.id, checked.message, floodRules(settings, room), trx)
-      // A held word takes the shout off the board, with its new text, until a moderator approves it.
-      if (checked.held) return await holdEdit(ctx, id, checked.message, room, trx)
+      // A held word, a member still new, or new text on a shout that needed approval: off
+      // the board, with its new text, until a moderator approves it.
+      const why: HeldWhy | undefined = staff ? undefined : checked.held ? 'word' : newMember ? 'new-member' : approved ? 'edited' : undefined
+      if (why !== undefined) return await holdEdit(ctx, id, checked.message, why, trx)
       const edited = await editShout(ctx, id, checked.message, false, trx)
       if (staff) await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage, room: room.slug } }, trx)
       return edited
@@ -92,16 +98,10 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
   }
 }
 
-/** Shout `id`, edited to `message` holding a held word: off the board, waiting for review with its new text. */
-async function holdEdit (ctx: AddonContext, id: number, message: string, room: Room, trx: Transaction): Promise<FullShout & { held: true }> {
-  const shout = await shoutsRepository(ctx.db).findWithAuthor(id, trx)
-  if (shout === undefined) throw new NotFound()
-  const held = await reviewRepository(ctx.db).put({
-    id, roomId: room.id, authorId: shout.authorId, username: shout.username, message, date: shout.date,
-    replyToId: shout.replyTo === null ? null : shout.replyTo.id, state: 'held', why: 'word'
-  }, trx)
-  await deleteShout(ctx, id, trx)
-  return heldShout(held, room.slug)
+/** Shout `id`, edited to `message`: off the board (as a delete, for readers), waiting for review with its new text, its id, reactions and replies kept. */
+async function holdEdit (ctx: AddonContext, id: number, message: string, why: HeldWhy, trx: Transaction): Promise<FullShout & { held: true }> {
+  const held = await takeShoutOff(ctx, id, 'held', why, message, trx)
+  return { ...held, reactions: [], held: true }
 }
 
 /**
@@ -137,7 +137,7 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
  * when it is someone else's in a room `user` may not read (it does not exist for them) —
  * and NO_PERMISSION when it is someone else's they can see.
  */
-async function ownShout (ctx: AddonContext, id: number, viewer: MemberViewer, rooms: readonly Room[], trx: Transaction): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean, roomId: number }> {
+async function ownShout (ctx: AddonContext, id: number, viewer: MemberViewer, rooms: readonly Room[], trx: Transaction): Promise<{ message: string, date: number, moderated: boolean, pinned: boolean, approved: boolean, roomId: number }> {
   const found = await shoutsRepository(ctx.db).authorOf(id, trx)
   if (found === undefined) throw new NotFound()
   if (found.authorId !== viewer.user.id) {

@@ -1,5 +1,5 @@
 import { BadRequest, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
-import { REPORT_REASONS, REVIEW_ACTIONS, reportsRepository, review, reviewRepository, type OpenReport, type ReviewAction } from '../review.js'
+import { HELD_WHY, REPORT_REASONS, REVIEW_ACTIONS, reportsRepository, review, reviewRepository, type OpenReport, type ReviewAction } from '../review.js'
 import { Rooms } from '../rooms.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -20,7 +20,7 @@ const ItemSchema = Type.Object({
     type: 'string', enum: ['held', 'hidden', 'reported'],
     description: 'held: never on the board yet; hidden: taken off it by reports; reported: on the board, with open reports'
   }),
-  why: Type.Unsafe({ type: 'string', enum: ['word', 'new-member', 'reports'], description: 'a watched word that holds, a new member\'s first shouts, or reports' }),
+  why: Type.Unsafe({ type: 'string', enum: [...HELD_WHY], description: 'a watched word that holds, a new member\'s shouts, new text on a shout held and approved, or reports' }),
   reports: Type.Array(ReportSchema, { description: 'the open ones, oldest first' })
 }, { additionalProperties: false })
 
@@ -80,7 +80,7 @@ const DecisionSchema = {
   body: Type.Object({
     action: Type.Unsafe<ReviewAction>({
       type: 'string', enum: [...REVIEW_ACTIONS],
-      description: 'approve: the shout is fine (a held or hidden one goes on the board, as new); delete: it goes; dismiss: its reports are closed (a hidden one comes back)'
+      description: 'approve: the shout is fine (a held or hidden one goes on the board as it was: its id, date, reactions and replies; reports no longer hide it); delete: it goes; dismiss: its reports are closed (a hidden one comes back as it was, and reports no longer hide it)'
     }),
     muteMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 525_600, description: 'also mutes its author, for this long' }))
   }, { additionalProperties: false })

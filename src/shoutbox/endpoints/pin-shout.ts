@@ -30,7 +30,7 @@ export class PinShout extends PanelApi<typeof PinSchema> {
       // Locked, so an author's edit (which locks it too) cannot slip in beside the pin.
       const found = await shoutsRepository(ctx.db).findWithAuthor(id, trx)
       if (found === undefined) throw new NotFound()
-      const { authorId: _, roomId, ...shout } = found
+      const { authorId: _, roomId, vouched: __, ...shout } = found
       if (await pins.isPinned(id, trx) === pinned) return
       if (pinned && await pins.count(roomId, trx) >= maxPinned) throw new TooManyPinned(maxPinned)
       const eventId = pinned ? await pins.pin(id, trx) : await pins.unpin(id, trx)

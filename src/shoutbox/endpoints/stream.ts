@@ -28,7 +28,7 @@ export class StreamShouts extends Api<typeof StreamSchema> {
   // A member's own events go to the streams they opened.
   override readonly readsSession = true
   override readonly answers = {
-    ok: eventStreamAnswer('Server-Sent Events: `shout-created`, `shout-edited`, `shout-pinned` and `shout-unpinned` with the shout (what it answers, not its reactions), ' +
+    ok: eventStreamAnswer('Server-Sent Events: `shout-created`, `shout-restored` (a held or hidden shout approved: in its place by id), `shout-edited`, `shout-pinned` and `shout-unpinned` with the shout (what it answers, not its reactions), ' +
       '`shout-deleted` with its id and room, `shout-reactions` with its id, room and counts (at most once a second per shout)',
       'id: 43\nevent: shout-created\ndata: {"id":42,"message":"Hello","username":"ada","date":1795000000000,"room":"general","replyTo":null}\n\n'),
     errors: [TooManyRequests]

@@ -12,7 +12,7 @@ const PANEL_PAGE = 50
 interface ReviewItem {
   shout: { id: number, message: string, username: string, date: number, room: string }
   state: 'held' | 'hidden' | 'reported'
-  why: 'word' | 'new-member' | 'reports'
+  why: 'word' | 'new-member' | 'edited' | 'reports'
   reports: Array<{ id: number, reporter: string, reason: string, note: string | null, createdAt: number }>
 }
 interface Word { id: number, pattern: string, action: 'block' | 'censor' | 'hold', createdAt: number }
@@ -504,6 +504,7 @@ export default function register (panel: PanelHost): void {
     const reactions = h('input', { type: 'text', id: 'reactions', required: true, autocomplete: 'off' }) as HTMLInputElement
     const moderation = {
       hideAfterReports: h('input', { type: 'number', id: 'hide-after-reports', min: 0, max: 100, step: 1, required: true }) as HTMLInputElement,
+      reportMinAccountAgeHours: h('input', { type: 'number', id: 'report-min-account-age', min: 0, max: 8760, step: 1, required: true }) as HTMLInputElement,
       holdFirstShouts: h('input', { type: 'number', id: 'hold-first-shouts', min: 0, max: 10, step: 1, required: true }) as HTMLInputElement,
       autoMuteAfter: h('input', { type: 'number', id: 'auto-mute-after', min: 0, max: 1000, step: 1, required: true }) as HTMLInputElement,
       autoMuteMinutes: h('input', { type: 'number', id: 'auto-mute-minutes', min: 1, max: 10080, step: 1, required: true }) as HTMLInputElement

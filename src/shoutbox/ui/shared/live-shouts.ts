@@ -273,6 +273,22 @@ export class LiveShouts {
           this.shouts = this.shouts.slice(0, this.limit)
         }
         return shout
+      case 'shout-restored': {
+        // Back as it was, in its place by id: replies quote it again. A shout older than
+        // every one held, with older ones in the archive, is the archive's.
+        const oldest = this.shouts.at(-1)?.id
+        const inPlace = this.shouts.some(s => s.id === shout.id) || this.older === null || oldest === undefined || shout.id > oldest
+        const quoted = (): ReplyTo => ({ id: shout.id, username: shout.username, excerpt: excerptOf(shout.message) })
+        const { held: _, ...restored } = shout as FullShout & { held?: true }
+        if (inPlace) this.shouts = [restored, ...this.shouts.filter(s => s.id !== shout.id)].sort((a, b) => b.id - a.id)
+        this.shouts = this.requote(this.shouts, shout.id, quoted)
+        this.pinned = this.requote(this.pinned, shout.id, quoted)
+        if (this.options.pageSize === undefined && this.shouts.length > this.limit) {
+          this.older = this.shouts[this.limit - 1]?.id ?? this.older
+          this.shouts = this.shouts.slice(0, this.limit)
+        }
+        return inPlace ? restored : undefined
+      }
       case 'shout-edited': {
         const quote = (replyTo: ReplyTo): ReplyTo => replyTo !== null && 'excerpt' in replyTo ? { ...replyTo, excerpt: excerptOf(shout.message) } : replyTo
         this.shouts = this.requote(replace(this.shouts), shout.id, quote)
