@@ -61,6 +61,7 @@ async function tcpReceiver (t: Tap, options: { dribble?: boolean, onConnection?:
   const sockets = new Set<net.Socket>()
   const server = net.createServer(socket => {
     sockets.add(socket)
+    socket.resume() // reads what is sent (and so sees the sender close), answers nothing
     socket.on('error', () => {})
     socket.on('close', () => { sockets.delete(socket) })
     options.onConnection?.()
@@ -311,6 +312,26 @@ t.test('deliveries', async t => {
     const givenUp = async () => Number((await app.db('webhook_deliveries').where({ hook_id: id, status: 'pending' }).whereNull('locked_until').where('attempts', 1).count({ n: '*' }))[0]!.n)
     t.equal((await eventually(givenUp, n => n === 20)).value, 20, 'each was tried once, and given up on after the timeout')
     t.ok((await deliveries(app, admin, id)).every(d => d.responseCode === null), 'with no answer')
+    await as(app, admin).delete(`/api/panel/webhooks/${id}`)
+  })
+
+  t.test('a hook whose try had no answer gets one try at a time until it answers', async t => {
+    retryDelay = 60_000
+    t.teardown(() => { retryDelay = 30 })
+    const silent = await tcpReceiver(t)
+    const { id } = await hook(app, admin, silent.url('/hook'), ['shout.created'])
+    const rows = () => app.db('webhook_deliveries').where({ hook_id: id }).select('attempts', 'locked_until')
+    const givenUp = (list: Array<{ attempts: number, locked_until: unknown }>, n: number) => list.length === n && list.every(row => row.attempts === 1 && row.locked_until === null)
+    await as(app, admin).post('/api/panel/shoutbox', { message: 'anyone?' })
+    await eventually(rows, list => givenUp(list, 1))
+    await Promise.all([1, 2, 3, 4].map(async n => as(app, admin).post('/api/panel/shoutbox', { message: `anyone ${n}?` })))
+    let most = 0
+    const done = await eventually(async () => {
+      most = Math.max(most, silent.connections())
+      return rows()
+    }, list => givenUp(list, 5))
+    t.ok(givenUp(done.value, 5), 'each tried once and given up on')
+    t.equal(most, 1, 'one at a time')
     await as(app, admin).delete(`/api/panel/webhooks/${id}`)
   })
 

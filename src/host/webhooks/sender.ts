@@ -6,6 +6,7 @@ import { WEBHOOKS_TABLE, WEBHOOK_DELIVERIES_TABLE } from '../database/tables.js'
 import type { Cluster } from '../services/cluster.js'
 import { systemResolver, type Resolver } from './address-guard.js'
 import { WEBHOOKS_CHANGED } from './outbox.js'
+import { OutcomeWriter } from './outcomes.js'
 import { post, type Outcome } from './post.js'
 
 export { signature } from './post.js'
@@ -49,6 +50,11 @@ interface Claimed {
 const KEEP_DONE_MS = 30 * 24 * 60 * 60_000
 /** How often a process prunes the deliveries done with. */
 const PRUNE_EVERY_MS = 60 * 60_000
+/**
+ * Tries that end within this long of each other free their places for one claim, not one
+ * each: a busy hook's deliveries then cost a claim a batch, not a claim a delivery.
+ */
+const GATHER_MS = 10
 /** The reason a try is abandoned when the host stops: its claim is let go, not counted as failed. */
 const STOPPING = new Error('the host is stopping')
 
@@ -83,6 +89,8 @@ export class WebhookSender {
   /** The claim under way; one at a time, and one more asked for while it runs. */
   private claiming: Promise<void> | undefined
   private claimAgain = false
+  /** Set while the places freed by tries that ended are gathered for one claim. */
+  private gathering: NodeJS.Timeout | undefined
   private stopped = true
   private anyActive = false
   private checkedActiveAt = 0
@@ -93,16 +101,18 @@ export class WebhookSender {
   private readonly busy = new Map<number, number>()
   /** Hooks whose last try here had no answer: one try at a time until one answers. */
   private readonly slow = new Set<number>()
+  private readonly outcomes: OutcomeWriter
 
   constructor (private readonly db: Database, private readonly cluster: Cluster, private readonly log: FastifyBaseLogger, private readonly options: SenderOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000
     this.pollMs = options.pollMs ?? 250
     this.concurrency = options.concurrency ?? 128
-    this.perHook = options.perHook ?? 16
+    this.perHook = options.perHook ?? 64
     this.maxAttempts = options.maxAttempts ?? 10
     this.delay = options.retryDelayMs ?? retryDelayMs
     this.resolve = options.resolve ?? systemResolver
     this.now = options.now ?? Date.now
+    this.outcomes = new OutcomeWriter(db)
     cluster.subscribe(WEBHOOKS_CHANGED, () => {
       this.checkedActiveAt = 0
       this.kick()
@@ -119,7 +129,7 @@ export class WebhookSender {
     this.kick()
   }
 
-  /** Looks for due deliveries now (after a ping or a redeliver committed, or a try ended), not at the next poll. */
+  /** Looks for due deliveries now (after a ping or a redeliver committed), not at the next poll. */
   kick (): void {
     if (this.stopped) return
     if (this.claiming !== undefined) {
@@ -142,10 +152,20 @@ export class WebhookSender {
       })
   }
 
+  /** A place was freed: a claim soon, for it and the others freed meanwhile. */
+  private gather (): void {
+    if (this.stopped || this.gathering !== undefined) return
+    this.gathering = setTimeout(() => {
+      this.gathering = undefined
+      this.kick()
+    }, GATHER_MS)
+  }
+
   /** Stops looking; tries in flight are abandoned and their claims let go, for a process still running to take at once. */
   async stop (): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
+    clearTimeout(this.gathering)
     await this.claiming
     for (const controller of this.tries.keys()) controller.abort(STOPPING)
     await Promise.all(this.tries.values())
@@ -203,11 +223,10 @@ export class WebhookSender {
           cross join lateral (
             select w.id, w.next_attempt_at, w.created_at from ${WEBHOOK_DELIVERIES_TABLE} w
             where w.hook_id = hooks.id and w.status = 'pending' and w.next_attempt_at <= :now and (w.locked_until is null or w.locked_until <= :now)
-            order by w.next_attempt_at, w.created_at limit :perHook for update of w skip locked
+            order by w.next_attempt_at, w.created_at limit hooks.lanes - hooks.busy for update of w skip locked
           ) due
           where hooks.busy < hooks.lanes
         ) lane
-        where lane.busy + lane.place <= lane.lanes
         order by lane.busy + lane.place, lane.next_attempt_at, lane.created_at limit :free
       ) claimed,
       ${WEBHOOKS_TABLE} h
@@ -245,26 +264,25 @@ export class WebhookSender {
         const left = (this.busy.get(hook) ?? 1) - 1
         if (left === 0) this.busy.delete(hook)
         else this.busy.set(hook, left)
-        this.kick()
+        this.gather()
       })
     this.tries.set(controller, tried)
   }
 
-  /** What the try came to, written only while the claim is still this try's. */
+  /** What the try came to, written only while the claim is still this try's (with others that ended meanwhile). */
   private async record (delivery: Claimed, outcome: Outcome): Promise<void> {
     const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300
     const failed = !delivered && delivery.attempts >= this.maxAttempts
     if (outcome.status === null) this.slow.add(delivery.hook_id)
     else this.slow.delete(delivery.hook_id)
     if (!delivered) this.log.info({ delivery: delivery.id, event: delivery.event, attempt: delivery.attempts, status: outcome.status, reason: outcome.error }, 'webhook delivery not accepted')
-    await this.db(WEBHOOK_DELIVERIES_TABLE)
-      .where({ id: delivery.id, attempts: delivery.attempts, status: 'pending' })
-      .update({
-        status: delivered ? 'delivered' : failed ? 'failed' : 'pending',
-        response_code: outcome.status,
-        locked_until: null,
-        ...(delivered || failed ? {} : { next_attempt_at: this.now() + this.delay(delivery.attempts) })
-      })
+    await this.outcomes.write({
+      id: delivery.id,
+      attempts: delivery.attempts,
+      status: delivered ? 'delivered' : failed ? 'failed' : 'pending',
+      responseCode: outcome.status,
+      nextAttemptAt: delivered || failed ? null : this.now() + this.delay(delivery.attempts)
+    })
   }
 
   /** A try abandoned as the host stops: its claim let go, due at once for another process (it may have arrived: receivers de-duplicate by id). */
