@@ -392,6 +392,40 @@ t.test('attack: receivers that never answer delay only their own deliveries', as
   t.ok(silentRows.some(row => row.attempts === 0), 'while the rest of theirs wait their turn')
 })
 
+t.test('attack: a path that never answers does not hold the sockets of another hook on the same host and port', async t => {
+  const app = await build(t, { ...QUICK, webhooks: { ...QUICK.webhooks, timeoutMs: 10_000 } })
+  const admin = await setUp(app)
+  const hanging = new Set<http.ServerResponse>()
+  const healthy: string[] = []
+  const server = http.createServer((request, response) => {
+    request.resume()
+    request.on('end', () => {
+      if (request.url === '/silent') hanging.add(response)
+      else {
+        healthy.push(String(request.headers['shoutbox-delivery']))
+        response.writeHead(200).end()
+      }
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    for (const response of hanging) response.destroy()
+    server.closeAllConnections()
+    server.close()
+  })
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const silent = await hook(app, admin, `${origin}/silent`, ['shout.created'])
+  await hook(app, admin, `${origin}/healthy`, ['shout.created'])
+  const N = 40 // more than a usual cap of sockets per origin
+  const answers = await Promise.all(Array.from({ length: N }, async (_, n) => as(app, admin).post('/api/panel/shoutbox', { message: `same host ${n}` })))
+  t.same(new Set(answers.map(a => a.statusCode)), new Set([200]))
+  await eventually(() => healthy.length, n => n >= N)
+  t.equal(healthy.length, N, 'every delivery reached the healthy path')
+  const silentRows = await app.db('webhook_deliveries').where({ hook_id: silent.id }).select('attempts', 'response_code', 'locked_until')
+  t.same(silentRows.map(row => [row.attempts, row.response_code, row.locked_until !== null]), silentRows.map(() => [1, null, true]), 'while every try of the silent path is still waiting for its answer')
+  t.equal(silentRows.length, N)
+})
+
 t.test('attack: SSRF — private addresses are refused when sent', async t => {
   const resolved: Record<string, string> = { 'metadata.test': '169.254.169.254', 'intranet.test': '10.1.2.3', 'home.test': '192.168.1.1', 'mapped.test': '::ffff:127.0.0.1', 'public.test': '127.0.0.1' }
   const app = await build(t, {

@@ -84,7 +84,11 @@ export class WebhookSender {
   private readonly delay: (attempt: number) => number
   private readonly resolve: Resolver
   private readonly now: () => number
-  private readonly agents = { http: new http.Agent({ keepAlive: true, maxSockets: 32 }), https: new https.Agent({ keepAlive: true, maxSockets: 32 }) }
+  /**
+   * No cap of sockets per origin: the lanes bound the tries in flight, and a cap would let
+   * a hook that never answers hold the sockets of another hook at the same host and port.
+   */
+  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) }
   private timer: NodeJS.Timeout | undefined
   /** The claim under way; one at a time, and one more asked for while it runs. */
   private claiming: Promise<void> | undefined
