@@ -83,12 +83,13 @@
  * their answer times, and how long after the last publish every delivery of the run had
  * arrived (and how many arrived twice).
  *
- * silenthook: two webhooks on every `shout.created`, one to a receiver that accepts
- * connections and never answers, one to a healthy receiver (bench/webhooks.ts); publishes
- * at SILENT_HOOK_RATE a second for `--seconds` × 4 with both active and with the silent
- * one paused, in `--rounds` rounds whose order alternates: the healthy hook's delays from
- * each change to its delivery's arrival, p50 / p99 / max (§23's target: p99 within 2 s
- * beside the silent one), and the silent receiver's connections (its tries).
+ * silenthook: a webhook on every `shout.created` to a healthy receiver, and beside it
+ * another: to a receiver that accepts connections and never answers, or (the control,
+ * the same outbox writes) to a second healthy one (bench/webhooks.ts); publishes at
+ * SILENT_HOOK_RATE a second for `--seconds` × 4 beside each, in `--rounds` rounds whose
+ * order alternates: the first hook's delays from each change to its delivery's arrival,
+ * p50 / p99 / max (§23's target: p99 within 2 s beside the silent one), and the silent
+ * receiver's connections (its tries).
  *
  * listmemory: a million shouts with `maxShouts` unset (every shout in the list), one list
  * request; the host's resident memory before, at most while answering, 5 s and 30 s after.
@@ -1459,40 +1460,47 @@ try {
 
   if (PARTS.has('silenthook')) {
     const healthy = await startWebhookReceiver()
+    const other = await startWebhookReceiver()
     const silent = await startSilentReceiver()
-    const made = await site.api('POST', '/api/panel/webhooks', { url: `${silent.url}/never`, events: ['shout.created'] })
-    const silentHook = (made.json.webhook as { id: number }).id
-    const healthyHook = ((await site.api('POST', '/api/panel/webhooks', { url: `${healthy.url}/hook`, events: ['shout.created'] })).json.webhook as { id: number }).id
+    const make = async (url: string): Promise<number> =>
+      ((await site.api('POST', '/api/panel/webhooks', { url, events: ['shout.created'], active: false })).json.webhook as { id: number }).id
+    const measured = await make(`${healthy.url}/hook`)
+    // The hook beside the measured one: a silent one, or (the control) a healthy one, the same outbox writes either way.
+    const beside = { silent: await make(`${silent.url}/never`), healthy: await make(`${other.url}/hook`) }
+    await site.api('PUT', `/api/panel/webhooks/${measured}`, { active: true })
     interface Delays { p50: number, p99: number, max: number, delivered: number, expected: number }
-    const runs: Record<'beside' | 'alone', Delays[]> = { beside: [], alone: [] }
-    const run = async (kind: 'beside' | 'alone'): Promise<void> => {
-      await site.api('PUT', `/api/panel/webhooks/${silentHook}`, { active: kind === 'beside' })
+    type Kind = 'silent' | 'healthy'
+    const runs: Record<Kind, Delays[]> = { silent: [], healthy: [] }
+    const run = async (kind: Kind): Promise<void> => {
+      await site.api('PUT', `/api/panel/webhooks/${beside.silent}`, { active: kind === 'silent' })
+      await site.api('PUT', `/api/panel/webhooks/${beside.healthy}`, { active: kind === 'healthy' })
       const before = healthy.delays().length
-      const result = await publishFor(site, SILENT_HOOK_RATE, SECONDS * 4, kind === 'beside' ? 'Beside a silent hook' : 'Alone')
+      const result = await publishFor(site, SILENT_HOOK_RATE, SECONDS * 4, `Beside a ${kind} hook`)
       await eventually(() => healthy.delays().length - before >= result.ok, 60_000)
       const delays = healthy.delays().slice(before)
       runs[kind].push({ p50: percentile(delays, 50), p99: percentile(delays, 99), max: percentile(delays, 100), delivered: delays.length, expected: result.ok })
     }
     try {
       for (let round = 1; round <= ROUNDS; round++) {
-        const order = round % 2 === 1 ? ['beside', 'alone'] as const : ['alone', 'beside'] as const
+        const order = round % 2 === 1 ? ['silent', 'healthy'] as const : ['healthy', 'silent'] as const
         for (const kind of order) await run(kind)
-        const [beside, alone] = [runs.beside.at(-1)!, runs.alone.at(-1)!]
-        log(`silenthook, round ${round}: the healthy hook's p50 / p99 ${fmt(beside.p50)} / ${fmt(beside.p99)} ms beside the silent one (${beside.delivered}/${beside.expected}), ` +
-          `${fmt(alone.p50)} / ${fmt(alone.p99)} ms alone (${alone.delivered}/${alone.expected}); the silent one tried ${silent.connections()} times so far`)
+        const [bySilent, byHealthy] = [runs.silent.at(-1)!, runs.healthy.at(-1)!]
+        log(`silenthook, round ${round}: the measured hook's p50 / p99 ${fmt(bySilent.p50)} / ${fmt(bySilent.p99)} ms beside the silent one (${bySilent.delivered}/${bySilent.expected}), ` +
+          `${fmt(byHealthy.p50)} / ${fmt(byHealthy.p99)} ms beside a healthy one (${byHealthy.delivered}/${byHealthy.expected}); the silent one tried ${silent.connections()} times so far`)
       }
     } finally {
       // The silent hook's waiting deliveries go with it.
-      for (const id of [silentHook, healthyHook]) await site.api('DELETE', `/api/panel/webhooks/${id}`)
+      for (const id of [measured, beside.silent, beside.healthy]) await site.api('DELETE', `/api/panel/webhooks/${id}`)
       await healthy.stop()
+      await other.stop()
       await silent.stop()
     }
-    const sum = (kind: 'beside' | 'alone', key: 'delivered' | 'expected'): number => runs[kind].reduce((n, delays) => n + delays[key], 0)
-    const mid = (kind: 'beside' | 'alone', key: 'p50' | 'p99'): number => median(runs[kind].map(delays => delays[key]))
+    const sum = (kind: Kind, key: 'delivered' | 'expected'): number => runs[kind].reduce((n, delays) => n + delays[key], 0)
+    const mid = (kind: Kind, key: 'p50' | 'p99'): number => median(runs[kind].map(delays => delays[key]))
     rows.push([`silent hook: a healthy hook's deliveries, change to arrival, ${SILENT_HOOK_RATE} publishes/s for ${SECONDS * 4} s, ${ROUNDS} rounds`, '', '', '', '', ''])
-    rows.push([`  while another hook never answers (${sum('beside', 'delivered')}/${sum('beside', 'expected')} delivered)`, '', '', '', `${fmt(mid('beside', 'p50'))} / ${fmt(mid('beside', 'p99'))} ms`, ''])
-    rows.push([`  alone (the silent hook paused; ${sum('alone', 'delivered')}/${sum('alone', 'expected')} delivered)`, '', '', '', `${fmt(mid('alone', 'p50'))} / ${fmt(mid('alone', 'p99'))} ms`, ''])
-    rows.push([`  beside the silent hook, p99 by round ${runs.beside.map(delays => `${fmt(delays.p99)} ms`).join(', ')} (target ≤ 2,000), slowest ${fmt(Math.max(...runs.beside.map(delays => delays.max)))} ms; ` +
+    rows.push([`  beside a hook that never answers (${sum('silent', 'delivered')}/${sum('silent', 'expected')} delivered)`, '', '', '', `${fmt(mid('silent', 'p50'))} / ${fmt(mid('silent', 'p99'))} ms`, ''])
+    rows.push([`  beside a healthy hook instead (${sum('healthy', 'delivered')}/${sum('healthy', 'expected')} delivered)`, '', '', '', `${fmt(mid('healthy', 'p50'))} / ${fmt(mid('healthy', 'p99'))} ms`, ''])
+    rows.push([`  beside the silent hook, p99 by round ${runs.silent.map(delays => `${fmt(delays.p99)} ms`).join(', ')} (target ≤ 2,000), slowest ${fmt(Math.max(...runs.silent.map(delays => delays.max)))} ms; ` +
       `the silent receiver was tried ${silent.connections()} times`, '', '', '', '', ''])
   }
 
