@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets, exports
+ *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, silenthook, stream, stream10k, reactions, listmemory, widgets, exports
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
@@ -83,6 +83,14 @@
  * their answer times, and how long after the last publish every delivery of the run had
  * arrived (and how many arrived twice).
  *
+ * silenthook: a webhook on every `shout.created` to a healthy receiver, and beside it
+ * another: to a receiver that accepts connections and never answers, or (the control,
+ * the same outbox writes) to a second healthy one (bench/webhooks.ts); publishes at
+ * SILENT_HOOK_RATE a second for `--seconds` × 4 beside each, in `--rounds` rounds whose
+ * order alternates: the first hook's delays from each change to its delivery's arrival,
+ * p50 / p99 / max (§23's target: p99 within 2 s beside the silent one), and the silent
+ * receiver's connections (its tries).
+ *
  * listmemory: a million shouts with `maxShouts` unset (every shout in the list), one list
  * request; the host's resident memory before, at most while answering, 5 s and 30 s after.
  *
@@ -114,7 +122,7 @@ import { prepareReactors, startReacting, type ReactingResult, type Reactors } fr
 import type { SubscribersResult } from './subscribers.js'
 import { percentile } from './stats.js'
 import { windowedRates, type Buckets, type Reading, type Windows, type WindowedRates } from './windows.js'
-import { startWebhookReceiver } from './webhooks.js'
+import { startSilentReceiver, startWebhookReceiver } from './webhooks.js'
 import { EXPORT_SHOUTS, measureExports } from './exports.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -126,10 +134,10 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,alternating,cost,publish,webhooks,stream,stream10k,reactions,listmemory,widgets,exports' }
+    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,alternating,cost,publish,webhooks,silenthook,stream,stream10k,reactions,listmemory,widgets,exports' }
   }
 })
-/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, stream, stream10k, reactions, listmemory, widgets, exports); all by default. */
+/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, silenthook, stream, stream10k, reactions, listmemory, widgets, exports); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -943,6 +951,11 @@ async function publishCost (site: Site, rate: number): Promise<PublishCost> {
 
 /** The webhooks part's rate: the publishes a second its acceptance names. */
 const WEBHOOKS_RATE = 500
+/**
+ * The silenthook part's rate: a busy board's, which one hook keeps up with on a loaded
+ * machine too (at WEBHOOKS_RATE the hook alone is what decides, not the silent one).
+ */
+const SILENT_HOOK_RATE = 100
 
 /** Publishes at `rate` a second for `seconds` from a process of its own (bench/publisher.ts); its figures once all are answered. */
 async function publishFor (site: Site, rate: number, seconds: number, message: string): Promise<PublisherResult> {
@@ -1449,6 +1462,52 @@ try {
     rows.push([`  with 3 hooks`, fmt(median(on.map(run => run.achievedPerSecond))), '', '', `${fmt(median(on.map(run => run.p50)))} / ${fmt(median(on.map(run => run.p99)))} ms`, fmt(on.reduce((n, run) => n + run.errors, 0))])
     rows.push([`  without (hooks switched off)`, fmt(median(off.map(run => run.achievedPerSecond))), '', '', `${fmt(median(off.map(run => run.p50)))} / ${fmt(median(off.map(run => run.p99)))} ms`, fmt(off.reduce((n, run) => n + run.errors, 0))])
     rows.push([`  with / without, paired by round: ${fmt(ratio, 2)}; every delivery arrived ${on.map(run => `${fmt(run.catchUpSeconds, 1)} s`).join(', ')} after the load stopped; ${receiver.duplicates()} arrived twice`, '', '', '', '', ''])
+  }
+
+  if (PARTS.has('silenthook')) {
+    const healthy = await startWebhookReceiver()
+    const other = await startWebhookReceiver()
+    const silent = await startSilentReceiver()
+    const make = async (url: string): Promise<number> =>
+      ((await site.api('POST', '/api/panel/webhooks', { url, events: ['shout.created'], active: false })).json.webhook as { id: number }).id
+    const measured = await make(`${healthy.url}/hook`)
+    // The hook beside the measured one: a silent one, or (the control) a healthy one, the same outbox writes either way.
+    const beside = { silent: await make(`${silent.url}/never`), healthy: await make(`${other.url}/hook`) }
+    await site.api('PUT', `/api/panel/webhooks/${measured}`, { active: true })
+    interface Delays { p50: number, p99: number, max: number, delivered: number, expected: number }
+    type Kind = 'silent' | 'healthy'
+    const runs: Record<Kind, Delays[]> = { silent: [], healthy: [] }
+    const run = async (kind: Kind): Promise<void> => {
+      await site.api('PUT', `/api/panel/webhooks/${beside.silent}`, { active: kind === 'silent' })
+      await site.api('PUT', `/api/panel/webhooks/${beside.healthy}`, { active: kind === 'healthy' })
+      const before = healthy.delays().length
+      const result = await publishFor(site, SILENT_HOOK_RATE, SECONDS * 4, `Beside a ${kind} hook`)
+      await eventually(() => healthy.delays().length - before >= result.ok, 60_000)
+      const delays = healthy.delays().slice(before)
+      runs[kind].push({ p50: percentile(delays, 50), p99: percentile(delays, 99), max: percentile(delays, 100), delivered: delays.length, expected: result.ok })
+    }
+    try {
+      for (let round = 1; round <= ROUNDS; round++) {
+        const order = round % 2 === 1 ? ['silent', 'healthy'] as const : ['healthy', 'silent'] as const
+        for (const kind of order) await run(kind)
+        const [bySilent, byHealthy] = [runs.silent.at(-1)!, runs.healthy.at(-1)!]
+        log(`silenthook, round ${round}: the measured hook's p50 / p99 ${fmt(bySilent.p50)} / ${fmt(bySilent.p99)} ms beside the silent one (${bySilent.delivered}/${bySilent.expected}), ` +
+          `${fmt(byHealthy.p50)} / ${fmt(byHealthy.p99)} ms beside a healthy one (${byHealthy.delivered}/${byHealthy.expected}); the silent one tried ${silent.connections()} times so far`)
+      }
+    } finally {
+      // The silent hook's waiting deliveries go with it.
+      for (const id of [measured, beside.silent, beside.healthy]) await site.api('DELETE', `/api/panel/webhooks/${id}`)
+      await healthy.stop()
+      await other.stop()
+      await silent.stop()
+    }
+    const sum = (kind: Kind, key: 'delivered' | 'expected'): number => runs[kind].reduce((n, delays) => n + delays[key], 0)
+    const mid = (kind: Kind, key: 'p50' | 'p99'): number => median(runs[kind].map(delays => delays[key]))
+    rows.push([`silent hook: a healthy hook's deliveries, change to arrival, ${SILENT_HOOK_RATE} publishes/s for ${SECONDS * 4} s, ${ROUNDS} rounds`, '', '', '', '', ''])
+    rows.push([`  beside a hook that never answers (${sum('silent', 'delivered')}/${sum('silent', 'expected')} delivered)`, '', '', '', `${fmt(mid('silent', 'p50'))} / ${fmt(mid('silent', 'p99'))} ms`, ''])
+    rows.push([`  beside a healthy hook instead (${sum('healthy', 'delivered')}/${sum('healthy', 'expected')} delivered)`, '', '', '', `${fmt(mid('healthy', 'p50'))} / ${fmt(mid('healthy', 'p99'))} ms`, ''])
+    rows.push([`  beside the silent hook, p99 by round ${runs.silent.map(delays => `${fmt(delays.p99)} ms`).join(', ')} (target ≤ 2,000), slowest ${fmt(Math.max(...runs.silent.map(delays => delays.max)))} ms; ` +
+      `the silent receiver was tried ${silent.connections()} times`, '', '', '', '', ''])
   }
 
   const fanOutRows = (label: string, host: FanOut[], bare: FanOut[]): void => {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 import http from 'node:http'
-import type { AddressInfo } from 'node:net'
+import net, { type AddressInfo } from 'node:net'
 import t from 'tap'
 import { createReceiver, type Delivery } from '../../examples/webhook-receiver.mjs'
 import { isPrivateAddress } from '../../src/host/webhooks/address-guard.js'
@@ -50,6 +50,33 @@ async function receiver (t: Tap, reply: (received: Received) => number | 'hang' 
   })
   const { port } = server.address() as AddressInfo
   return { url: `http://127.0.0.1:${port}/hook`, received, port }
+}
+
+/**
+ * A receiver that accepts the connection and then, with `dribble`, answers a status line
+ * and a header a byte every 50 ms, never ending (slowloris); without, never a byte. Each
+ * connection is told to `onConnection`.
+ */
+async function tcpReceiver (t: Tap, options: { dribble?: boolean, onConnection?: () => void } = {}) {
+  const sockets = new Set<net.Socket>()
+  const server = net.createServer(socket => {
+    sockets.add(socket)
+    socket.resume() // reads what is sent (and so sees the sender close), answers nothing
+    socket.on('error', () => {})
+    socket.on('close', () => { sockets.delete(socket) })
+    options.onConnection?.()
+    if (options.dribble !== true) return
+    socket.write('HTTP/1.1 200 OK\r\n')
+    const timer = setInterval(() => { if (!socket.destroyed) socket.write('x') }, 50)
+    socket.on('close', () => { clearInterval(timer) })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    for (const socket of sockets) socket.destroy()
+    server.close()
+  })
+  const { port } = server.address() as AddressInfo
+  return { url: (path: string) => `http://127.0.0.1:${port}${path}`, connections: () => sockets.size }
 }
 
 /** The wait before a failed delivery's next try; a test that must act between tries lengthens it. */
@@ -274,15 +301,52 @@ t.test('deliveries', async t => {
   })
 
   t.test('attack: a slow receiver that never answers is bounded, and the board is not slowed', async t => {
+    retryDelay = 60_000
+    t.teardown(() => { retryDelay = 30 })
     const slow = await receiver(t, () => 'hang')
     const { id } = await hook(app, admin, slow.url, ['shout.created'])
     const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => as(app, admin).post('/api/panel/shoutbox', { message: `busy ${n}` })))
     t.same(new Set(answers.map(a => a.statusCode)), new Set([200]), 'every publish answered while the receiver hangs')
     await eventually(() => slow.received.length, n => n >= 20)
     // Each try given up on after the timeout: its claim let go, the delivery waiting for its next try.
-    const givenUp = async () => Number((await app.db('webhook_deliveries').where({ hook_id: id, status: 'pending' }).whereNull('locked_until').where('attempts', '>=', 1).count({ n: '*' }))[0]!.n)
-    t.equal((await eventually(givenUp, n => n === 20)).value, 20, 'each was tried, and given up on after the timeout')
+    const givenUp = async () => Number((await app.db('webhook_deliveries').where({ hook_id: id, status: 'pending' }).whereNull('locked_until').where('attempts', 1).count({ n: '*' }))[0]!.n)
+    t.equal((await eventually(givenUp, n => n === 20)).value, 20, 'each was tried once, and given up on after the timeout')
     t.ok((await deliveries(app, admin, id)).every(d => d.responseCode === null), 'with no answer')
+    await as(app, admin).delete(`/api/panel/webhooks/${id}`)
+  })
+
+  t.test('a hook whose try had no answer gets one try at a time until it answers', async t => {
+    retryDelay = 60_000
+    t.teardown(() => { retryDelay = 30 })
+    const silent = await tcpReceiver(t)
+    const { id } = await hook(app, admin, silent.url('/hook'), ['shout.created'])
+    const rows = () => app.db('webhook_deliveries').where({ hook_id: id }).select('attempts', 'locked_until')
+    const givenUp = (list: Array<{ attempts: number, locked_until: unknown }>, n: number) => list.length === n && list.every(row => row.attempts === 1 && row.locked_until === null)
+    await as(app, admin).post('/api/panel/shoutbox', { message: 'anyone?' })
+    await eventually(rows, list => givenUp(list, 1))
+    await Promise.all([1, 2, 3, 4].map(async n => as(app, admin).post('/api/panel/shoutbox', { message: `anyone ${n}?` })))
+    let most = 0
+    const done = await eventually(async () => {
+      most = Math.max(most, silent.connections())
+      return rows()
+    }, list => givenUp(list, 5))
+    t.ok(givenUp(done.value, 5), 'each tried once and given up on')
+    t.equal(most, 1, 'one at a time')
+    await as(app, admin).delete(`/api/panel/webhooks/${id}`)
+  })
+
+  t.test('attack: a receiver that answers a byte at a time (slowloris) is cut off at the timeout', async t => {
+    retryDelay = 60_000
+    t.teardown(() => { retryDelay = 30 })
+    let connections = 0
+    const dribbling = await tcpReceiver(t, { dribble: true, onConnection: () => { connections++ } })
+    const { id } = await hook(app, admin, dribbling.url('/hook'), ['shout.created'])
+    await as(app, admin).post('/api/panel/shoutbox', { message: 'take your time' })
+    const tried = await eventually(() => app.db('webhook_deliveries').where({ hook_id: id }).select('status', 'attempts', 'response_code', 'locked_until'), rows => rows[0]?.attempts === 1 && rows[0].locked_until === null)
+    t.same(tried.value, [{ status: 'pending', attempts: 1, response_code: null, locked_until: null }], 'the try given up on, waiting for its next')
+    t.equal(connections, 1)
+    await eventually(() => dribbling.connections(), n => n === 0)
+    t.equal(dribbling.connections(), 0, 'and its connection closed, though the receiver was still sending')
     await as(app, admin).delete(`/api/panel/webhooks/${id}`)
   })
 
@@ -298,11 +362,81 @@ t.test('deliveries', async t => {
   })
 })
 
+t.test('attack: receivers that never answer delay only their own deliveries', async t => {
+  // The real timeout, and room for four tries at a time in all: three silent hooks could fill it.
+  const app = await build(t, { ...QUICK, webhooks: { ...QUICK.webhooks, timeoutMs: 10_000, concurrency: 4, perHook: 4 } })
+  const admin = await setUp(app)
+  const events: string[] = []
+  const silent = await tcpReceiver(t, { onConnection: () => { events.push('silent tried') } })
+  const healthy = await receiver(t)
+  const silentHooks = [
+    await hook(app, admin, silent.url('/one'), ['shout.created']),
+    await hook(app, admin, silent.url('/two'), ['shout.created']),
+    await hook(app, admin, silent.url('/three'), ['shout.created'])
+  ]
+  await hook(app, admin, healthy.url, ['shout.created'])
+  const N = 8
+  for (let n = 0; n < N; n++) {
+    t.equal((await as(app, admin).post('/api/panel/shoutbox', { message: `shout ${n}` })).statusCode, 200)
+    await eventually(() => healthy.received.length, count => count > n)
+    events.push(`healthy got ${healthy.received.length}`)
+  }
+  t.same(healthy.received.map(r => r.body.data.message), Array.from({ length: N }, (_, n) => `shout ${n}`), 'each shout reached the healthy receiver, one after another')
+  t.ok(events.indexOf('silent tried') < events.indexOf('healthy got 2'), 'the silent receivers were tried before the healthy one\'s second delivery')
+  // Not one silent try has timed out yet: each is still in flight, its claim held, no answer recorded.
+  const silentRows = await app.db('webhook_deliveries').whereIn('hook_id', silentHooks.map(h => h.id)).select('status', 'attempts', 'response_code', 'locked_until')
+  t.equal(silentRows.length, 3 * N)
+  t.same(silentRows.filter(row => row.attempts > 0).map(row => [row.status, row.attempts, row.response_code, row.locked_until !== null]),
+    silentRows.filter(row => row.attempts > 0).map(() => ['pending', 1, null, true]), 'the silent hooks\' tries are all still waiting for their first answer')
+  t.ok(silentRows.some(row => row.attempts === 1), 'and they were tried')
+  t.ok(silentRows.some(row => row.attempts === 0), 'while the rest of theirs wait their turn')
+})
+
+t.test('attack: a path that never answers does not hold the sockets of another hook on the same host and port', async t => {
+  const app = await build(t, { ...QUICK, webhooks: { ...QUICK.webhooks, timeoutMs: 10_000 } })
+  const admin = await setUp(app)
+  const hanging = new Set<http.ServerResponse>()
+  const healthy: string[] = []
+  const server = http.createServer((request, response) => {
+    request.resume()
+    request.on('end', () => {
+      if (request.url === '/silent') hanging.add(response)
+      else {
+        healthy.push(String(request.headers['shoutbox-delivery']))
+        response.writeHead(200).end()
+      }
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(() => {
+    for (const response of hanging) response.destroy()
+    server.closeAllConnections()
+    server.close()
+  })
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  const silent = await hook(app, admin, `${origin}/silent`, ['shout.created'])
+  await hook(app, admin, `${origin}/healthy`, ['shout.created'])
+  const N = 40 // more than a usual cap of sockets per origin
+  const answers = await Promise.all(Array.from({ length: N }, async (_, n) => as(app, admin).post('/api/panel/shoutbox', { message: `same host ${n}` })))
+  t.same(new Set(answers.map(a => a.statusCode)), new Set([200]))
+  await eventually(() => healthy.length, n => n >= N)
+  t.equal(healthy.length, N, 'every delivery reached the healthy path')
+  const silentRows = await app.db('webhook_deliveries').where({ hook_id: silent.id }).select('attempts', 'response_code', 'locked_until')
+  t.same(silentRows.map(row => [row.attempts, row.response_code, row.locked_until !== null]), silentRows.map(() => [1, null, true]), 'while every try of the silent path is still waiting for its answer')
+  t.equal(silentRows.length, N)
+})
+
 t.test('attack: SSRF — private addresses are refused when sent', async t => {
   const resolved: Record<string, string> = { 'metadata.test': '169.254.169.254', 'intranet.test': '10.1.2.3', 'home.test': '192.168.1.1', 'mapped.test': '::ffff:127.0.0.1', 'public.test': '127.0.0.1' }
   const app = await build(t, {
     config: { webhooksAllowHttp: true, webhooksAllowPrivate: false },
-    webhooks: { pollMs: 20, timeoutMs: 400, retryDelayMs: () => 60_000, resolve: async name => [{ address: resolved[name] ?? '127.0.0.1', family: resolved[name]?.includes(':') === true ? 6 : 4 }] }
+    webhooks: {
+      pollMs: 20,
+      timeoutMs: 400,
+      retryDelayMs: () => 60_000,
+      // A name whose resolution never ends is bounded by the try's timeout like a silent receiver.
+      resolve: async name => name === 'stuck.test' ? new Promise(() => {}) : [{ address: resolved[name] ?? '127.0.0.1', family: resolved[name]?.includes(':') === true ? 6 : 4 }]
+    }
   })
   const admin = await setUp(app)
   const target = await receiver(t)
@@ -310,7 +444,7 @@ t.test('attack: SSRF — private addresses are refused when sent', async t => {
   for (const url of [
     target.url, `http://localhost:${target.port}/hook`, `http://[::1]:${target.port}/hook`, `http://0.0.0.0:${target.port}/hook`,
     `http://metadata.test:${target.port}/latest/meta-data`, `http://intranet.test:${target.port}/`, `http://home.test:${target.port}/`, `http://mapped.test:${target.port}/`,
-    `http://2130706433:${target.port}/`
+    `http://2130706433:${target.port}/`, `http://stuck.test:${target.port}/`
   ]) ids.push((await hook(app, admin, url, ['shout.created'])).id)
   await as(app, admin).post('/api/panel/shoutbox', { message: 'is anybody in there' })
   for (const id of ids) {

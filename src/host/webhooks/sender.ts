@@ -1,23 +1,27 @@
-import { createHmac } from 'node:crypto'
 import http from 'node:http'
 import https from 'node:https'
-import type { LookupFunction } from 'node:net'
 import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Transaction } from '../../sdk/index.js'
 import { WEBHOOKS_TABLE, WEBHOOK_DELIVERIES_TABLE } from '../database/tables.js'
 import type { Cluster } from '../services/cluster.js'
-import { checkedAddress, systemResolver, type Resolver } from './address-guard.js'
+import { systemResolver, type Resolver } from './address-guard.js'
 import { WEBHOOKS_CHANGED } from './outbox.js'
+import { OutcomeWriter } from './outcomes.js'
+import { post, type Outcome } from './post.js'
+
+export { signature } from './post.js'
 
 export interface SenderOptions {
   /** `WEBHOOKS_ALLOW_PRIVATE=1`: loopback and private addresses may be sent to (tests, local receivers). */
   readonly allowPrivate: boolean
-  /** A receiver that has not answered 2xx in this long has failed this try. */
+  /** A try that has not ended in this long (name resolved, answer read) has failed. */
   readonly timeoutMs?: number
   /** How often a process looks for due deliveries while any hook is active. */
   readonly pollMs?: number
-  /** Deliveries a process claims at once. */
-  readonly batch?: number
+  /** Tries a process has in flight at most, all hooks together. */
+  readonly concurrency?: number
+  /** Tries a process has in flight at most for one hook (one while the hook's last try had no answer). */
+  readonly perHook?: number
   /** The wait after the failed try number `attempt` (1 for the first). */
   readonly retryDelayMs?: (attempt: number) => number
   readonly maxAttempts?: number
@@ -31,13 +35,9 @@ export function retryDelayMs (attempt: number): number {
   return Math.round(base * (0.9 + Math.random() * 0.2))
 }
 
-/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`: what a receiver checks. */
-export function signature (secret: string, body: string, unixSeconds: number): string {
-  return `t=${unixSeconds},v1=${createHmac('sha256', secret).update(`${unixSeconds}.${body}`).digest('hex')}`
-}
-
 interface Claimed {
   id: string
+  hook_id: number
   event: string
   data: unknown
   created_at: number | string
@@ -46,25 +46,31 @@ interface Claimed {
   secret: string
 }
 
-/** What one try came to: a status code, or none (refused, unreachable, too slow). */
-interface Outcome {
-  readonly status: number | null
-  readonly error?: string
-}
-
-const MAX_ANSWER_BYTES = 64 * 1024
 /** How long a delivery done with (delivered or failed) stays in the panel's log. */
 const KEEP_DONE_MS = 30 * 24 * 60 * 60_000
 /** How often a process prunes the deliveries done with. */
 const PRUNE_EVERY_MS = 60 * 60_000
+/**
+ * Tries that end within this long of each other free their places for one claim, not one
+ * each: a busy hook's deliveries then cost a claim a batch, not a claim a delivery.
+ */
+const GATHER_MS = 10
+/** The reason a try is abandoned when the host stops: its claim is let go, not counted as failed. */
+const STOPPING = new Error('the host is stopping')
 
 /**
- * Sends the outbox's due deliveries. Every process runs one; a delivery is claimed — its
- * `locked_until` set, in one statement over rows taken `FOR UPDATE SKIP LOCKED` — by one
- * process at a time, and a claim outlives the longest try, so a process killed mid-send
- * leaves its claims to run out and be taken by another. A 2xx within the timeout marks
- * the delivery delivered and it is never sent again; anything else is tried again after
- * `retryDelayMs`, up to `maxAttempts` tries, then marked failed.
+ * Sends the outbox's due deliveries, each on its own: a try that ends frees its place at
+ * once, and the next due delivery takes it, whatever the other tries are doing. Each
+ * hook is a lane of a few tries in flight (see `claim`; one while its last try had no
+ * answer), so a receiver that never answers holds its own lane, not the deliveries of
+ * the others.
+ *
+ * Every process runs one. A delivery is claimed — its `locked_until` set, in one
+ * statement over rows taken `FOR UPDATE SKIP LOCKED` — by one process at a time, and a
+ * claim outlives the longest try, so a process killed mid-send leaves its claims to run
+ * out and be taken by another. A 2xx within the timeout marks the delivery delivered and
+ * it is never sent again; anything else is tried again after `retryDelayMs`, up to
+ * `maxAttempts` tries, then marked failed.
  *
  * It looks for work only while some hook is active (known from `webhooks-changed`
  * notices, and checked again every half minute), so a board without hooks pays nothing.
@@ -72,28 +78,45 @@ const PRUNE_EVERY_MS = 60 * 60_000
 export class WebhookSender {
   private readonly timeoutMs: number
   private readonly pollMs: number
-  private readonly batch: number
+  private readonly concurrency: number
+  private readonly perHook: number
   private readonly maxAttempts: number
   private readonly delay: (attempt: number) => number
   private readonly resolve: Resolver
   private readonly now: () => number
-  private readonly agents = { http: new http.Agent({ keepAlive: true, maxSockets: 32 }), https: new https.Agent({ keepAlive: true, maxSockets: 32 }) }
+  /**
+   * No cap of sockets per origin: the lanes bound the tries in flight, and a cap would let
+   * a hook that never answers hold the sockets of another hook at the same host and port.
+   */
+  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) }
   private timer: NodeJS.Timeout | undefined
-  private running: Promise<void> | undefined
+  /** The claim under way; one at a time, and one more asked for while it runs. */
+  private claiming: Promise<void> | undefined
+  private claimAgain = false
+  /** Set while the places freed by tries that ended are gathered for one claim. */
+  private gathering: NodeJS.Timeout | undefined
   private stopped = true
   private anyActive = false
   private checkedActiveAt = 0
   private lastPruneAt = 0
-  private readonly inFlight = new Set<http.ClientRequest>()
+  /** The tries in flight, each ended by aborting its controller. */
+  private readonly tries = new Map<AbortController, Promise<void>>()
+  /** Hook id → tries in flight here. */
+  private readonly busy = new Map<number, number>()
+  /** Hooks whose last try here had no answer: one try at a time until one answers. */
+  private readonly slow = new Set<number>()
+  private readonly outcomes: OutcomeWriter
 
   constructor (private readonly db: Database, private readonly cluster: Cluster, private readonly log: FastifyBaseLogger, private readonly options: SenderOptions) {
     this.timeoutMs = options.timeoutMs ?? 10_000
     this.pollMs = options.pollMs ?? 250
-    this.batch = options.batch ?? 100
+    this.concurrency = options.concurrency ?? 128
+    this.perHook = options.perHook ?? 64
     this.maxAttempts = options.maxAttempts ?? 10
     this.delay = options.retryDelayMs ?? retryDelayMs
     this.resolve = options.resolve ?? systemResolver
     this.now = options.now ?? Date.now
+    this.outcomes = new OutcomeWriter(db)
     cluster.subscribe(WEBHOOKS_CHANGED, () => {
       this.checkedActiveAt = 0
       this.kick()
@@ -107,44 +130,60 @@ export class WebhookSender {
 
   start (): void {
     this.stopped = false
-    this.schedule(0)
+    this.kick()
   }
 
   /** Looks for due deliveries now (after a ping or a redeliver committed), not at the next poll. */
   kick (): void {
-    if (this.stopped || this.running !== undefined) return
-    this.schedule(0)
+    if (this.stopped) return
+    if (this.claiming !== undefined) {
+      this.claimAgain = true
+      return
+    }
+    clearTimeout(this.timer)
+    this.claiming = this.fill()
+      .catch(error => { this.log.error({ err: error }, 'webhook deliveries: a claim failed') })
+      .then(() => {
+        this.claiming = undefined
+        if (this.stopped) return
+        if (this.claimAgain) {
+          this.claimAgain = false
+          this.kick()
+        } else {
+          this.timer = setTimeout(() => { this.kick() }, this.pollMs)
+          this.timer.unref()
+        }
+      })
   }
 
-  /** Stops looking; tries in flight are abandoned, and their claims run out for another process to take. */
+  /** A place was freed: a claim soon, for it and the others freed meanwhile. */
+  private gather (): void {
+    if (this.stopped || this.gathering !== undefined) return
+    this.gathering = setTimeout(() => {
+      this.gathering = undefined
+      this.kick()
+    }, GATHER_MS)
+  }
+
+  /** Stops looking; tries in flight are abandoned and their claims let go, for a process still running to take at once. */
   async stop (): Promise<void> {
     this.stopped = true
     clearTimeout(this.timer)
-    for (const request of this.inFlight) request.destroy(new Error('the host is stopping'))
-    await this.running
+    clearTimeout(this.gathering)
+    await this.claiming
+    for (const controller of this.tries.keys()) controller.abort(STOPPING)
+    await Promise.all(this.tries.values())
     this.agents.http.destroy()
     this.agents.https.destroy()
   }
 
-  private schedule (ms: number): void {
-    clearTimeout(this.timer)
-    this.timer = setTimeout(() => {
-      this.running = this.round().catch(error => this.log.error({ err: error }, 'webhook deliveries: a round failed'))
-        .then(claimedFull => {
-          this.running = undefined
-          if (!this.stopped) this.schedule(claimedFull === true ? 0 : this.pollMs)
-        })
-    }, ms)
-    this.timer.unref()
-  }
-
-  /** One round: claims what is due and sends it all; true when it claimed a full batch (more may be waiting). */
-  private async round (): Promise<boolean> {
+  /** Claims as many due deliveries as there are free places, and starts each one's try. */
+  private async fill (): Promise<void> {
     await this.pruneIfDue()
-    if (!await this.hooksActive()) return false
-    const claimed = await this.claim()
-    await Promise.all(claimed.map(async delivery => this.record(delivery, await this.send(delivery))))
-    return claimed.length === this.batch
+    if (!await this.hooksActive()) return
+    const free = this.concurrency - this.tries.size
+    if (free <= 0) return
+    for (const delivery of await this.claim(free)) this.begin(delivery)
   }
 
   /** At most once an hour: deletes the deliveries delivered or failed over 30 days ago. */
@@ -164,89 +203,96 @@ export class WebhookSender {
     return this.anyActive
   }
 
-  private async claim (): Promise<Claimed[]> {
+  /**
+   * Up to `free` due deliveries, each hook's oldest first and no more than its lane has
+   * room for. A lane is `perHook` wide, or the hook's even share of `concurrency` when
+   * there are more active hooks than that fills (one at least), or one while the hook is
+   * slow; so hooks that never answer can hold only their own shares, and a share is left
+   * for each other hook. The hooks with the fewest tries in flight are served first, so
+   * places go round the hooks rather than to the one with the most waiting.
+   */
+  private async claim (free: number): Promise<Claimed[]> {
     const now = this.now()
     const result = await this.db.raw<{ rows: Claimed[] }>(`
       update ${WEBHOOK_DELIVERIES_TABLE} d set locked_until = :lease, attempts = d.attempts + 1
-      from (select w.id from ${WEBHOOK_DELIVERIES_TABLE} w join ${WEBHOOKS_TABLE} h on h.id = w.hook_id
-            where w.status = 'pending' and w.next_attempt_at <= :now and (w.locked_until is null or w.locked_until <= :now) and h.active
-            order by w.next_attempt_at, w.created_at limit :batch for update of w skip locked) due,
-           ${WEBHOOKS_TABLE} h
-      where d.id = due.id and h.id = d.hook_id
-      returning d.id, d.event, d.data, d.created_at, d.attempts, h.url, h.secret`,
-    { now, lease: now + this.timeoutMs + 20_000, batch: this.batch })
+      from (
+        select lane.id from (
+          select due.id, due.next_attempt_at, due.created_at, hooks.busy, hooks.lanes,
+                 row_number() over (partition by hooks.id order by due.next_attempt_at, due.created_at) as place
+          from (
+            select h.id, coalesce((:busy::jsonb ->> h.id::text)::int, 0) as busy,
+                   case when :slow::jsonb @> to_jsonb(h.id) then 1 else greatest(1, least(:perHook, :concurrency / count(*) over ())) end as lanes
+            from ${WEBHOOKS_TABLE} h where h.active
+          ) hooks
+          cross join lateral (
+            select w.id, w.next_attempt_at, w.created_at from ${WEBHOOK_DELIVERIES_TABLE} w
+            where w.hook_id = hooks.id and w.status = 'pending' and w.next_attempt_at <= :now and (w.locked_until is null or w.locked_until <= :now)
+            order by w.next_attempt_at, w.created_at limit hooks.lanes - hooks.busy for update of w skip locked
+          ) due
+          where hooks.busy < hooks.lanes
+        ) lane
+        order by lane.busy + lane.place, lane.next_attempt_at, lane.created_at limit :free
+      ) claimed,
+      ${WEBHOOKS_TABLE} h
+      where d.id = claimed.id and h.id = d.hook_id
+      returning d.id, d.hook_id, d.event, d.data, d.created_at, d.attempts, h.url, h.secret`, {
+      now,
+      lease: now + this.timeoutMs + 20_000,
+      free,
+      perHook: this.perHook,
+      concurrency: this.concurrency,
+      busy: JSON.stringify(Object.fromEntries(this.busy)),
+      slow: JSON.stringify([...this.slow])
+    })
     return result.rows
   }
 
-  /** One try: POSTs the signed delivery, to the address checked now. */
-  private async send (delivery: Claimed): Promise<Outcome> {
+  /** Starts one delivery's try; when it ends, its outcome is written and its place goes to the next. */
+  private begin (delivery: Claimed): void {
+    const hook = delivery.hook_id
+    this.busy.set(hook, (this.busy.get(hook) ?? 0) + 1)
+    const controller = new AbortController()
+    const timer = setTimeout(() => { controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)) }, this.timeoutMs)
     const body = JSON.stringify({ id: delivery.id, event: delivery.event, createdAt: Number(delivery.created_at), data: delivery.data })
-    let url: URL
-    try {
-      url = new URL(delivery.url)
-    } catch {
-      return { status: null, error: 'not a URL' }
-    }
-    let address
-    try {
-      address = await checkedAddress(url.hostname, this.resolve, this.options.allowPrivate)
-    } catch (error) {
-      return { status: null, error: (error as Error).message }
-    }
-    const pinned: LookupFunction = (_hostname, options, callback) => {
-      if (options.all === true) (callback as (error: null, addresses: Array<{ address: string, family: number }>) => void)(null, [address])
-      else callback(null, address.address, address.family)
-    }
-    const secure = url.protocol === 'https:'
-    return new Promise<Outcome>(resolve => {
-      const request = (secure ? https : http).request(url, {
-        method: 'POST',
-        agent: secure ? this.agents.https : this.agents.http,
-        lookup: pinned,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': Buffer.byteLength(body),
-          'user-agent': 'Shoutbox-Webhooks/1',
-          'shoutbox-event': delivery.event,
-          'shoutbox-delivery': delivery.id,
-          'shoutbox-signature': signature(delivery.secret, body, Math.floor(this.now() / 1000))
-        }
-      })
-      this.inFlight.add(request)
-      const timer = setTimeout(() => request.destroy(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs)
-      const done = (outcome: Outcome): void => {
-        clearTimeout(timer)
-        this.inFlight.delete(request)
-        resolve(outcome)
-      }
-      request.on('response', response => {
-        // Read (and drop) a bounded answer, so the connection can be used again.
-        let bytes = 0
-        response.on('data', (chunk: Buffer) => {
-          bytes += chunk.length
-          if (bytes > MAX_ANSWER_BYTES) response.destroy()
-        })
-        response.on('end', () => done({ status: response.statusCode ?? null }))
-        response.on('error', () => done({ status: response.statusCode ?? null }))
-        response.on('close', () => done({ status: response.statusCode ?? null }))
-      })
-      request.on('error', error => done({ status: null, error: error.message }))
-      request.end(body)
+    const tried = post({ id: delivery.id, event: delivery.event, url: delivery.url, secret: delivery.secret, body }, {
+      agents: this.agents, resolve: this.resolve, allowPrivate: this.options.allowPrivate, now: this.now, signal: controller.signal
     })
+      .then(async outcome => {
+        clearTimeout(timer)
+        if (outcome.status === null && controller.signal.reason === STOPPING) await this.release(delivery)
+        else await this.record(delivery, outcome)
+      })
+      .catch(error => { this.log.error({ err: error, delivery: delivery.id }, 'webhook deliveries: a try could not be written') })
+      .then(() => {
+        this.tries.delete(controller)
+        const left = (this.busy.get(hook) ?? 1) - 1
+        if (left === 0) this.busy.delete(hook)
+        else this.busy.set(hook, left)
+        this.gather()
+      })
+    this.tries.set(controller, tried)
   }
 
-  /** What the try came to, written only while the claim is still this try's. */
+  /** What the try came to, written only while the claim is still this try's (with others that ended meanwhile). */
   private async record (delivery: Claimed, outcome: Outcome): Promise<void> {
     const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300
     const failed = !delivered && delivery.attempts >= this.maxAttempts
+    if (outcome.status === null) this.slow.add(delivery.hook_id)
+    else this.slow.delete(delivery.hook_id)
     if (!delivered) this.log.info({ delivery: delivery.id, event: delivery.event, attempt: delivery.attempts, status: outcome.status, reason: outcome.error }, 'webhook delivery not accepted')
+    await this.outcomes.write({
+      id: delivery.id,
+      attempts: delivery.attempts,
+      status: delivered ? 'delivered' : failed ? 'failed' : 'pending',
+      responseCode: outcome.status,
+      nextAttemptAt: delivered || failed ? null : this.now() + this.delay(delivery.attempts)
+    })
+  }
+
+  /** A try abandoned as the host stops: its claim let go, due at once for another process (it may have arrived: receivers de-duplicate by id). */
+  private async release (delivery: Claimed): Promise<void> {
     await this.db(WEBHOOK_DELIVERIES_TABLE)
       .where({ id: delivery.id, attempts: delivery.attempts, status: 'pending' })
-      .update({
-        status: delivered ? 'delivered' : failed ? 'failed' : 'pending',
-        response_code: outcome.status,
-        locked_until: null,
-        ...(delivered || failed ? {} : { next_attempt_at: this.now() + this.delay(delivery.attempts) })
-      })
+      .update({ locked_until: null })
   }
 }
