@@ -38,7 +38,7 @@ export class DeleteOwnAccount extends LoggedInApi<typeof DeleteOwnSchema, HostCo
       if (current === undefined || current.disabled) throw new NotLoggedIn()
       await identity.users.refuseLastAdmin(current, trx)
       await eraseAccount(ctx, account.id, account.username, trx)
-      await ctx.activityLog.write({ type: 'DELETED_OWN_ACCOUNT', user: null, details: { user: DELETED_USER_NAME, targetUserId: account.id } }, trx)
+      await ctx.activityLog.write({ type: 'DELETED_OWN_ACCOUNT', user: null, details: { user: DELETED_USER_NAME, targetUserId: account.id, variant: 'erased' } }, trx)
     })
     clearSessionCookie(call.reply, identity.sessionCookie)
     return new Successful()

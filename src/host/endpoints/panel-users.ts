@@ -158,7 +158,7 @@ export class DeleteUser extends PanelApi<typeof DeleteUserSchema, HostContext> {
       const { target } = await managedUser(identity, caller, id, trx)
       await identity.users.refuseLastAdmin(target, trx)
       await eraseAccount(ctx, id, target.username, trx)
-      await ctx.activityLog.write({ type: 'DELETED_USER', user: caller, details: { user: DELETED_USER_NAME, targetUserId: target.id } }, trx)
+      await ctx.activityLog.write({ type: 'DELETED_USER', user: caller, details: { user: DELETED_USER_NAME, targetUserId: target.id, variant: 'erased' } }, trx)
     })
     if (id === caller.id) clearSessionCookie(call.reply, call.ctx.identity.sessionCookie)
     return new Successful()

@@ -159,9 +159,9 @@ t.test('managing users: role, disabled, password, delete', async t => {
     const [, list] = await admin('GET', '/api/panel/users')
     t.same((list.users as Array<{ username: string }>).map(u => u.username), ['admin'])
     const entries = await feed(app, (await login(app, 'admin', ADMIN.password)), 2)
-    const erased = { ...about, user: 'deleted user' }
+    const erased = { ...about, user: 'deleted user', variant: 'erased' }
     t.same(entries, [
-      { type: 'DELETED_USER', userId: 1, username: 'admin', addonId: null, details: erased, text: 'admin deleted the user deleted user' },
+      { type: 'DELETED_USER', userId: 1, username: 'admin', addonId: null, details: erased, text: 'admin deleted an account (#2)' },
       { type: 'CREATED_SHOUT', userId: null, username: 'deleted user', addonId: 'shoutbox', details: { room: 'general', variant: 'erased' }, text: 'deleted user posted a shout (its text was erased)' }
     ], 'her entries stay under `deleted user`, without her text (CONTRACT §22)')
     const unchanged = await snapshot(app)
