@@ -156,3 +156,26 @@ t.test(`past ${REPLAYS_PER_MINUTE} replays a minute, a client is told to reset`,
   t.teardown(() => fresh.close())
   t.equal((await fresh.next(() => true)).event, 'ready', 'a stream that replays nothing is not counted, nor refused')
 })
+
+t.test('a token, even an administrator\'s with every permission, reaches no room, watched-word, role, user, setting or webhook management', async t => {
+  const app = await build(t)
+  const admin = await setUp(app)
+  const made = await as(app, admin).post('/api/users/me/tokens', { name: 'everything', permissions: ['*'] })
+  const secret = made.json().secret as string
+  const refused = { result: 'error', error: 'NO_PERMISSION' }
+  const attempts: Array<[string, string, Record<string, unknown>?]> = [
+    ['GET', '/api/panel/shoutbox/rooms'], ['POST', '/api/panel/shoutbox/rooms', { slug: 'sneaky', name: 'Sneaky' }],
+    ['PUT', '/api/panel/shoutbox/rooms/1', { name: 'Renamed' }], ['DELETE', '/api/panel/shoutbox/rooms/1'],
+    ['GET', '/api/panel/shoutbox/words'], ['POST', '/api/panel/shoutbox/words', { pattern: 'sneaky', action: 'block' }], ['DELETE', '/api/panel/shoutbox/words/1'],
+    ['GET', '/api/panel/shoutbox/config'], ['PUT', '/api/panel/shoutbox/config', { maxShouts: 5 }],
+    ['GET', '/api/panel/roles'], ['POST', '/api/panel/roles', { name: 'Sneaky', permissions: [] }],
+    ['GET', '/api/panel/users'], ['PUT', '/api/panel/users/1', { disabled: true }],
+    ['GET', '/api/panel/settings'], ['PUT', '/api/panel/settings', { signUp: true }],
+    ['GET', '/api/panel/webhooks'], ['POST', '/api/panel/webhooks', { url: 'https://example.org/hook', events: ['shout.created'] }]
+  ]
+  for (const [method, url, payload] of attempts) {
+    const answered = await app.inject({ method: method as 'GET', url, headers: { authorization: `Bearer ${secret}` }, ...(payload === undefined ? {} : { payload }) })
+    t.same([answered.statusCode, answered.json()], [403, refused], `${method} ${url}`)
+  }
+  t.same((await as(app, admin).get('/api/panel/shoutbox/rooms')).json().rooms.map((room: { slug: string }) => room.slug), ['general'], 'nothing changed')
+})

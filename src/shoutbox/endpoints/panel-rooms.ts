@@ -79,6 +79,7 @@ function roomChanges<T extends { name?: string, description?: string }> (body: T
 export class PanelRooms extends PanelApi {
   readonly method = 'GET'
   readonly path = '/api/panel/shoutbox/rooms'
+  override readonly closedToTokens = true
   readonly schema = {}
   override readonly answers = { ok: okAnswer({ rooms: Type.Array(PanelRoomSchema) }, { rooms: [ROOM_EXAMPLE] }), errors: [NoPermission] }
 
@@ -96,6 +97,7 @@ export class PanelRooms extends PanelApi {
 export class CreateRoom extends PanelApi<typeof CreateRoomSchema> {
   readonly method = 'POST'
   readonly path = '/api/panel/shoutbox/rooms'
+  override readonly closedToTokens = true
   readonly schema = CreateRoomSchema
   override readonly answers = { ok: okAnswer({ room: PanelRoomSchema }, { room: ROOM_EXAMPLE }), errors: [NoPermission, RoomSlugTaken] }
 
@@ -124,6 +126,7 @@ export class CreateRoom extends PanelApi<typeof CreateRoomSchema> {
 export class UpdateRoom extends PanelApi<typeof UpdateRoomSchema> {
   readonly method = 'PUT'
   readonly path = '/api/panel/shoutbox/rooms/:id'
+  override readonly closedToTokens = true
   readonly schema = UpdateRoomSchema
   override readonly answers = { ok: okAnswer({ room: PanelRoomSchema }, { room: ROOM_EXAMPLE }), errors: [NoPermission, NotFound, DefaultRoom] }
 
@@ -143,6 +146,7 @@ export class UpdateRoom extends PanelApi<typeof UpdateRoomSchema> {
 export class ArchiveRoom extends PanelApi<typeof RoomIdSchema> {
   readonly method = 'DELETE'
   readonly path = '/api/panel/shoutbox/rooms/:id'
+  override readonly closedToTokens = true
   readonly schema = RoomIdSchema
   override readonly answers = { ok: okAnswer({}, {}), errors: [NoPermission, NotFound, DefaultRoom] }
 

@@ -22,6 +22,7 @@ const EXAMPLE = { id: 3, pattern: 'free money', action: 'block' as const, create
 export class PanelWords extends PanelApi {
   readonly method = 'GET'
   readonly path = '/api/panel/shoutbox/words'
+  override readonly closedToTokens = true
   readonly schema = {}
   override readonly answers = { ok: okAnswer({ words: Type.Array(WordSchema) }, { words: [EXAMPLE] }), errors: [NoPermission] }
 
@@ -47,6 +48,7 @@ const AddWordSchema = {
 export class AddWord extends PanelApi<typeof AddWordSchema> {
   readonly method = 'POST'
   readonly path = '/api/panel/shoutbox/words'
+  override readonly closedToTokens = true
   readonly schema = AddWordSchema
   override readonly answers = { ok: okAnswer({ word: WordSchema }, { word: EXAMPLE }), errors: [BadRequest, NoPermission, WatchedWordExists] }
 
@@ -71,6 +73,7 @@ export class AddWord extends PanelApi<typeof AddWordSchema> {
 export class RemoveWord extends PanelApi<{ params: typeof IdParamsSchema }> {
   readonly method = 'DELETE'
   readonly path = '/api/panel/shoutbox/words/:id'
+  override readonly closedToTokens = true
   readonly schema = { params: IdParamsSchema }
   override readonly answers = { ok: okAnswer({}, {}), errors: [NoPermission, NotFound] }
 
