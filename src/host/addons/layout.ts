@@ -48,8 +48,10 @@ export async function discoveredModules (codeDir: string, folder: string): Promi
   const walk = async (dir: string, depth: number): Promise<void> => {
     const entries = await fs.readdir(dir, { withFileTypes: true }).catch(() => [])
     for (const entry of entries) {
-      if (!entry.isDirectory() || (depth === 0 && NOT_SEARCHED.has(entry.name)) || entry.name === 'node_modules') continue
       const sub = path.join(dir, entry.name)
+      // A folder linked in (a test's copy of the host) counts as one.
+      const isFolder = entry.isDirectory() || (entry.isSymbolicLink() && await fs.stat(sub).then(stat => stat.isDirectory(), () => false))
+      if (!isFolder || (depth === 0 && NOT_SEARCHED.has(entry.name)) || entry.name === 'node_modules') continue
       if (entry.name === folder) found.push(...await modulesIn(sub))
       else await walk(sub, depth + 1)
     }

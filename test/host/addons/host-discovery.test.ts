@@ -56,6 +56,18 @@ t.test('an endpoint class dropped into the host\'s endpoints folder answers: no 
   t.equal(login.statusCode, 200, 'the host\'s own endpoints are still there')
 })
 
+t.test('an endpoint beside its feature (a feature folder\'s endpoints/) is found too, as @fastify/autoload finds subfolders', async t => {
+  const hostDir = await hostCopy(t)
+  await fs.mkdir(path.join(hostDir, 'greetings', 'endpoints'), { recursive: true })
+  await fs.writeFile(path.join(hostDir, 'greetings', 'endpoints', 'hello.ts'), endpointFile('Hello', '/api/greetings/hello'))
+  const code = await loadHostCode(hostDir)
+  t.ok(code.endpoints.some(e => e.exportName === 'Hello' && e.file.endsWith(path.join('greetings', 'endpoints', 'hello.ts'))), 'found in greetings/endpoints/')
+  const app = await build(t, { hostDir })
+  await setUp(app)
+  const answered = await app.inject({ url: '/api/greetings/hello' })
+  t.same([answered.statusCode, answered.json()], [200, { result: 'ok', version: '1.2.3', owner: 'host' }])
+})
+
 t.test('the host\'s endpoints are found by the same discovery as an addon\'s', async t => {
   const code = await loadHostCode(HOST_DIR)
   t.same(code.endpoints.map(e => e.exportName).sort(), [
