@@ -215,14 +215,14 @@ async function standalone (): Promise<void> {
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await standalone()
 
-/** "about" forty times: a word every shout of archiveSeedSql's holds, as "the" is on a real board. */
-const ABOUT_40 = Array.from({ length: 40 }, () => 'about').join(' ')
+/** "and" forty times: a word every shout of archiveSeedSql's holds, as "the" is on a real board (164 characters, as the attacker's "the"). */
+const AND_40 = Array.from({ length: 40 }, () => 'and').join(' ')
 
 /** Searches a board seeded by archiveSeedSql makes hard or easy, each with what it is; the attacker's first. */
 export const SEARCHES: ReadonlyArray<readonly [string, string]> = [
-  ['a word every shout holds, forty times, and its negation (the attack seen on main)', `${ABOUT_40} -about`],
-  ['a word every shout holds, forty times', ABOUT_40],
-  ['four words every shout holds, ten times each, and a negation', `${Array.from({ length: 10 }, () => 'seeded shout about and').join(' ')} -w0`],
+  ['a word every shout holds, forty times, and its negation (the attack seen on main)', `${AND_40} -and`],
+  ['a word every shout holds, forty times', AND_40],
+  ['two words every shout holds, 18 times each, and a negation', `${'and about '.repeat(18)}-w0`],
   ['a phrase of two words every shout holds, in an order none has', '"about and"'],
   ['a quoted phrase no shout holds', '"nothing like this was ever said"'],
   ['a word no shout holds', 'zzzznothing'],

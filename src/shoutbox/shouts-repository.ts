@@ -3,6 +3,7 @@ import { GENERAL_ROOM_ID, type Room } from './rooms.js'
 import { EXCERPT_LENGTH } from './excerpt.js'
 import type { RoomShout, Shout } from './schemas.js'
 import { MAX_SEARCH_WORDS, quoteLexeme, simplifySearch, type Search } from './search-query.js'
+import { nextTurn } from './searches.js'
 import { EVENTS_TABLE, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
@@ -182,9 +183,12 @@ export function shoutsRepository (db: Database) {
       const { tsquery } = search
       let top = before ?? (Number((await db(SHOUTS_TABLE).where('room_id', room.id).max<{ max: number | null }>('id as max').first())?.max ?? 0) + 1)
       if (search.required !== null) {
+        await nextTurn()
         const leads = await this.rareWords(room, top, search.required, candidates)
+        await nextTurn()
         const ids = leads === undefined ? undefined : await this.candidates(room, top, leads, candidates)
         if (ids !== undefined) {
+          await nextTurn()
           const shouts = ids.length === 0 ? [] : await this.archiveQuery({ room, before: top, limit, tsquery, excludeAuthors }).whereRaw('id = any(?::bigint[])', [ids])
           return { shouts, searchedTo: null }
         }
@@ -193,6 +197,7 @@ export function shoutsRepository (db: Database) {
       let range = firstRange
       while (shouts.length < limit && top > 1) {
         const bottom = Math.max(1, top - range)
+        await nextTurn()
         const began = Date.now()
         shouts.push(...await this.archiveQuery({ room, before: top, limit: limit - shouts.length, tsquery, excludeAuthors }).where('id', '>=', bottom))
         top = bottom

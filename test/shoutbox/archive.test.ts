@@ -236,6 +236,24 @@ t.test('searches at once in all: two run, 16 wait their turn, more are refused (
   t.equal(SEARCHES_WAITING, 16)
 })
 
+t.test('searches at once follow the pool: one in eight of its connections, at least one, at most two; the embedded database\'s one', async t => {
+  for (const [connections, atOnce] of [[1, 1], [10, 1], [16, 2], [20, 2], [100, 2]] as const) {
+    const searches = Searches.forPool(connections)
+    const running: Array<() => void> = []
+    const all = Array.from({ length: 4 }, (_, i) => searches.run(`198.51.100.${i + 1}`, async () => new Promise<void>(resolve => running.push(resolve))))
+    await new Promise(resolve => setImmediate(resolve))
+    t.equal(running.length, atOnce, `a pool of ${connections}: ${atOnce} at once`)
+    for (let released = 0; released < 4;) {
+      if (running.length > 0) {
+        running.shift()!()
+        released++
+      }
+      await new Promise(resolve => setTimeout(resolve, 5))
+    }
+    await Promise.all(all)
+  }
+})
+
 t.test('walking the archive page by page returns every shout exactly once, newest first, while shouts are being published', async t => {
   const app = await build(t)
   const cookie = await setUp(app)
