@@ -21,6 +21,7 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import fs from 'node:fs/promises'
+import http from 'node:http'
 import net from 'node:net'
 import os from 'node:os'
 import path from 'node:path'
@@ -28,7 +29,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { START_FLAGS } from '../test/helpers/start-flags.js'
-import { SEARCHES_PER_CLIENT } from '../src/shoutbox/archive-page.js'
+import { SEARCHES_PER_CLIENT } from '../src/shoutbox/searches.js'
 import { querySql } from '../test/helpers/storage-sql.js'
 
 const root = fileURLToPath(new URL('../', import.meta.url))
@@ -214,9 +215,16 @@ async function standalone (): Promise<void> {
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) await standalone()
 
-/** Searches a board seeded by archiveSeedSql makes hard or easy, each with what it is. */
+/** "and" forty times: a word every shout of archiveSeedSql's holds, as "the" is on a real board (164 characters, as the attacker's "the"). */
+const AND_40 = Array.from({ length: 40 }, () => 'and').join(' ')
+
+/** Searches a board seeded by archiveSeedSql makes hard or easy, each with what it is; the attacker's first. */
 export const SEARCHES: ReadonlyArray<readonly [string, string]> = [
+  ['a word every shout holds, forty times, and its negation (the attack seen on main)', `${AND_40} -and`],
+  ['a word every shout holds, forty times', AND_40],
+  ['two words every shout holds, 18 times each, and a negation', `${'and about '.repeat(18)}-w0`],
   ['a phrase of two words every shout holds, in an order none has', '"about and"'],
+  ['a quoted phrase no shout holds', '"nothing like this was ever said"'],
   ['a word no shout holds', 'zzzznothing'],
   ['a rare word (1 in 10,000)', 'needle'],
   ['a common word (1 in 5)', 'w0'],
@@ -229,6 +237,7 @@ export interface SearchTimes {
   readonly q: string
   /** Milliseconds a request, one at a time, over HTTP. */
   readonly p50: number
+  readonly p99: number
   readonly max: number
   /** Shouts on the first page, and its `next`. */
   readonly found: number
@@ -237,13 +246,19 @@ export interface SearchTimes {
 
 /**
  * Each of SEARCHES, `times` requests one after another (after one to warm up), over HTTP:
- * how long one search takes, whatever the words.
+ * how long one search takes, whatever the words (p99 of 100: the second slowest).
  */
-export async function measureSearches (baseUrl: string, times = 20): Promise<SearchTimes[]> {
+export async function measureSearches (baseUrl: string, times = 100): Promise<SearchTimes[]> {
   const results: SearchTimes[] = []
   for (const [label, q] of SEARCHES) {
     const url = `${baseUrl}/api/shoutbox/archive?limit=20&q=${encodeURIComponent(q)}`
-    const first = await fetch(url)
+    // The load before may have left searches of its client waiting in the host: their turn comes first.
+    let first = await fetch(url)
+    for (let tries = 0; (first.status === 429 || first.status === 503) && tries < 20; tries++) {
+      await first.arrayBuffer()
+      await new Promise(resolve => setTimeout(resolve, 500))
+      first = await fetch(url)
+    }
     if (!first.ok) throw new Error(`archive?q=${q} answered ${first.status}: ${await first.text()}`)
     const { shouts, next } = await first.json() as { shouts: unknown[], next: number | null }
     const ms: number[] = []
@@ -254,7 +269,7 @@ export async function measureSearches (baseUrl: string, times = 20): Promise<Sea
       ms.push(performance.now() - started)
     }
     ms.sort((a, b) => a - b)
-    results.push({ label, q, p50: ms[Math.floor(ms.length / 2)]!, max: ms.at(-1)!, found: shouts.length, next })
+    results.push({ label, q, p50: ms[Math.floor(ms.length / 2)]!, p99: ms[Math.ceil(ms.length * 0.99) - 1]!, max: ms.at(-1)!, found: shouts.length, next })
   }
   return results
 }
@@ -267,4 +282,101 @@ export function wholeBoardSearchSql (q: string): string {
   const words = q.replaceAll("'", "''")
   return `explain (analyze, timing off) select id, message, username, date from shoutbox_shouts
     where to_tsvector('simple', message) @@ websearch_to_tsquery('simple', '${words}') order by id desc limit 21`
+}
+
+/** Latencies and answers of one kind of request. */
+export interface Requests {
+  readonly count: number
+  readonly p50: number
+  readonly p99: number
+  /** Answers by status (`ERR`: no answer). */
+  readonly statuses: Record<string, number>
+}
+
+export interface FloodResult {
+  /** Sign-in, publish and the list, one request after another each, with no search running. */
+  readonly idle: { signIn: Requests, publish: Requests, list: Requests }
+  /** The same while `addresses` clients search, SEARCHES_PER_CLIENT at once each, for as long. */
+  readonly flood: { signIn: Requests, publish: Requests, list: Requests }
+  readonly searches: Requests
+  readonly addresses: number
+}
+
+interface Answer { status: number | 'ERR', ms: number, cookie?: string }
+
+/** One HTTP request from `localAddress` (a loopback address: each is a client of its own to the host). */
+async function send (agent: http.Agent, baseUrl: string, method: string, path: string, options: { body?: unknown, cookie?: string, localAddress: string }): Promise<Answer> {
+  const url = new URL(path, baseUrl)
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body)
+  const started = performance.now()
+  return new Promise(resolve => {
+    const request = http.request(url, {
+      method,
+      agent,
+      localAddress: options.localAddress,
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(options.cookie === undefined ? {} : { cookie: options.cookie }) }
+    }, response => {
+      response.resume()
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - started, cookie: response.headers['set-cookie']?.[0]?.split(';')[0] }))
+    })
+    request.on('error', () => resolve({ status: 'ERR', ms: performance.now() - started }))
+    request.end(body)
+  })
+}
+
+function summarise (answers: Answer[]): Requests {
+  const ms = answers.map(a => a.ms).sort((a, b) => a - b)
+  const statuses: Record<string, number> = {}
+  for (const { status } of answers) statuses[String(status)] = (statuses[String(status)] ?? 0) + 1
+  return { count: ms.length, p50: ms[Math.floor(ms.length / 2)] ?? NaN, p99: ms[Math.max(0, Math.ceil(ms.length * 0.99) - 1)] ?? NaN, statuses }
+}
+
+/**
+ * A member's requests, each kind in its own loop, one request at a time with `pauseMs`
+ * between, for `seconds`: sign-in (from a new loopback address every four, so the sign-in
+ * throttle, five attempts a login and address, never answers), a publish by the
+ * administrator (staff: no flood rules) and the list.
+ */
+async function memberRequests (baseUrl: string, admin: { username: string, password: string }, cookie: string, seconds: number, addressBase: number, pauseMs = 50): Promise<{ signIn: Requests, publish: Requests, list: Requests }> {
+  const agent = new http.Agent({ keepAlive: true })
+  const until = Date.now() + seconds * 1000
+  const loop = async (next: (i: number) => Promise<Answer>): Promise<Answer[]> => {
+    const answers: Answer[] = []
+    for (let i = 0; Date.now() < until; i++) {
+      answers.push(await next(i))
+      await new Promise(resolve => setTimeout(resolve, pauseMs))
+    }
+    return answers
+  }
+  const [signIn, publish, list] = await Promise.all([
+    loop(i => send(agent, baseUrl, 'POST', '/api/auth/login', { body: admin, localAddress: `127.0.${addressBase + Math.floor(i / 1000)}.${1 + Math.floor(i / 4) % 250}` })),
+    loop(i => send(agent, baseUrl, 'POST', '/panel/api/shoutbox', { body: { message: `flood bench ${addressBase} ${i}` }, cookie, localAddress: '127.0.0.1' })),
+    loop(() => send(agent, baseUrl, 'GET', '/api/shoutbox/list', { localAddress: '127.0.0.1' }))
+  ])
+  agent.destroy()
+  return { signIn: summarise(signIn), publish: summarise(publish), list: summarise(list) }
+}
+
+/**
+ * Sign-in, publish and the list alone for `seconds`, then again while `addresses` clients
+ * (127.0.1.1, 127.0.1.2, …) each run SEARCHES_PER_CLIENT searches at once without pause,
+ * going round the attacker's SEARCHES (each answered one is followed at once by the next,
+ * a refused one too): whether searches take what members need.
+ */
+export async function measureSearchFlood (baseUrl: string, admin: { username: string, password: string }, cookie: string, { seconds = 20, addresses = 16 } = {}): Promise<FloodResult> {
+  const idle = await memberRequests(baseUrl, admin, cookie, seconds, 2)
+  let stop = false
+  const searched: Answer[] = []
+  const agents = Array.from({ length: addresses }, () => new http.Agent({ keepAlive: true, maxSockets: SEARCHES_PER_CLIENT }))
+  const searchers = agents.flatMap((agent, a) => Array.from({ length: SEARCHES_PER_CLIENT }, async (_, k) => {
+    for (let i = k; !stop; i += SEARCHES_PER_CLIENT) {
+      const q = SEARCHES[i % 5]![1]
+      searched.push(await send(agent, baseUrl, 'GET', `/api/shoutbox/archive?limit=20&q=${encodeURIComponent(q)}`, { localAddress: `127.0.1.${a + 1}` }))
+    }
+  }))
+  const flood = await memberRequests(baseUrl, admin, cookie, seconds, 4)
+  stop = true
+  await Promise.all(searchers)
+  for (const agent of agents) agent.destroy()
+  return { idle, flood, searches: summarise(searched), addresses }
 }

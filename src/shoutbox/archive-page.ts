@@ -1,10 +1,10 @@
-import { TooManyRequests, clientKey, okAnswer, type AddonContext, type SessionUser } from '../sdk/index.js'
+import { okAnswer, type AddonContext, type SessionUser } from '../sdk/index.js'
 import { ignoredBy } from './ignores.js'
 import { assertStorable } from './message.js'
-import { perContext } from './per-context.js'
 import { withReactions } from './reactions.js'
 import type { Room } from './rooms.js'
 import { NewestShoutsSchema, NextPageSchema, ROOM_SHOUT_EXAMPLE, type FullShout } from './schemas.js'
+import { Searches } from './searches.js'
 import { shoutsRepository } from './shouts-repository.js'
 
 /* A page of a room's archive, whichever path asks (`/api/shoutbox/archive?room=`, `/api/shoutbox/rooms/:slug/shouts`). */
@@ -40,28 +40,4 @@ export async function archivePage (ctx: AddonContext, room: Room, query: PageQue
     : await Searches.of(ctx).run(ip, () => shouts.search({ room, before, limit: limit + 1, q, excludeAuthors }))
   const page = found.slice(0, limit)
   return { shouts: await withReactions(ctx, page, viewer), next: found.length > limit ? page.at(-1)!.id : searchedTo }
-}
-
-/** Searches one client may run at once: each reads up to a bounded range of the board. */
-export const SEARCHES_PER_CLIENT = 2
-
-/** The searches running in this process, by client (an IPv6 client by its /64). */
-class Searches {
-  static readonly of = perContext((_ctx: AddonContext) => new Searches())
-  private readonly running = new Map<string, number>()
-
-  /** Runs `search` for the client at `ip`; one more than SEARCHES_PER_CLIENT at once is refused with 429. */
-  async run<T> (ip: string, search: () => Promise<T>): Promise<T> {
-    const client = clientKey(ip)
-    const now = this.running.get(client) ?? 0
-    if (now >= SEARCHES_PER_CLIENT) throw new TooManyRequests(1)
-    this.running.set(client, now + 1)
-    try {
-      return await search()
-    } finally {
-      const left = (this.running.get(client) ?? 1) - 1
-      if (left > 0) this.running.set(client, left)
-      else this.running.delete(client)
-    }
-  }
 }

@@ -1,7 +1,9 @@
-import { prepared, type Database, type SqlPart, type Transaction } from '../sdk/index.js'
+import { BadRequest, prepared, type Database, type SqlPart, type Transaction } from '../sdk/index.js'
 import { GENERAL_ROOM_ID, type Room } from './rooms.js'
 import { EXCERPT_LENGTH } from './excerpt.js'
 import type { RoomShout, Shout } from './schemas.js'
+import { MAX_SEARCH_WORDS, quoteLexeme, simplifySearch, type Search } from './search-query.js'
+import { nextTurn } from './searches.js'
 import { EVENTS_TABLE, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
@@ -65,12 +67,25 @@ interface RecordedRow extends RoomShout {
 
 const recorded = ({ event_id: eventId, ...shout }: RecordedRow): Recorded => ({ shout, eventId })
 
-/** The ids a search reads first (see `search`): a phrase every shout could hold costs a few tens of milliseconds here, on either database. */
-const SEARCH_FIRST_RANGE = 5_000
+/** The ids a search reads first when the search index cannot narrow it (see `search`). */
+const SEARCH_FIRST_RANGE = 1_000
 /** A search begins no range it expects to end after this long; its page then says where it stopped. */
 const SEARCH_BUDGET_MS = 80
-/** A range that took less than this was cheap (the index found few shouts): the next is four times wider. */
+/** A range that took less than this was cheap: the next is four times wider. */
 const CHEAP_RANGE_MS = 10
+/** The newest shouts of the room that tell a rare word from a common one. */
+const SEARCH_SAMPLE = 1_000
+/** The most shouts the search index may hand one search; a search expected to find more reads ranges. */
+const SEARCH_CANDIDATES = 2_000
+/** On PostgreSQL, a search's read of the search index is stopped after this long (the embedded database keeps no time). */
+const SEARCH_STATEMENT_MS = 1_000
+
+/**
+ * Matches the words `?` (a tsquery) by reading each row's text: never through the search
+ * index, whatever PostgreSQL estimates. The function behind `@@`, called by name, is not
+ * an operator the planner can match to an index.
+ */
+const MATCHES_BY_ROW = "ts_match_vq(to_tsvector('simple', message), ?::tsquery)"
 
 export interface ArchiveQuery {
   /** The room whose shouts are read. */
@@ -78,8 +93,8 @@ export interface ArchiveQuery {
   /** Only shouts with a smaller id. */
   readonly before?: number | undefined
   readonly limit: number
-  /** Words to find (web-search syntax: "a phrase", -not, or); never parsed as SQL or tsquery syntax. */
-  readonly q?: string | undefined
+  /** Words to find, as a tsquery `simplifySearch` made (never the words a client sent), matched row by row. */
+  readonly tsquery?: string | undefined
   /** Leave out the shouts of these accounts (the reader ignores them). */
   readonly excludeAuthors?: readonly number[]
 }
@@ -118,17 +133,16 @@ export function shoutsRepository (db: Database) {
     },
 
     /**
-     * Newest first, by id: a walk of the primary key backwards from `before`, filtered by
-     * the search index when `q` is given (PostgreSQL picks which index leads).
+     * Newest first, by id: a walk of the primary key backwards from `before`, each row's
+     * text matched against `tsquery` when given (a search bounds the walk by a range).
      */
-    archiveQuery ({ room, before, limit, q, excludeAuthors = [] }: ArchiveQuery) {
+    archiveQuery ({ room, before, limit, tsquery, excludeAuthors = [] }: ArchiveQuery) {
       const query = db(SHOUTS_TABLE).select<RoomShout[]>(...COLUMNS, db.raw('?::text as room', [room.slug]), REPLY_TO)
         .where('room_id', room.id).whereNull('state').orderBy('id', 'desc').limit(limit)
       if (before !== undefined) query.where('id', '<', before)
       // Shouts stored before authors were kept (no author_id) are nobody's to ignore.
       if (excludeAuthors.length > 0) query.where(inner => inner.whereNull('author_id').orWhereNotIn('author_id', [...excludeAuthors]))
-      // to_tsvector('simple', message) is the search index's expression (migrations/005), word for word: so PostgreSQL uses it.
-      if (q !== undefined) query.whereRaw("to_tsvector('simple', message) @@ websearch_to_tsquery('simple', ?)", [q])
+      if (tsquery !== undefined) query.whereRaw(MATCHES_BY_ROW, [tsquery])
       return query
     },
 
@@ -136,33 +150,62 @@ export function shoutsRepository (db: Database) {
       return this.archiveQuery(query)
     },
 
+    /** The words `q` (web-search syntax: "a phrase", -not, or) as a search runs them (see search-query.ts); never read as SQL or tsquery syntax. */
+    async parseSearch (q: string): Promise<Search> {
+      const { rows: [parsed] } = await db.raw<{ rows: Array<{ words: string }> }>("select websearch_to_tsquery('simple', ?)::text as words", [q])
+      const words = parsed?.words ?? ''
+      const search = simplifySearch(words)
+      if (search !== undefined && search.kind === 'query' && search.size > MAX_SEARCH_WORDS) {
+        throw new BadRequest({ bodyValidationError: `querystring/q must not hold more than ${MAX_SEARCH_WORDS} words` })
+      }
+      // Text this module cannot read is searched as it is, by ranges: slower, still bounded.
+      return search ?? { kind: 'query', tsquery: words, words: [], size: 0, required: null }
+    },
+
     /**
      * Up to `limit` shouts with the words `q`, newest first, below `before`; and where the
      * search stopped (`searchedTo`: the shouts from that id down were not searched), or
      * null when it went to the first shout.
      *
-     * A search reads ranges of ids, newest first, and each is one query in which
-     * PostgreSQL picks how: the search index (a rare word, found at once in however many
-     * shouts) or the range's primary key (a common word: the page is full after a few
-     * rows). Ranges whose query was cheap grow fourfold, so a rare word crosses a million
-     * shouts in a few queries. The cost of a range is bounded by its size, whatever the
-     * words: a phrase of words every shout holds ("about and", which none holds in that
-     * order) reads every row of its range. A range that would end past `budgetMs` (by what
-     * the last one cost) is not begun, and the page ends with what was found: the next
-     * page searches on from there.
+     * Its cost is bounded whatever the words, because it never lets PostgreSQL's estimate
+     * choose the plan (with `the` forty times, an estimate of one row read the index entry
+     * of a word every shout holds once per word: seconds). The words are simplified first
+     * (`parseSearch`). Then the newest SEARCH_SAMPLE shouts say how common each word the
+     * matches must hold is. When a rare one (or one per alternative of an `or`) is expected
+     * in at most `candidates` shouts, the search index is read for it alone, and at most
+     * that many candidates are matched against all the words: the whole board in one
+     * query. Otherwise (common words, or only `-word`) the search reads ranges of ids,
+     * newest first, matching each row's text: a range's cost is bounded by its size
+     * (common words fill a page after a few rows), cheap ranges grow fourfold, and a range
+     * that would end past `budgetMs` (by what the last one cost) is not begun; the page
+     * ends with what was found and the next page searches on from there.
      */
-    async search ({ room, before, limit, q, excludeAuthors }: ArchiveQuery & { q: string }, { firstRange = SEARCH_FIRST_RANGE, budgetMs = SEARCH_BUDGET_MS } = {}): Promise<{ shouts: RoomShout[], searchedTo: number | null }> {
-      // No word at all (only signs): nothing to look for.
-      const { rows: [parsed] } = await db.raw<{ rows: Array<{ words: string }> }>("select websearch_to_tsquery('simple', ?)::text as words", [q])
-      if (parsed === undefined || parsed.words === '') return { shouts: [], searchedTo: null }
+    async search ({ room, before, limit, q, excludeAuthors }: Omit<ArchiveQuery, 'tsquery'> & { q: string },
+      { firstRange = SEARCH_FIRST_RANGE, budgetMs = SEARCH_BUDGET_MS, candidates = SEARCH_CANDIDATES } = {}): Promise<{ shouts: RoomShout[], searchedTo: number | null }> {
       const started = Date.now()
-      const shouts: RoomShout[] = []
+      const search = await this.parseSearch(q)
+      if (search.kind === 'none') return { shouts: [], searchedTo: null }
+      if (search.kind === 'all') return { shouts: await this.archive({ room, before, limit, excludeAuthors }), searchedTo: null }
+      const { tsquery } = search
       let top = before ?? (Number((await db(SHOUTS_TABLE).where('room_id', room.id).max<{ max: number | null }>('id as max').first())?.max ?? 0) + 1)
+      if (search.required !== null) {
+        await nextTurn()
+        const leads = await this.rareWords(room, top, search.required, candidates)
+        await nextTurn()
+        const ids = leads === undefined ? undefined : await this.candidates(room, top, leads, candidates)
+        if (ids !== undefined) {
+          await nextTurn()
+          const shouts = ids.length === 0 ? [] : await this.archiveQuery({ room, before: top, limit, tsquery, excludeAuthors }).whereRaw('id = any(?::bigint[])', [ids])
+          return { shouts, searchedTo: null }
+        }
+      }
+      const shouts: RoomShout[] = []
       let range = firstRange
       while (shouts.length < limit && top > 1) {
         const bottom = Math.max(1, top - range)
+        await nextTurn()
         const began = Date.now()
-        shouts.push(...await this.archiveQuery({ room, before: top, limit: limit - shouts.length, q, excludeAuthors }).where('id', '>=', bottom))
+        shouts.push(...await this.archiveQuery({ room, before: top, limit: limit - shouts.length, tsquery, excludeAuthors }).where('id', '>=', bottom))
         top = bottom
         const cost = Date.now() - began
         const cheap = cost < CHEAP_RANGE_MS
@@ -170,6 +213,61 @@ export function shoutsRepository (db: Database) {
         if (Date.now() - started + (cheap ? 4 : 1) * cost >= budgetMs) break
       }
       return { shouts, searchedTo: shouts.length < limit && top > 1 ? top : null }
+    },
+
+    /**
+     * For each alternative of `required` (the words its matches must hold), the word the
+     * newest SEARCH_SAMPLE shouts of `room` below `top` hold least, as a tsquery `a | b`;
+     * undefined when those words are expected in more than `most` shouts below `top`.
+     */
+    async rareWords (room: Pick<Room, 'id'>, top: number, required: ReadonlyArray<readonly string[]>, most: number): Promise<string | undefined> {
+      const words = [...new Set(required.flat())]
+      const { rows: [counted] } = await db.raw<{ rows: Array<Record<string, number>> }>(`
+        select count(*)::int as sampled, ${words.map((_, i) => `count(*) filter (where words @@ ?::tsquery)::int as "${i}"`).join(', ')}
+        from (select to_tsvector('simple', message) as words from ?? where room_id = ? and id < ? order by id desc limit ?) as newest`,
+      [...words.map(quoteLexeme), SHOUTS_TABLE, room.id, top, SEARCH_SAMPLE])
+      const sampled = counted?.sampled ?? 0
+      if (sampled === 0) return undefined
+      const inSample = (word: string): number => counted?.[String(words.indexOf(word))] ?? 0
+      // The rarest word of each alternative; of two as rare, the longer.
+      const leads = required.map(alternative => [...alternative].sort((a, b) => inSample(a) - inSample(b) || b.length - a.length)[0]!)
+      const held = leads.reduce((sum, word) => sum + inSample(word), 0)
+      // Ids are shared by the rooms: `top` is at least the shouts below it.
+      const below = sampled < SEARCH_SAMPLE ? sampled : top
+      return held / sampled * below > most ? undefined : [...new Set(leads)].map(quoteLexeme).join(' | ')
+    },
+
+    /**
+     * The ids of `room`'s shouts below `top` that hold `leads` (a tsquery of words, no
+     * negation), read from the search index alone; undefined when there are more than
+     * `most` (the words were commoner than the sample said).
+     */
+    async candidates (room: Pick<Room, 'id'>, top: number, leads: string, most: number): Promise<number[] | undefined> {
+      const ids = await this.byIndexOnly(async trx => (await this.candidatesQuery(trx, room, top, leads, most)).rows.map(row => row.id))
+      return ids.length > most ? undefined : ids
+    },
+
+    /**
+     * The statement of `candidates`, to run in `byIndexOnly`: the search index is then the
+     * only way in (the room and the range are not indexable, `+ 0`). The index entries of
+     * the leads are read whole; the table's rows stop at `most` + 1.
+     */
+    candidatesQuery (trx: Transaction, room: Pick<Room, 'id'>, top: number, leads: string, most: number) {
+      return trx.raw<{ rows: Array<{ id: number }> }>("select id from ?? where to_tsvector('simple', message) @@ ?::tsquery and room_id + 0 = ? and id + 0 < ? limit ?",
+        [SHOUTS_TABLE, leads, room.id, top, most + 1])
+    },
+
+    /**
+     * Runs `work` in a transaction whose plans never scan the table nor walk an index (only
+     * bitmaps of an index remain) nor start parallel workers (a search takes one backend's
+     * share of the machine), with a time limit on PostgreSQL (SEARCH_STATEMENT_MS).
+     */
+    async byIndexOnly<T> (work: (trx: Transaction) => Promise<T>): Promise<T> {
+      return db.transaction(async trx => {
+        await trx.raw(`select set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true),
+          set_config('max_parallel_workers_per_gather', '0', true), set_config('statement_timeout', ?, true)`, [String(SEARCH_STATEMENT_MS)])
+        return work(trx)
+      })
     },
 
     /** Those of `ids` that a bot account posted. */

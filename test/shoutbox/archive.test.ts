@@ -1,4 +1,6 @@
 import t from 'tap'
+import type { ServiceUnavailable } from '../../src/sdk/index.js'
+import { SEARCHES_AT_ONCE, SEARCHES_WAITING, Searches } from '../../src/shoutbox/searches.js'
 import { shoutsRepository } from '../../src/shoutbox/shouts-repository.js'
 import { build, setUp } from '../helpers/app.js'
 import { ANSWERED_KEYS, answered } from '../helpers/shouts.js'
@@ -155,12 +157,13 @@ t.test('a search reads the board a range of ids at a time, within a bounded time
   const matches = (await app.db('shoutbox_shouts').orderBy('id', 'desc').select('id', 'message')).filter(row => row.message.startsWith('needle ')).map(row => Number(row.id))
   t.equal(matches.length, 43)
   const repository = shoutsRepository(app.db)
-  // One range of 10 ids a call (no time for a second): pages of 5.
-  for (const q of ['needle', 'needle hay', '"needle hay stack"']) {
+  // One range of 10 ids a call (no time for a second): pages of 5. With no candidates
+  // allowed from the search index, every search reads ranges.
+  for (const q of ['needle', 'needle hay', '"needle hay stack"', '-hay or needle']) {
     const found: number[] = []
     let calls = 0
     for (let before: number | undefined; ; calls++) {
-      const { shouts, searchedTo } = await repository.search({ room: GENERAL, before, limit: 5, q }, { firstRange: 10, budgetMs: 0 })
+      const { shouts, searchedTo } = await repository.search({ room: GENERAL, before, limit: 5, q }, { firstRange: 10, budgetMs: 0, candidates: 0 })
       t.ok(shouts.every(shout => before === undefined || shout.id < before), 'each below where the last stopped')
       found.push(...shouts.map(shout => shout.id))
       const next = shouts.length === 5 ? shouts.at(-1)!.id : searchedTo
@@ -169,8 +172,18 @@ t.test('a search reads the board a range of ids at a time, within a bounded time
     }
     t.same(found, matches, `${q}: every match once, newest first (${calls + 1} calls)`)
   }
-  const never = await repository.search({ room: GENERAL, limit: 5, q: '"stack hay"' }, { firstRange: 10, budgetMs: 0 })
+  const never = await repository.search({ room: GENERAL, limit: 5, q: '"stack hay"' }, { firstRange: 10, budgetMs: 0, candidates: 0 })
   t.same(never, { shouts: [], searchedTo: 291 }, 'a phrase no shout holds: one range read, and where it stopped')
+  // With the search index: 43 candidates for "needle", the whole board in one query.
+  for (const q of ['needle', 'needle hay', '"needle hay stack"', 'needle needle -haystack']) {
+    const { shouts, searchedTo } = await repository.search({ room: GENERAL, limit: 50, q }, { firstRange: 10, budgetMs: 0 })
+    t.same([shouts.map(shout => shout.id), searchedTo], [matches, null], `${q}: every match, the whole board searched`)
+  }
+  t.same(await repository.search({ room: GENERAL, limit: 5, q: '"stack hay"' }, { firstRange: 10, budgetMs: 0 }), { shouts: [], searchedTo: null }, 'a phrase no shout holds, on a board this small: its 300 candidates read')
+  for (const q of ['needle -needle', 'hay hay -hay', '-"hay stack" "hay stack"']) {
+    t.same(await repository.search({ room: GENERAL, limit: 5, q }, { firstRange: 10, budgetMs: 0 }), { shouts: [], searchedTo: null }, `${q}: no shout can match, nothing read`)
+  }
+  t.same((await repository.search({ room: GENERAL, limit: 5, q: 'needle or -needle' }, { budgetMs: 0 })).shouts.length, 5, 'needle or -needle: every shout')
   for (const q of ['!!!', '&|', ':*', '""']) {
     t.same(await repository.search({ room: GENERAL, limit: 5, q }, { firstRange: 10, budgetMs: 0 }), { shouts: [], searchedTo: null }, `${q}: no word to look for, nothing read`)
   }
@@ -193,6 +206,52 @@ t.test('searches at once from one client: two run, the rest are refused (429) in
   t.ok(refused.every(a => a.statusCode === 429 && a.body === '{"result":"error","error":"TOO_MANY_REQUESTS"}' && a.headers['retry-after'] === '1'), '429 in the envelope, Retry-After: 1')
   const [mine, theirs] = await Promise.all([search('203.0.113.9'), search('198.51.100.4')])
   t.same([mine.statusCode, theirs.statusCode], [200, 200], 'each may search again once its searches ended; another client meanwhile too')
+})
+
+t.test('searches at once in all: two run, 16 wait their turn, more are refused (503 SERVICE_UNAVAILABLE, Retry-After) before they read anything', async t => {
+  const searches = new Searches()
+  const running: Array<() => void> = []
+  let ran = 0
+  let now = 0
+  let most = 0
+  const search = (ip: string) => searches.run(ip, async () => {
+    ran++
+    most = Math.max(most, ++now)
+    await new Promise<void>(resolve => running.push(resolve))
+    now--
+  })
+  // 18 clients, each with one search: two run, sixteen wait.
+  const admitted = Array.from({ length: 18 }, (_, i) => search(`198.51.100.${i + 1}`))
+  await new Promise(resolve => setImmediate(resolve))
+  t.equal(ran, SEARCHES_AT_ONCE, 'two run')
+  const refused = await search('203.0.113.200').then(() => undefined, (error: unknown) => error)
+  t.same([(refused as ServiceUnavailable).status, (refused as ServiceUnavailable).code, (refused as ServiceUnavailable).headers], [503, 'SERVICE_UNAVAILABLE', { 'retry-after': '1' }], 'the nineteenth is refused')
+  t.equal(ran, 2, 'and ran nothing')
+  for (let i = 0; i < 18; i++) {
+    await new Promise(resolve => setImmediate(resolve))
+    running.shift()!()
+  }
+  await Promise.all(admitted)
+  t.same([ran, most], [18, SEARCHES_AT_ONCE], 'the waiting ones ran in turn, never more than two at a time')
+  t.equal(SEARCHES_WAITING, 16)
+})
+
+t.test('searches at once follow the pool: one in eight of its connections, at least one, at most two; the embedded database\'s one', async t => {
+  for (const [connections, atOnce] of [[1, 1], [10, 1], [16, 2], [20, 2], [100, 2]] as const) {
+    const searches = Searches.forPool(connections)
+    const running: Array<() => void> = []
+    const all = Array.from({ length: 4 }, (_, i) => searches.run(`198.51.100.${i + 1}`, async () => new Promise<void>(resolve => running.push(resolve))))
+    await new Promise(resolve => setImmediate(resolve))
+    t.equal(running.length, atOnce, `a pool of ${connections}: ${atOnce} at once`)
+    for (let released = 0; released < 4;) {
+      if (running.length > 0) {
+        running.shift()!()
+        released++
+      }
+      await new Promise(resolve => setTimeout(resolve, 5))
+    }
+    await Promise.all(all)
+  }
 })
 
 t.test('walking the archive page by page returns every shout exactly once, newest first, while shouts are being published', async t => {

@@ -34,6 +34,12 @@ export interface DatabaseOptions {
   /** A ready PGlite instance (tests start each from a prepared image). */
   readonly pglite?: PGlite
   readonly poolSize?: number
+  /**
+   * PostgreSQL stops a statement that runs longer (a lock it waits for, a plan gone wrong),
+   * and the request answers 503 (src/host/http/error-handler.ts); default 10 s. The
+   * embedded database keeps no time limit.
+   */
+  readonly statementTimeoutMs?: number
   /** Where knex's own messages go (the host's log); unset → knex's default, the console. */
   readonly logger?: DatabaseLogger
 }
@@ -76,7 +82,7 @@ export async function openDatabase (options: DatabaseOptions): Promise<OpenDatab
         connectionString: options.url,
         connectionTimeoutMillis: 5000,
         // A query that hangs (a dropped connection, a lock) must fail, not hold a request forever.
-        statement_timeout: 10_000,
+        statement_timeout: options.statementTimeoutMs ?? 10_000,
         application_name: 'shoutbox'
       },
       searchPath: [schema],

@@ -3,6 +3,8 @@ export const PG_UNIQUE_VIOLATION = '23505'
 export const PG_FOREIGN_KEY_VIOLATION = '23503'
 /** A number too large for its column, e.g. an id past int4 in a path. */
 export const PG_NUMERIC_OUT_OF_RANGE = '22003'
+/** A statement stopped: by its time limit (`statement_timeout`), or cancelled. */
+export const PG_QUERY_CANCELED = '57014'
 
 export interface PgError {
   readonly code: string

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { BadRequest, InternalServerError, NotFound, PayloadTooLarge, ServiceUnavailable, isPlatformError, type PlatformError } from '../../sdk/index.js'
+import { PG_QUERY_CANCELED } from '../database/errors.js'
 import { MAX_PARAM_LENGTH } from './endpoint-route.js'
 
 export interface ErrorAnswer {
@@ -24,6 +25,8 @@ const BAD_REQUEST = frozen(known(new BadRequest()))
 const NOT_FOUND = frozen(known(new NotFound()))
 const PAYLOAD_TOO_LARGE = frozen(known(new PayloadTooLarge()))
 const SERVICE_UNAVAILABLE = frozen(known(new ServiceUnavailable()))
+/** The database stopped a statement at its time limit: it is busy, not broken; the client may ask again shortly. */
+const STATEMENT_STOPPED = frozen({ ...known(new ServiceUnavailable()), headers: { 'retry-after': '1' } })
 const INTERNAL_SERVER_ERROR = frozen(known(new InternalServerError(), true))
 
 /** Errors a lost or refused database connection shows up as. */
@@ -58,6 +61,7 @@ function toErrorAnswer (error: unknown): ErrorAnswer {
       return badBody(`params must not be longer than ${MAX_PARAM_LENGTH} characters`)
   }
   if (typeof e.code === 'string' && UNAVAILABLE.has(e.code)) return SERVICE_UNAVAILABLE
+  if (e.code === PG_QUERY_CANCELED) return STATEMENT_STOPPED
   // PostgreSQL ends or refuses the session with a FATAL error whatever the reason (the
   // database not accepting connections, too many clients, a shutdown): it cannot be reached.
   const { severity } = error as { severity?: unknown }

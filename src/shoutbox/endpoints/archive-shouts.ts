@@ -11,7 +11,7 @@ import { ArchiveSchema } from '../schemas.js'
  * of the following page, or null after the last one. A search's page may hold fewer
  * shouts than `limit` and still have a `next`: a search spends a bounded time, then says
  * where it stopped (see `shoutsRepository.search`). A client runs at most
- * SEARCHES_PER_CLIENT searches at once (see `archivePage`).
+ * SEARCHES_PER_CLIENT searches at once, the process SEARCHES_AT_ONCE (see searches.ts).
  */
 export class ArchiveShouts extends Api<typeof ArchiveSchema> {
   readonly method = 'GET'

@@ -98,7 +98,7 @@ async function latest (ctx: AddonContext, room: Room, query: { limit?: number, i
     // One more than asked: whether it exists decides `next`.
     const excludeAuthors = query.ignored === 'show' ? [] : await ignoredBy(ctx, user)
     const [found, pinned] = await Promise.all([
-      shoutsRepository(ctx.db).archive({ room, before: undefined, limit: limit + 1, q: undefined, excludeAuthors }),
+      shoutsRepository(ctx.db).archive({ room, before: undefined, limit: limit + 1, excludeAuthors }),
       pinsRepository(ctx.db).list(room)
     ])
     // The caller's own held shouts, waiting for review, in their places: shown to them alone.
