@@ -687,12 +687,17 @@ function render (): void {
   // A pinned shout is shown once, among the pinned.
   const pinnedIds = new Set(pinned.map(shout => shout.id))
   // The shouts of those the reader ignores are hidden (the server leaves them out of its answers; these came live).
-  // A held shout of the reader's own goes once it is on the board (approved: a new shout of theirs, with its text).
+  // A held shout of the reader's own goes once it is on the board (approved before review kept ids: a new shout of theirs, with its text).
   const published = new Set(shouts.filter(shout => shout.held !== true && isOwn(shout)).map(shout => shout.message))
   const shown = shouts.filter(shout => !pinnedIds.has(shout.id) && !isIgnored(shout.username) && !(shout.held === true && published.has(shout.message)))
   for (const shout of shown) {
     ids.add(shout.id)
     let item = items.get(shout.id)
+    // The reader's held shout, approved under its id: drawn anew, with its link and its buttons.
+    if (item !== undefined && (item.shout.held === true) !== (shout.held === true)) {
+      item.li.remove()
+      item = undefined
+    }
     if (item === undefined) {
       item = newItem(shout)
       items.set(shout.id, item)
