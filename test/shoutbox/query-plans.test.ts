@@ -3,6 +3,9 @@ import { shoutsRepository, type ArchiveQuery } from '../../src/shoutbox/shouts-r
 import { build, setUp, type App } from '../helpers/app.js'
 import { fillInBulk } from '../helpers/bulk.js'
 
+// A million rows made in SQL and their search index: 40 s on PostgreSQL, two to three minutes on the embedded database beside other tests.
+t.setTimeout(600_000)
+
 const GENERAL = { id: 1, slug: 'general' }
 
 /** The plan PostgreSQL chooses for one archive page (one more than the page, as the endpoint asks), run once. */
