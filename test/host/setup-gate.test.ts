@@ -61,6 +61,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'host', name: '011-activity-retention' },
     { owner: 'host', name: '012-drop-address-keys' },
     { owner: 'host', name: '013-retired-username-hashes' },
+    { owner: 'host', name: '014-mail' },
     { owner: 'shoutbox', name: '001-create-shouts' },
     { owner: 'shoutbox', name: '002-create-events' },
     { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' },
