@@ -30,7 +30,8 @@ const THEME_PAGES = [
   ['/', 'index.html'],
   ['/shouts', 'shouts.html'],
   ['/shouts/:id(^[0-9]{1,15}$)', 'shout.html'],
-  ['/privacy', 'privacy.html']
+  ['/privacy', 'privacy.html'],
+  ['/password-reset', 'password-reset.html']
 ] as const
 
 /**
