@@ -108,6 +108,15 @@ export const HOST_DATA_MAP: DataMap = [
     other: ['user_id', 'spent', 'created_at', 'expires_at']
   },
   {
+    table: 'email_changes',
+    person: 'user_id',
+    personal: {
+      new_email: { holds: 'email', export: 'left out (an address not yet confirmed)', erase: 'rows go with the account' },
+      token_hash: { holds: 'secret', export: 'left out (the SHA-256 of a link\'s token)', erase: 'rows go with the account' }
+    },
+    other: ['user_id', 'spent', 'created_at', 'expires_at']
+  },
+  {
     table: 'sign_in_attempts',
     personal: { key: { holds: 'address', export: 'left out (a hash of the login and the address)', erase: 'forgotten after a day without attempts' } },
     other: ['attempts', 'next_allowed_at', 'last_attempt_at']

@@ -104,6 +104,16 @@ t.test('every documented success answer: produced by the real app, valid against
       await app.db.transaction(trx => app.mail.resets.replace(resetter, hash, trx))
       return as(undefined)('POST', '/api/auth/password-reset/finish', { token, password: 'a reset long password' })
     },
+    'host.ChangeEmail': async () => {
+      await asAdmin('POST', '/api/panel/users', { username: 'changer', email: 'changer@example.org', password: PASSWORD, roleId: memberRole })
+      return as(await login(app, 'changer', PASSWORD))('PUT', '/api/users/me/email', { email: 'changer@new.example.org', password: PASSWORD })
+    },
+    'host.FinishEmailChange': async () => {
+      const { token, hash } = newResetToken()
+      const user = JSON.parse((await asAdmin('POST', '/api/panel/users', { username: 'mover', email: 'mover@example.org', password: PASSWORD, roleId: memberRole })).body).user.id as number
+      await app.db.transaction(trx => app.mail.emailChanges.replace(user, 'mover@new.example.org', hash, trx))
+      return as(undefined)('POST', '/api/auth/email-change/finish', { token })
+    },
     'host.SendTestMail': () => asAdmin('POST', '/panel/api/mail/test'),
     'host.MailOverview': () => asAdmin('GET', '/panel/api/mail'),
     'host.ChangePassword': () => as(hopper)('POST', '/api/auth/password', { currentPassword: PASSWORD, newPassword: 'another long password' }),

@@ -31,7 +31,8 @@ const THEME_PAGES = [
   ['/shouts', 'shouts.html'],
   ['/shouts/:id(^[0-9]{1,15}$)', 'shout.html'],
   ['/privacy', 'privacy.html'],
-  ['/password-reset', 'password-reset.html']
+  ['/password-reset', 'password-reset.html'],
+  ['/email-change', 'email-change.html']
 ] as const
 
 /**

@@ -8,7 +8,7 @@ export interface Composed {
   readonly html: string
 }
 
-export type MailKind = 'password-reset' | 'test'
+export type MailKind = 'password-reset' | 'email-change' | 'email-change-notice' | 'test'
 
 const escapeHtml = (value: string): string => value.replace(/[&<>"']/g, c => `&#${c.charCodeAt(0)};`)
 

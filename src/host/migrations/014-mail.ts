@@ -5,7 +5,8 @@ import type { Knex } from 'knex'
  * it, so a change that committed has its mail whatever happens to the process next; the
  * sender claims due rows (`locked_until`) with `FOR UPDATE SKIP LOCKED`, so one process
  * at a time sends each. A mail hangs on its person (`user_id`): erasing them takes it.
- * A reset keeps only the SHA-256 of its token; `spent` once used or replaced.
+ * A reset, and an e-mail change waiting for its link, keep only the SHA-256 of their
+ * token; `spent` once used or replaced.
  */
 export async function up (db: Knex): Promise<void> {
   await db.schema.createTable('mail_outbox', t => {
@@ -31,6 +32,15 @@ export async function up (db: Knex): Promise<void> {
   await db.schema.createTable('password_resets', t => {
     t.text('token_hash').primary()
     t.integer('user_id').notNullable().references('id').inTable('users').onDelete('CASCADE')
+    t.boolean('spent').notNullable().defaultTo(false)
+    t.bigInteger('created_at').notNullable()
+    t.bigInteger('expires_at').notNullable()
+    t.index(['user_id', 'created_at'])
+  })
+  await db.schema.createTable('email_changes', t => {
+    t.text('token_hash').primary()
+    t.integer('user_id').notNullable().references('id').inTable('users').onDelete('CASCADE')
+    t.text('new_email').notNullable()
     t.boolean('spent').notNullable().defaultTo(false)
     t.bigInteger('created_at').notNullable()
     t.bigInteger('expires_at').notNullable()

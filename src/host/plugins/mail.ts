@@ -1,4 +1,5 @@
 import fp from 'fastify-plugin'
+import { emailChangesRepository, type EmailChangesRepository } from '../mail/email-changes.js'
 import { MailUnavailable } from '../mail/errors.js'
 import { mailOutboxRepository, type MailOutboxRepository, type OutgoingMail } from '../mail/outbox.js'
 import { passwordResetsRepository, type PasswordResetsRepository } from '../mail/password-resets.js'
@@ -33,6 +34,7 @@ export interface Mail {
   readonly siteName: string
   readonly outbox: MailOutboxRepository
   readonly resets: PasswordResetsRepository
+  readonly emailChanges: EmailChangesRepository
   readonly sender: MailSender
   /** Reset requests per client address: three an hour. */
   readonly resetQuota: AddressQuota
@@ -68,6 +70,7 @@ export const mailPlugin = fp<MailOptions>(async (app, options) => {
     siteName,
     outbox,
     resets: passwordResetsRepository(app.db),
+    emailChanges: emailChangesRepository(app.db),
     sender,
     resetQuota: new AddressQuota(app.db, 'password-reset', { limit: 3, windowMs: 60 * 60_000 }, app.identity.addresses),
     requireAvailable () {

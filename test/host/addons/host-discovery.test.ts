@@ -59,8 +59,8 @@ t.test('an endpoint class dropped into the host\'s endpoints folder answers: no 
 t.test('the host\'s endpoints are found by the same discovery as an addon\'s', async t => {
   const code = await loadHostCode(HOST_DIR)
   t.same(code.endpoints.map(e => e.exportName).sort(), [
-    'ActivityFeed', 'AskPasswordReset', 'ChangePassword', 'ChangePreferences', 'CreateBotToken', 'CreateOwnToken', 'CreateRole', 'CreateUser', 'CreateWebhook',
-    'DeleteOwnAccount', 'DeleteUser', 'DeleteWebhook', 'ExportOwnData', 'ExportUserData', 'FinishPasswordReset', 'FinishSetup', 'GetSiteSettings', 'Health', 'KnownUsers',
+    'ActivityFeed', 'AskPasswordReset', 'ChangeEmail', 'ChangePassword', 'ChangePreferences', 'CreateBotToken', 'CreateOwnToken', 'CreateRole', 'CreateUser', 'CreateWebhook',
+    'DeleteOwnAccount', 'DeleteUser', 'DeleteWebhook', 'ExportOwnData', 'ExportUserData', 'FinishEmailChange', 'FinishPasswordReset', 'FinishSetup', 'GetSiteSettings', 'Health', 'KnownUsers',
     'ListAddons', 'ListBotTokens', 'ListDeliveries', 'ListNotifications', 'ListOwnTokens', 'ListPermissions', 'ListRoles', 'ListUsers',
     'ListWebhooks', 'Login', 'Logout', 'MailOverview', 'MarkNotificationsRead', 'Me', 'NotificationStream', 'PanelModules', 'PanelOverview', 'PingWebhook',
     'PrivacyNotes', 'ReadPreferences', 'RedeliverDelivery', 'RevokeBotToken', 'RevokeOwnToken', 'SendTestMail', 'SetAddonEnabled', 'SetupStatus', 'SignUp',

@@ -1,11 +1,11 @@
 import t from 'tap'
-import { build, setUp, type App } from '../../helpers/app.js'
+import { ADMIN, build, setUp, type App } from '../../helpers/app.js'
 import { eventually } from '../../helpers/eventually.js'
 import { ACCOUNT_PASSWORD, account, feed, signIn } from '../../helpers/identity.js'
 import { answer, as, error } from '../../helpers/requests.js'
 import { resetToken, smtpServer, type Mailbox } from '../../helpers/smtp.js'
 
-/** Password reset by mail (contract §24), sent to a real SMTP server the test starts. */
+/** Accounts by e-mail (contract §24): password reset, e-mail change, the panel's mail, sent to a real SMTP server the test starts. */
 
 const PUBLIC_URL = 'http://shouts.example.test'
 let clients = 0
@@ -20,7 +20,7 @@ const arrived = async (mailbox: Mailbox, to: string, count: number) =>
   (await eventually(() => mailbox.to(to), mails => mails.length >= count)).value
 const count = async (app: App, table: string): Promise<number> => Number((await app.db(table).count<Array<{ n: string }>>({ n: '*' }))[0]!.n)
 
-t.test('password reset', async t => {
+t.test('password reset, e-mail change and the panel\'s mail', async t => {
   const mailbox = await smtpServer(t)
   const app = await build(t, { config: { smtpUrl: mailbox.url, publicUrl: PUBLIC_URL, mailFrom: 'Shouts <mail@shouts.example.test>' }, mail: { pollMs: 20, retryDelayMs: () => 30, maxAttempts: 3 } })
   const admin = await setUp(app)
@@ -170,6 +170,46 @@ t.test('password reset', async t => {
     t.same(await app.db('mail_outbox').where({ to_address: 'jon@example.org' }).select('id'), [])
   })
 
+  t.test('an e-mail change: a link to the new address, a notice to the old, applied when followed', async t => {
+    const lea = await account(app, admin, 'lea')
+    const change = (payload: Record<string, unknown>, cookie = lea) => as(app, cookie).put('/api/users/me/email', payload)
+    t.same(answer(await change({ email: 'lea@new.example.org', password: 'not her password' })), [401, error('INVALID_CREDENTIALS')])
+    t.same(answer(await change({ email: 'ADA@example.org', password: ACCOUNT_PASSWORD })), [409, error('EMAIL_TAKEN')])
+    t.same(await app.db('mail_outbox').whereIn('kind', ['email-change', 'email-change-notice']).select('id'), [], 'refusals mail nothing')
+    t.same(answer(await change({ email: 'lea@new.example.org', password: ACCOUNT_PASSWORD })), [200, { result: 'ok' }])
+    const [link] = await arrived(mailbox, 'lea@new.example.org', 1)
+    const [notice] = await arrived(mailbox, 'lea@example.org', 1)
+    t.equal(notice!.subject, 'A change of your address was asked for on shouts.example.test')
+    t.notMatch(notice!.text, 'lea@new.example.org', 'the notice does not tell the new address')
+    t.equal((await app.db('users').where({ username: 'lea' }).first('email')).email, 'lea@example.org', 'nothing changes before the link is followed')
+    const token = /\/email-change#token=([A-Za-z0-9_-]{43})/.exec(link!.text)![1]!
+    t.same(answer(await app.inject({ method: 'POST', url: '/api/auth/email-change/finish', payload: { token } })), [200, { result: 'ok', email: 'lea@new.example.org' }])
+    t.equal((await app.db('users').where({ username: 'lea' }).first('email')).email, 'lea@new.example.org')
+    t.same(answer(await app.inject({ method: 'POST', url: '/api/auth/email-change/finish', payload: { token } })), [400, error('INVALID_EMAIL_CHANGE_TOKEN')], 'the link works once')
+    t.same((await feed(app, admin, 1))[0], { type: 'CHANGED_EMAIL', userId: (await app.db('users').where({ username: 'lea' }).first('id')).id, username: 'lea', addonId: null, details: {}, text: 'lea changed their e-mail address through a mailed link' })
+    t.same((await signIn(app, 'lea@new.example.org', ACCOUNT_PASSWORD))[0], 200, 'the new address signs in')
+  })
+
+  t.test('an e-mail change link stops working when a newer one is asked for, or when its address was taken meanwhile', async t => {
+    const max = await account(app, admin, 'max')
+    await as(app, max).put('/api/users/me/email', { email: 'max@one.example.org', password: ACCOUNT_PASSWORD })
+    const first = /\/email-change#token=([A-Za-z0-9_-]{43})/.exec((await arrived(mailbox, 'max@one.example.org', 1))[0]!.text)![1]!
+    await as(app, max).put('/api/users/me/email', { email: 'max@two.example.org', password: ACCOUNT_PASSWORD })
+    const second = /\/email-change#token=([A-Za-z0-9_-]{43})/.exec((await arrived(mailbox, 'max@two.example.org', 1))[0]!.text)![1]!
+    t.same(answer(await app.inject({ method: 'POST', url: '/api/auth/email-change/finish', payload: { token: first } })), [400, error('INVALID_EMAIL_CHANGE_TOKEN')])
+    await account(app, admin, 'squatter')
+    await app.db('users').where({ username: 'squatter' }).update({ email: 'max@two.example.org' })
+    t.same(answer(await app.inject({ method: 'POST', url: '/api/auth/email-change/finish', payload: { token: second } })), [409, error('EMAIL_TAKEN')])
+    t.equal((await app.db('users').where({ username: 'max' }).first('email')).email, 'max@example.org')
+  })
+
+  t.test('an e-mail change is asked at most three times an hour', async t => {
+    const ned = await account(app, admin, 'ned')
+    for (let i = 1; i <= 3; i++) t.equal((await as(app, ned).put('/api/users/me/email', { email: `ned${i}@example.org`, password: ACCOUNT_PASSWORD })).statusCode, 200)
+    const refused = await as(app, ned).put('/api/users/me/email', { email: 'ned4@example.org', password: ACCOUNT_PASSWORD })
+    t.same(answer(refused), [429, error('TOO_MANY_REQUESTS')])
+  })
+
   t.test('the panel shows the settings and the outbox, and sends a test mail to the administrator', async t => {
     const queued = await as(app, admin).post('/api/panel/mail/test', {})
     const mail = queued.json().mail
@@ -200,5 +240,6 @@ t.test('without SMTP_URL, outside --dev, the reset says mail is unavailable', as
   t.same(answer(await ask(app, 'admin@example.org')), [503, error('MAIL_UNAVAILABLE')])
   t.same(await app.db('mail_outbox').select('id'), [])
   t.same(answer(await as(app, admin).post('/api/panel/mail/test', {})), [503, error('MAIL_UNAVAILABLE')])
+  t.same(answer(await as(app, admin).put('/api/users/me/email', { email: 'new@example.org', password: ADMIN.password })), [503, error('MAIL_UNAVAILABLE')])
   t.same((await as(app, admin).get('/api/panel/mail')).json().settings, { available: false, transport: 'none', server: null, from: 'Shoutbox <no-reply@localhost>' })
 })
