@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream'
 import t from 'tap'
 import { ADMIN, build, setUp, type App } from '../../helpers/app.js'
 import { eventually } from '../../helpers/eventually.js'
@@ -242,4 +243,18 @@ t.test('without SMTP_URL, outside --dev, the reset says mail is unavailable', as
   t.same(answer(await as(app, admin).post('/api/panel/mail/test', {})), [503, error('MAIL_UNAVAILABLE')])
   t.same(answer(await as(app, admin).put('/api/users/me/email', { email: 'new@example.org', password: ADMIN.password })), [503, error('MAIL_UNAVAILABLE')])
   t.same((await as(app, admin).get('/api/panel/mail')).json().settings, { available: false, transport: 'none', server: null, from: 'Shoutbox <no-reply@localhost>' })
+})
+
+t.test('with --dev and no SMTP_URL, a mail is written to the log, its link with it', async t => {
+  const lines: string[] = []
+  const stream = new Writable({ write (chunk: Buffer, _encoding, done) { lines.push(...chunk.toString('utf8').split('\n').filter(Boolean)); done() } })
+  const app = await build(t, { config: { dev: true }, logger: { level: 'info', stream }, mail: { pollMs: 20 } })
+  const admin = await setUp(app)
+  t.same(answer(await ask(app, ADMIN.email)), [200, { result: 'ok' }])
+  const { value: line } = await eventually(() => lines.find(l => l.includes('written to the log')), found => found !== undefined)
+  const mail = JSON.parse(line!).mail as { to: string, subject: string, text: string }
+  t.equal(mail.to, ADMIN.email)
+  t.equal(mail.subject, 'Reset your password on localhost')
+  t.match(mail.text, /http:\/\/localhost:80\/password-reset#token=[A-Za-z0-9_-]{43}/)
+  t.same((await as(app, admin).get('/api/panel/mail')).json().settings, { available: true, transport: 'log', server: null, from: 'Shoutbox <no-reply@localhost>' })
 })
