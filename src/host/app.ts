@@ -38,6 +38,8 @@ import { identityPlugin } from './plugins/identity.js'
 import { metricsPlugin } from './plugins/metrics.js'
 import { openApiPlugin } from './plugins/openapi.js'
 import { webhooksPlugin } from './plugins/webhooks.js'
+import { mailPlugin } from './plugins/mail.js'
+import type { MailSenderOptions } from './mail/sender.js'
 import type { SenderOptions } from './webhooks/sender.js'
 
 /** The repository's own addon: `addon.json` and `lang/` at the root, code in `src/shoutbox/` (or `dist/shoutbox/`). */
@@ -74,6 +76,8 @@ export interface BuildOptions {
   readonly serverTimeouts?: ServerTimeouts
   /** The webhook sender's timings (tests shorten them). */
   readonly webhooks?: Partial<Omit<SenderOptions, 'allowPrivate'>>
+  /** The mail sender's timings (tests shorten them). */
+  readonly mail?: MailSenderOptions
 }
 
 export interface ServerTimeouts {
@@ -170,6 +174,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       allowHttp: config.webhooksAllowHttp,
       sender: { allowPrivate: config.webhooksAllowPrivate, ...options.webhooks }
     })
+    await app.register(mailPlugin, { smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, publicUrl: config.publicUrl, dev: config.dev, port: config.port, ...(options.mail === undefined ? {} : { sender: options.mail }) })
     await app.register(addonsPlugin, { found, host })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
     await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams, opensPerMinute: config.streamOpensPerMinute } })

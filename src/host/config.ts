@@ -62,6 +62,10 @@ export interface HostConfig {
   readonly logClientAddresses: boolean
   /** libuv's thread pool, which Node sizes from `UV_THREADPOOL_SIZE` (4 unless set): password hashing leaves one of its threads free. */
   readonly threadPoolSize: number
+  /** `SMTP_URL` (`smtp://` or `smtps://`, user and password when the server wants them); unset → mail goes to the log with `--dev`, else nowhere. */
+  readonly smtpUrl: string | undefined
+  /** `MAIL_FROM`: the sender of the site's mails; unset → `Shoutbox <no-reply@<PUBLIC_URL's host>>`. */
+  readonly mailFrom: string | undefined
 }
 
 /** A number of hops, or a list of addresses and CIDR ranges such as `10.0.0.0/8` and `::1`. */
@@ -112,6 +116,10 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
   if (addressSecret !== undefined && addressSecret.length < MIN_ADDRESS_SECRET_LENGTH) {
     throw new ConfigError(`ADDRESS_SECRET must be ${MIN_ADDRESS_SECRET_LENGTH} characters or more (openssl rand -base64 32): one that can be guessed ties a copy of the database's counters to addresses`)
   }
+  const smtpUrl = parseSmtpUrl(emptyToUndefined(env.SMTP_URL)?.trim())
+  const publicUrl = parsePublicUrl(emptyToUndefined(env.PUBLIC_URL)?.trim())
+  // A mail's links must name the site itself, never the Host a request claimed.
+  if (smtpUrl !== undefined && publicUrl === undefined) throw new ConfigError('SMTP_URL needs PUBLIC_URL: the links in mails are made from it')
   return {
     dev,
     port,
@@ -124,7 +132,7 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     trustProxy: parseTrustProxy(env.TRUST_PROXY ?? '0'),
     allowedOrigins: parseOrigins('ALLOWED_ORIGINS', env.ALLOWED_ORIGINS),
     embedOrigins: parseOrigins('EMBED_ORIGINS', env.EMBED_ORIGINS),
-    publicUrl: parsePublicUrl(emptyToUndefined(env.PUBLIC_URL)?.trim()),
+    publicUrl,
     streamsPerClient: parseAtLeastOne('STREAMS_PER_CLIENT', env.STREAMS_PER_CLIENT ?? '20'),
     maxStreams: parseAtLeastOne('MAX_STREAMS', env.MAX_STREAMS ?? '10000'),
     streamOpensPerMinute: parseAtLeastOne('STREAM_OPENS_PER_MINUTE', env.STREAM_OPENS_PER_MINUTE ?? '60'),
@@ -137,8 +145,19 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     addressSecret,
     logClientAddresses: parseCount('LOG_CLIENT_ADDRESSES', env.LOG_CLIENT_ADDRESSES ?? '0') > 0,
     // Read as libuv reads it: anything but a positive number leaves its default.
-    threadPoolSize: Number(env.UV_THREADPOOL_SIZE) || 4
+    threadPoolSize: Number(env.UV_THREADPOOL_SIZE) || 4,
+    smtpUrl,
+    mailFrom: emptyToUndefined(env.MAIL_FROM)?.trim()
   }
+}
+
+function parseSmtpUrl (value: string | undefined): string | undefined {
+  if (value === undefined) return undefined
+  const url = URL.canParse(value) ? new URL(value) : undefined
+  if (url === undefined || !['smtp:', 'smtps:'].includes(url.protocol) || url.hostname === '') {
+    throw new ConfigError('SMTP_URL must be smtp://[user:password@]host[:port] or smtps://… (e.g. smtp://127.0.0.1:2525)')
+  }
+  return value
 }
 
 function emptyToUndefined (value: string | undefined): string | undefined {

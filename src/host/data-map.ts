@@ -92,6 +92,34 @@ export const HOST_DATA_MAP: DataMap = [
     other: ['id', 'url', 'events', 'active', 'created_at']
   },
   {
+    table: 'mail_outbox',
+    person: 'user_id',
+    personal: {
+      to_address: { holds: 'email', export: 'left out (mails on their way to the address in account.email)', erase: 'the person\'s mails go, pending and sent (they hang on the account)' },
+      subject: { holds: 'name', export: 'left out (it may name the site and the person)', erase: 'the person\'s mails go' },
+      body_text: { holds: 'text', export: 'left out (a pending reset link is a key to the account)', erase: 'the person\'s mails go; a sent mail keeps no body' },
+      body_html: { holds: 'text', export: 'left out (as body_text)', erase: 'the person\'s mails go; a sent mail keeps no body' },
+      headers: { holds: 'secret', export: 'left out (an unsubscribe link is a key)', erase: 'the person\'s mails go' },
+      last_error: { holds: 'email', export: 'left out (the mail server\'s refusal, which may quote the address)', erase: 'the person\'s mails go' }
+    },
+    other: ['id', 'user_id', 'kind', 'status', 'attempts', 'next_attempt_at', 'locked_until', 'created_at']
+  },
+  {
+    table: 'password_resets',
+    person: 'user_id',
+    personal: { token_hash: { holds: 'secret', export: 'left out (the SHA-256 of a reset link\'s token)', erase: 'rows go with the account' } },
+    other: ['user_id', 'spent', 'created_at', 'expires_at']
+  },
+  {
+    table: 'email_changes',
+    person: 'user_id',
+    personal: {
+      new_email: { holds: 'email', export: 'left out (an address not yet confirmed)', erase: 'rows go with the account' },
+      token_hash: { holds: 'secret', export: 'left out (the SHA-256 of a link\'s token)', erase: 'rows go with the account' }
+    },
+    other: ['user_id', 'spent', 'created_at', 'expires_at']
+  },
+  {
     table: 'sign_in_attempts',
     personal: { key: { holds: 'address', export: 'left out (a hash of the login and the address)', erase: 'forgotten after a day without attempts' } },
     other: ['attempts', 'next_allowed_at', 'last_attempt_at']

@@ -107,3 +107,18 @@ t.test('LOG_CLIENT_ADDRESSES: off unless set, --dev too', async t => {
   t.equal(loadConfig([], { LOG_CLIENT_ADDRESSES: '0' }).logClientAddresses, false)
   t.throws(() => loadConfig([], { LOG_CLIENT_ADDRESSES: 'yes' }), { name: 'ConfigError', message: 'LOG_CLIENT_ADDRESSES must be a whole number (0, 1, 2, …), got "yes"' })
 })
+
+t.test('SMTP_URL and MAIL_FROM: unset by default; SMTP_URL smtp:// or smtps://, and only with PUBLIC_URL', async t => {
+  const none = loadConfig([], {})
+  t.same([none.smtpUrl, none.mailFrom], [undefined, undefined])
+  const set = loadConfig([], { SMTP_URL: 'smtps://shouts:secret@mail.example.org:465', MAIL_FROM: 'Shouts <mail@example.org>', PUBLIC_URL: 'https://shouts.example.org' })
+  t.same([set.smtpUrl, set.mailFrom], ['smtps://shouts:secret@mail.example.org:465', 'Shouts <mail@example.org>'])
+  t.equal(loadConfig([], { SMTP_URL: 'smtp://127.0.0.1:2525', PUBLIC_URL: 'http://localhost:8088' }).smtpUrl, 'smtp://127.0.0.1:2525')
+  for (const bad of ['http://mail.example.org', 'mail.example.org:25', 'smtp://']) {
+    t.throws(() => loadConfig([], { SMTP_URL: bad, PUBLIC_URL: 'https://shouts.example.org' }), {
+      name: 'ConfigError', message: 'SMTP_URL must be smtp://[user:password@]host[:port] or smtps://… (e.g. smtp://127.0.0.1:2525)'
+    }, bad)
+  }
+  // A link made from a request's Host could point a reset at the attacker's site.
+  t.throws(() => loadConfig([], { SMTP_URL: 'smtp://127.0.0.1:2525' }), { name: 'ConfigError', message: 'SMTP_URL needs PUBLIC_URL: the links in mails are made from it' })
+})

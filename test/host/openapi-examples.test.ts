@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
+import { newResetToken } from '../../src/host/mail/password-resets.js'
 import { ADMIN, build, login, sessionCookie } from '../helpers/app.js'
 import { openApiDocument, type Operation } from '../helpers/openapi.js'
 import { STREAMED_KEYS } from '../helpers/shouts.js'
@@ -20,7 +21,8 @@ interface Real { status: number, type: string, body: string }
 const real = (response: LightMyRequestResponse): Real => ({ status: response.statusCode, type: String(response.headers['content-type']), body: response.body })
 
 t.test('every documented success answer: produced by the real app, valid against its documented schema', async t => {
-  const app = await build(t)
+  // --dev: mail is written to the log, so the password reset answers.
+  const app = await build(t, { config: { dev: true } })
   const as = (cookie: string | undefined) => async (method: string, url: string, payload?: Record<string, unknown>): Promise<Real> =>
     real(await app.inject({ method: method as 'GET', url, ...(cookie === undefined ? {} : { headers: { cookie } }), ...(payload === undefined ? {} : { payload }) }))
 
@@ -95,6 +97,25 @@ t.test('every documented success answer: produced by the real app, valid against
     'host.Login': () => as(undefined)('POST', '/api/auth/login', { username: 'admin', password: ADMIN.password }),
     'host.Logout': async () => as(await login(app, 'admin', ADMIN.password))('POST', '/api/auth/logout'),
     'host.Me': () => asAda('GET', '/api/auth/me'),
+    'host.AskPasswordReset': () => as(undefined)('POST', '/api/auth/password-reset', { email: 'grace@example.org' }),
+    'host.FinishPasswordReset': async () => {
+      const resetter = JSON.parse((await asAdmin('POST', '/api/panel/users', { username: 'resetter', email: 'resetter@example.org', password: PASSWORD, roleId: memberRole })).body).user.id as number
+      const { token, hash } = newResetToken()
+      await app.db.transaction(trx => app.mail.resets.replace(resetter, hash, trx))
+      return as(undefined)('POST', '/api/auth/password-reset/finish', { token, password: 'a reset long password' })
+    },
+    'host.ChangeEmail': async () => {
+      await asAdmin('POST', '/api/panel/users', { username: 'changer', email: 'changer@example.org', password: PASSWORD, roleId: memberRole })
+      return as(await login(app, 'changer', PASSWORD))('PUT', '/api/users/me/email', { email: 'changer@new.example.org', password: PASSWORD })
+    },
+    'host.FinishEmailChange': async () => {
+      const { token, hash } = newResetToken()
+      const user = JSON.parse((await asAdmin('POST', '/api/panel/users', { username: 'mover', email: 'mover@example.org', password: PASSWORD, roleId: memberRole })).body).user.id as number
+      await app.db.transaction(trx => app.mail.emailChanges.replace(user, 'mover@new.example.org', hash, trx))
+      return as(undefined)('POST', '/api/auth/email-change/finish', { token })
+    },
+    'host.SendTestMail': () => asAdmin('POST', '/panel/api/mail/test'),
+    'host.MailOverview': () => asAdmin('GET', '/panel/api/mail'),
     'host.ChangePassword': () => as(hopper)('POST', '/api/auth/password', { currentPassword: PASSWORD, newPassword: 'another long password' }),
     'host.Health': () => as(undefined)('GET', '/api/health'),
     'host.ListPermissions': () => asAdmin('GET', '/panel/api/permissions'),

@@ -5,6 +5,7 @@ import { IDENTITY_CHANGED, isUserSignedOut, USER_SIGNED_OUT } from '../identity/
 import type { UsersRepository } from '../identity/users.js'
 import type { Identity } from '../plugins/identity.js'
 import type { Webhooks } from '../plugins/webhooks.js'
+import type { Mail } from '../plugins/mail.js'
 import type { ActivityLogRepository } from '../services/activity-log.js'
 import type { AddonConfigRepository } from '../services/addon-config.js'
 import type { Cluster } from '../services/cluster.js'
@@ -52,6 +53,8 @@ export interface HostContext extends AddonContext {
   readonly notificationCenter: Notifications
   /** The webhooks the panel manages, and this process's sender. */
   readonly webhookAdmin: Webhooks
+  /** The host's mail: the outbox, password resets, the settings the panel shows. */
+  readonly mail: Mail
 }
 
 /** The SDK's view of the platform for one owner. The only place a context is assembled. */
@@ -124,6 +127,6 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
   }
 }
 
-export function createHostContext (owner: Owner, services: ContextServices, identity: Identity, addons: AddonRegistry, webhooks: Webhooks): HostContext {
-  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n, notificationCenter: services.notifications, webhookAdmin: webhooks }
+export function createHostContext (owner: Owner, services: ContextServices, identity: Identity, addons: AddonRegistry, webhooks: Webhooks, mail: Mail): HostContext {
+  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n, notificationCenter: services.notifications, webhookAdmin: webhooks, mail }
 }

@@ -1,5 +1,6 @@
 import path from 'node:path'
 import type { Webhooks } from '../plugins/webhooks.js'
+import type { Mail } from '../plugins/mail.js'
 import type { VisibleNotifications } from '../services/notifications.js'
 import { HOST_WEBHOOK_EVENTS } from '../webhooks/outbox.js'
 import {
@@ -38,6 +39,7 @@ export interface RegistryOptions {
   readonly services: ContextServices
   readonly identity: Identity
   readonly webhooks: Webhooks
+  readonly mail: Mail
 }
 
 const HOST_OWNER: Owner = { id: HOST_ID, permissions: HOST_PERMISSIONS, configDefaults: {} }
@@ -64,7 +66,7 @@ export class AddonRegistry {
     this.found = options.found
     this.host = options.host
     this.states = addonStateRepository(options.services.db)
-    this.hostContext = createHostContext(HOST_OWNER, options.services, options.identity, this, options.webhooks)
+    this.hostContext = createHostContext(HOST_OWNER, options.services, options.identity, this, options.webhooks, options.mail)
   }
 
   /** Host tables and strings, the enabled set; the addons too when setup is already done. */

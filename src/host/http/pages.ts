@@ -30,7 +30,9 @@ const THEME_PAGES = [
   ['/', 'index.html'],
   ['/shouts', 'shouts.html'],
   ['/shouts/:id(^[0-9]{1,15}$)', 'shout.html'],
-  ['/privacy', 'privacy.html']
+  ['/privacy', 'privacy.html'],
+  ['/password-reset', 'password-reset.html'],
+  ['/email-change', 'email-change.html']
 ] as const
 
 /**

@@ -27,7 +27,7 @@ export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
   const services = {
     db: app.db, log: app.log, activity: app.activity, notifications: app.notifications, config: addonConfigRepository(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n, metrics: app.metrics, users: app.identity.users, webhooks: app.webhooks.outbox, addresses: { keyOf: async (ip: string) => app.identity.addresses.of(ip) }
   }
-  const registry = new AddonRegistry({ found, host, services, identity: app.identity, webhooks: app.webhooks })
+  const registry = new AddonRegistry({ found, host, services, identity: app.identity, webhooks: app.webhooks, mail: app.mail })
   app.decorate('addons', registry)
   await registry.init()
   // The host's migrations (the outbox's table among them) have run: this process sends its
@@ -49,5 +49,5 @@ export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
   })
 }, {
   name: 'shoutbox-addons',
-  dependencies: ['shoutbox-database', 'shoutbox-cluster', 'shoutbox-events', 'shoutbox-i18n', 'shoutbox-activity', 'shoutbox-notifications', 'shoutbox-identity', 'shoutbox-metrics', 'shoutbox-webhooks']
+  dependencies: ['shoutbox-database', 'shoutbox-cluster', 'shoutbox-events', 'shoutbox-i18n', 'shoutbox-activity', 'shoutbox-notifications', 'shoutbox-identity', 'shoutbox-metrics', 'shoutbox-webhooks', 'shoutbox-mail']
 })

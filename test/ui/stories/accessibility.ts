@@ -152,6 +152,9 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     { name: 'the archive', url: '/shouts', ready: page => page.getByText('Who is coming to the picnic').first().waitFor() },
     { name: 'a shout\'s own page', url: `/shouts/${picnic}`, ready: page => page.getByText('Who is coming to the picnic').first().waitFor() },
     { name: 'the privacy page', url: '/privacy', ready: page => page.getByRole('heading', { level: 1 }).waitFor() },
+    { name: 'the password reset page', url: '/password-reset', ready: page => page.getByLabel('E-mail address').waitFor() },
+    { name: 'the password reset page, from a mailed link', url: `/password-reset#token=${'A'.repeat(43)}`, ready: page => page.getByLabel('New password').waitFor() },
+    { name: 'the e-mail change page, from a mailed link', url: `/email-change#token=${'A'.repeat(43)}`, ready: page => page.getByRole('button', { name: 'Confirm the new address' }).waitFor() },
     { name: 'the panel\'s sign-in', url: '/panel/', ready: page => page.getByRole('heading', { name: 'Sign in' }).waitFor() },
     { name: 'the API reference', url: '/docs/api', ready: page => page.locator('section.op').first().waitFor() }
   ]
@@ -170,6 +173,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     panel('addons', page => page.getByText('Shoutbox 0.1.0').waitFor()),
     panel('settings', page => page.getByLabel('Role of new accounts').waitFor()),
     panel('webhooks', page => page.getByText('https://example.org/hook').first().waitFor()),
+    panel('mail', page => page.getByText('No mail yet.').waitFor()),
     panel('password', page => page.getByLabel('Current password').waitFor())
   ]
   for (const state of [...site, ...pages]) await t.test(state.name, t => check(t, state))

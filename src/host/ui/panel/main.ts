@@ -10,6 +10,7 @@ import { settingsPage } from './pages/settings.js'
 import { setupPage } from './pages/setup.js'
 import { usersPage } from './pages/users.js'
 import { webhooksPage } from './pages/webhooks.js'
+import { mailPage } from './pages/mail.js'
 import { LOCALES, chooseLocale, chosenLocale, errorText, hostStrings, type T } from './strings.js'
 import { applyKeptTheme, applyTheme, type Preferences } from '../site/preferences.js'
 
@@ -81,6 +82,7 @@ async function start (): Promise<void> {
     { key: 'addons', id: 'addons', title: t('ui.addons.title'), permission: 'panel.manage.addons', render: addonsPage(t) },
     { key: 'settings', id: 'settings', title: t('ui.settings.title'), permission: 'panel.manage.settings', render: settingsPage(t) },
     { key: 'webhooks', id: 'webhooks', title: t('ui.webhooks.title'), permission: 'panel.manage.webhooks', render: webhooksPage(t, locale) },
+    { key: 'mail', id: 'mail', title: t('ui.mail.title'), permission: 'panel.manage.settings', render: mailPage(t, locale) },
     { key: 'password', id: 'password', title: t('ui.password.title'), permission: 'panel.access', render: passwordPage(t) })
   // Only what this user may use is shown at all.
   const visible = pages.filter(page => can(page.permission))

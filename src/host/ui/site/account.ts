@@ -101,7 +101,8 @@ async function start (area: HTMLElement): Promise<void> {
       const password = h('input', { type: 'password', name: 'password', required: true, maxlength: 128, autocomplete: 'current-password' }) as HTMLInputElement
       element = h('form', { class: 'account-form' },
         field(t('site.login'), login), field(t('site.password'), password), result,
-        h('div', { class: 'account-row' }, h('button', { type: 'submit' }, t('site.signIn')), close)) as HTMLFormElement
+        h('div', { class: 'account-row' }, h('button', { type: 'submit' }, t('site.signIn')), close),
+        h('p', {}, h('a', { href: '/password-reset' }, t('site.forgotPassword')))) as HTMLFormElement
       submit(element, result, () => api('POST', '/api/auth/login', { username: login.value, password: password.value }))
     } else if (form === 'preferences') {
       element = preferencesForm(t, preferences ?? { sound: false, desktopNotifications: false, theme: 'system' }, close)
