@@ -19,7 +19,7 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
       },
       username: { holds: 'name', export: 'implied (the author)', erase: 'anonymise: `deleted user`, no author; delete: the shout goes' }
     },
-    other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot']
+    other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot', 'edited_at']
   },
   {
     table: 'shoutbox_events',
