@@ -18,6 +18,13 @@ t.test('README.md is at most 20,000 bytes', async t => {
   t.ok(size <= 20_000, `README.md is ${size} bytes`)
 })
 
+t.test('.env.example names every variable src/host/config.ts reads, as `# NAME=`', async t => {
+  const read = new Set([...fs.readFileSync(path.join(root, 'src/host/config.ts'), 'utf8').matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map(match => match[1]!))
+  const example = fs.readFileSync(path.join(root, '.env.example'), 'utf8')
+  t.ok(read.size >= 20, `${read.size} variables read`)
+  t.same([...read].filter(name => !new RegExp(`^# ${name}=`, 'm').test(example)), [], 'none missing')
+})
+
 t.test('every relative link in README.md and docs/ leads to a file, and to a heading in it', async t => {
   const broken: string[] = []
   let links = 0
