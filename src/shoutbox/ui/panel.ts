@@ -284,11 +284,13 @@ export default function register (panel: PanelHost): void {
     const newDescription = h('input', { type: 'text', id: 'new-room-description', maxlength: 500 }) as HTMLInputElement
     const newRead = choice('new-room-read', READ_CHOICES('…'), 'everyone')
     const newPost = choice('new-room-post', POST_CHOICES('…'), 'addon.shoutbox.post')
+    const newSlow = h('input', { type: 'number', id: 'new-room-slow', min: 0, max: 3600, step: 1, value: '0', required: true }) as HTMLInputElement
     const made = outcome()
     const create = h('form', { class: 'stack card', 'aria-labelledby': 'new-room-title' },
       h('h2', { id: 'new-room-title' }, t('ui.rooms.new')),
       field(t('ui.rooms.slug'), slug, t('ui.rooms.slugHint')), field(t('ui.rooms.name'), newName), field(t('ui.rooms.description'), newDescription),
       field(t('ui.rooms.read'), newRead), field(t('ui.rooms.post'), newPost),
+      field(t('ui.rooms.slowMode'), newSlow, t('ui.rooms.slowModeHint')),
       made, h('div', {}, h('button', { type: 'submit' }, t('ui.rooms.create')))) as HTMLFormElement
     // The room's own nodes carry its slug: the choices follow what is typed.
     slug.addEventListener('input', () => {
@@ -299,12 +301,17 @@ export default function register (panel: PanelHost): void {
       }
     })
     onSubmit(create, made, say, () => panel.api('POST', '/panel/api/shoutbox/rooms', {
-      slug: slug.value, name: newName.value, description: newDescription.value, read: newRead.value, post: newPost.value
+      slug: slug.value, name: newName.value, description: newDescription.value, read: newRead.value, post: newPost.value, slowModeSeconds: Number(newSlow.value)
     }), async () => {
       made.ok(t('ui.rooms.created', { name: newName.value }))
+      // The form starts over, every field as for a first room: the next room is another.
       slug.value = ''
       newName.value = ''
       newDescription.value = ''
+      newRead.selectedIndex = 0
+      newPost.selectedIndex = 0
+      newSlow.value = '0'
+      slug.dispatchEvent(new Event('input'))
       await load()
     })
     root.replaceChildren(heading, h('p', { class: 'hint' }, t('ui.rooms.intro')), result, body, create)

@@ -142,7 +142,8 @@ function userItem (t: T, me: PanelUser, user: User, roles: readonly Role[], role
   }
   remove.addEventListener('click', ask)
   // Everything stored about them, as one file (a member's request for their data).
-  const exportLink = h('a', { href: `/panel/api/users/${user.id}/export`, download: '', class: 'button secondary' }, t('ui.users.export'))
+  // Each link named for its user: a list of links all called "Export data" tells a screen reader nothing.
+  const exportLink = h('a', { href: `/panel/api/users/${user.id}/export`, download: '', class: 'button secondary', 'aria-label': t('ui.users.exportOf', { username: user.username }) }, t('ui.users.export'))
   actions.replaceChildren(toggle, exportLink, remove)
 
   /**
