@@ -381,8 +381,11 @@ export default function register (panel: PanelHost): void {
     const empty = h('p', {}, t('ui.review.empty'))
     const heading = h('h1', { tabindex: -1 }, t('ui.review.title'))
     const when = (ms: number): string => new Date(ms).toLocaleString(panel.locale, { dateStyle: 'medium', timeStyle: 'short' })
+    // Rooms by their names, as staff know them (the queue names each shout's room by its slug).
+    let roomNames = new Map<string, string>()
     const load = async (focusAt?: number): Promise<void> => {
-      const answer = await panel.api('GET', '/panel/api/shoutbox/review')
+      const [answer, rooms] = await Promise.all([panel.api('GET', '/panel/api/shoutbox/review'), panel.api('GET', '/panel/api/shoutbox/rooms')])
+      if (rooms.ok) roomNames = new Map((rooms.body!.rooms as PanelRoom[]).map(room => [room.slug, room.name]))
       if (!answer.ok) {
         result.error(say(answer))
         return
@@ -413,7 +416,7 @@ export default function register (panel: PanelHost): void {
         ? t(`ui.review.state.${entry.state}`, { count: entry.reports.length })
         : t(`ui.review.why.${entry.why}`)
       return h('li', { class: `card review-item ${entry.state}` },
-        h('h2', { id: `${id}-title`, tabindex: -1 }, t('ui.review.itemTitle', { username: entry.shout.username, room: entry.shout.room })),
+        h('h2', { id: `${id}-title`, tabindex: -1 }, t('ui.review.itemTitle', { username: entry.shout.username, room: roomNames.get(entry.shout.room) ?? entry.shout.room })),
         h('p', { class: 'review-why' }, h('span', { class: `badge ${entry.state}` }, t(`ui.review.badge.${entry.state}`)), ' ', why),
         h('blockquote', { class: 'review-text' }, entry.shout.message),
         h('p', { class: 'hint' }, when(entry.shout.date)),

@@ -67,6 +67,12 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.equal(await page.getByRole('heading', { name: 'Overview' }).count(), 0, 'not Overview in its place')
     await page.getByRole('link', { name: 'Overview' }).last().click()
     await page.getByRole('heading', { name: 'Overview' }).waitFor()
+    // At 1280 px every menu item keeps to one line ("My password" wrapped).
+    t.same(await page.evaluate(() => [...document.querySelectorAll('nav.menu a')].filter(link => {
+      const range = document.createRange()
+      range.selectNodeContents(link)
+      return new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size > 1
+    }).map(link => link.textContent)), [], 'no menu item wraps')
     await page.goto(`${server.url}/panel/#/users`)
     await page.getByRole('heading', { name: 'Users' }).waitFor()
     await page.getByRole('link', { name: 'Export data of ayse' }).waitFor()

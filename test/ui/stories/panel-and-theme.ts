@@ -230,7 +230,8 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     const helper = await signIn('helper', 'helper password')
     t.same(await helper.locator('nav.menu a').allInnerTexts(), ['Overview', 'Activity', 'My password'])
     await helper.goto(`${server.url}/panel/#/shoutbox/shouts`)
-    await helper.getByRole('heading', { name: 'Overview' }).waitFor()
+    // A page this user may not open is, for them, no page: it says so, rather than showing Overview as if it were that one.
+    await helper.getByRole('heading', { name: 'Page not found' }).waitFor()
     t.equal(await helper.getByLabel('Message').count(), 0, 'no shout form, even by address')
     const forced = await helper.evaluate(async () => {
       const response = await fetch('/panel/api/shoutbox', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"sneaky"}' })
