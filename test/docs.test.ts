@@ -18,6 +18,24 @@ t.test('README.md is at most 20,000 bytes', async t => {
   t.ok(size <= 20_000, `README.md is ${size} bytes`)
 })
 
+t.test('.env.example names every variable src/host/config.ts reads, as `# NAME=`', async t => {
+  const read = new Set([...fs.readFileSync(path.join(root, 'src/host/config.ts'), 'utf8').matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)].map(match => match[1]!))
+  const example = fs.readFileSync(path.join(root, '.env.example'), 'utf8')
+  t.ok(read.size >= 20, `${read.size} variables read`)
+  t.same([...read].filter(name => !new RegExp(`^# ${name}=`, 'm').test(example)), [], 'none missing')
+})
+
+t.test('the README names each installed package whose engines leave out Node 20 (npm\'s EBADENGINE warnings)', async t => {
+  const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { engines?: { node?: string }, dev?: boolean }> }
+  // Those asking for Node 21 or later only: `>=22`, `^22 || ^24` and the like.
+  const notOn20 = Object.entries(lock.packages)
+    .filter(([name, entry]) => name !== '' && entry.dev !== true && /^\s*(>=\s*2[1-9]|\^2[1-9])/.test(entry.engines?.node ?? '') && !/\b20\b/.test(entry.engines?.node ?? ''))
+    .map(([name]) => name.slice(name.lastIndexOf('node_modules/') + 'node_modules/'.length))
+  const requirements = /\*\*Requirements:\*\*[^\n]*(\n[^\n]+)*/.exec(fs.readFileSync(path.join(root, 'README.md'), 'utf8'))?.[0] ?? ''
+  t.ok(notOn20.length > 0, `found: ${notOn20.join(', ')}`)
+  t.same([...new Set(notOn20)].filter(name => !requirements.includes(`\`${name}\``)), [], 'each named in the README\'s requirements')
+})
+
 t.test('every relative link in README.md and docs/ leads to a file, and to a heading in it', async t => {
   const broken: string[] = []
   let links = 0

@@ -146,13 +146,17 @@ t.test('the bot', async t => {
     request.on('end', () => {
       const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'))
       seen.push({ path: request.url, body, contentType: request.headers['content-type'] })
-      const reply = (status: number, answer: unknown): void => {
-        response.writeHead(status, { 'content-type': 'application/json' })
+      const reply = (status: number, answer: unknown, headers: Record<string, string> = {}): void => {
+        response.writeHead(status, { 'content-type': 'application/json', ...headers })
         response.end(JSON.stringify(answer))
       }
       if (request.method !== 'POST') return reply(404, { result: 'error', error: 'NOT_FOUND' })
       if (request.headers.authorization !== `Bearer ${TOKEN}`) return reply(401, { result: 'error', error: 'NOT_LOGGED_IN', message: 'Sign in first.' })
       const message = (body as { message: string }).message
+      // The flood limits: the first try of "too soon" is answered as a bot's shout too soon after its last.
+      if (message === 'too soon' && seen.filter(each => (each.body as { message: string }).message === 'too soon').length === 1) {
+        return reply(429, { result: 'error', error: 'TOO_MANY_REQUESTS', retryAfter: 1 }, { 'retry-after': '1' })
+      }
       if (request.url === '/api/shoutbox') return reply(200, { result: 'ok', shout: { id: 1, message, bot: true } })
       if (request.url === '/api/shoutbox/rooms/general/shouts') return reply(200, { result: 'ok', shout: { id: 2, message, room: 'general', bot: true } })
       return reply(404, { result: 'error', error: 'NO_SUCH_ROOM' })
@@ -171,6 +175,15 @@ t.test('the bot', async t => {
     t.equal(answer.result, 'ok')
     t.equal(answer.shout.room, 'general')
     t.equal(seen.at(-1)?.path, '/api/shoutbox/rooms/general/shouts')
+  })
+
+  t.test('a 429 (bots have flood limits): waits Retry-After, says so, and tries again', async t => {
+    const waits: number[] = []
+    const answer = await postShout({ baseUrl, token: TOKEN, message: 'too soon', onWait: seconds => waits.push(seconds) })
+    t.same(answer, { result: 'ok', shout: { id: 1, message: 'too soon', bot: true } })
+    t.same(waits, [1], 'told to wait the second the server asked')
+    t.equal(seen.filter(each => (each.body as { message: string }).message === 'too soon').length, 2, 'sent twice')
+    await t.rejects(postShout({ baseUrl, token: 'sbx_' + 'A'.repeat(43), message: 'nope', onWait: () => t.fail('a 401 is not waited on') }), { message: /NOT_LOGGED_IN.*401/, status: 401 })
   })
 
   t.test('throws naming the error code and the status on a refusal', async t => {

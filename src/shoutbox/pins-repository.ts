@@ -1,7 +1,7 @@
 import type { Database, SqlPart, Transaction } from '../sdk/index.js'
 import type { Room } from './rooms.js'
 import type { RoomShout } from './schemas.js'
-import { botOf, replyToOf } from './shouts-repository.js'
+import { botOf, editedOf, replyToOf } from './shouts-repository.js'
 import { EVENTS_TABLE, PINS_LOCK, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 /** A foreign key violation: the shout was deleted while it was being pinned. */
@@ -18,7 +18,7 @@ export function pinsRepository (db: Database) {
     const result = await trx.raw<{ rows: Array<{ id: number }> }>(`
       with p as (? returning shout_id)
       insert into ?? (kind, shout, created_at)
-      select ?, jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', r.slug, 'replyTo', ${replyToOf('s.reply_to_id')}) || ${botOf('s')}, ?
+      select ?, jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', r.slug, 'replyTo', ${replyToOf('s.reply_to_id')}) || ${botOf('s')} || ${editedOf('s')}, ?
       from p join ?? as s on s.id = p.shout_id join ?? as r on r.id = s.room_id
       returning id`, [change, EVENTS_TABLE, kind, Date.now(), SHOUTS_TABLE, ROOMS_TABLE])
     return result.rows[0]?.id
@@ -28,10 +28,10 @@ export function pinsRepository (db: Database) {
     /** The room's pinned shouts, newest pin first. */
     async list (room: Pick<Room, 'id' | 'slug'>): Promise<RoomShout[]> {
       const rows = await db(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id').where('s.room_id', room.id).whereNull('s.state')
-        .orderBy('p.id', 'desc').select<Array<RoomShout & { by_bot: boolean }>>('s.id', 's.message', 's.username', 's.date', db.raw('?::text as room', [room.slug]),
-          db.raw(`${replyToOf('s.reply_to_id')} as "replyTo"`), 's.bot as by_bot')
-      // A bot's shout says so; a person's has no `bot` key.
-      return rows.map(({ by_bot: bot, ...shout }) => bot ? { ...shout, bot: true as const } : shout)
+        .orderBy('p.id', 'desc').select<Array<RoomShout & { by_bot: boolean, edited_at: number | string | null }>>('s.id', 's.message', 's.username', 's.date', db.raw('?::text as room', [room.slug]),
+          db.raw(`${replyToOf('s.reply_to_id')} as "replyTo"`), 's.bot as by_bot', 's.edited_at')
+      // A bot's shout says so, a changed one when; a person's unchanged one has neither key.
+      return rows.map(({ by_bot: bot, edited_at: editedAt, ...shout }) => ({ ...shout, ...(bot ? { bot: true as const } : {}), ...(editedAt === null ? {} : { edited: Number(editedAt) }) }))
     },
 
     /**

@@ -367,13 +367,16 @@ export class Reactions {
 }
 
 /**
- * `shouts` with their reactions (`mine` for a signed-in `viewer`), and `bot: true` on a bot's:
+ * `shouts` with their reactions (`mine` for a signed-in `viewer`), `bot: true` on a bot's, `edited` on a changed one's:
  * what every answer but the seed's list shows. Two queries, whatever their number.
  */
 export async function withReactions<S extends { id: number }> (ctx: AddonContext, shouts: readonly S[], viewer: SessionUser | null): Promise<Array<S & { reactions: Reaction[] }>> {
   const { reactions: set } = await ShoutboxSettings.of(ctx).current()
   const ids = shouts.map(shout => shout.id)
   const counts = await reactionsRepository(ctx.db).of(ids, set, viewer?.id ?? null)
-  const bots = await shoutsRepository(ctx.db).byBots(ids)
-  return shouts.map(shout => ({ ...shout, reactions: counts.get(shout.id) ?? [], ...(bots.has(shout.id) ? { bot: true as const } : {}) }))
+  const { bots, edited } = await shoutsRepository(ctx.db).marks(ids)
+  return shouts.map(shout => {
+    const changed = edited.get(shout.id)
+    return { ...shout, reactions: counts.get(shout.id) ?? [], ...(bots.has(shout.id) ? { bot: true as const } : {}), ...(changed === undefined ? {} : { edited: changed }) }
+  })
 }

@@ -35,7 +35,8 @@ export const RoomShoutSchema = Type.Object({
   date: Type.Integer({ description: 'milliseconds since the Unix epoch, when stored' }),
   room: Type.String({ description: "the room's slug" }),
   replyTo: ReplyToSchema,
-  bot: Type.Optional(Type.Literal(true, { description: 'posted by a bot account (through an API token); absent otherwise' }))
+  bot: Type.Optional(Type.Literal(true, { description: 'posted by a bot account (through an API token); absent otherwise' })),
+  edited: Type.Optional(Type.Integer({ description: 'milliseconds since the Unix epoch, when its text was last changed (by its author or a moderator); absent if never' }))
 }, { additionalProperties: false })
 
 export type RoomShout = Static<typeof RoomShoutSchema>

@@ -35,8 +35,11 @@ export const shoutSubject = (id: number): string => `shout:${id}`
 /** `{"bot": true}` for a bot's shout (the row `row`), else nothing: a shout's json carries `bot` only when it is one. */
 export const botOf = (row: string): string => `case when ${row}.bot then '{"bot":true}'::jsonb else '{}'::jsonb end`
 
-/** The json of a stream event's shout, from the row `s` (its fields, its room's slug as `room`, its `reply_to_id`, `bot`). */
-const EVENT_SHOUT = `(jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', ${replyToOf('s.reply_to_id')}) || ${botOf('s')})`
+/** `{"edited": <ms>}` for a shout (the row `row`) whose text was changed, else nothing: a shout's json carries `edited` only then. */
+export const editedOf = (row: string): string => `case when ${row}.edited_at is null then '{}'::jsonb else jsonb_build_object('edited', ${row}.edited_at) end`
+
+/** The json of a stream event's shout, from the row `s` (its fields, its room's slug as `room`, its `reply_to_id`, `bot`, `edited_at`). */
+const EVENT_SHOUT = `(jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', ${replyToOf('s.reply_to_id')}) || ${botOf('s')} || ${editedOf('s')})`
 
 /**
  * A statement's part (a CTE, after one named `s` that returns deleted shouts' ids, taking
@@ -63,9 +66,12 @@ export interface NewShout extends Omit<Shout, 'id'> {
 
 interface RecordedRow extends RoomShout {
   readonly event_id: number
+  /** Only where the statement returns it (an edit's). */
+  readonly edited_at?: number | string | null
 }
 
-const recorded = ({ event_id: eventId, ...shout }: RecordedRow): Recorded => ({ shout, eventId })
+const recorded = ({ event_id: eventId, edited_at: editedAt, ...shout }: RecordedRow): Recorded =>
+  ({ shout: editedAt === undefined || editedAt === null ? shout : { ...shout, edited: Number(editedAt) }, eventId })
 
 /** The ids a search reads first when the search index cannot narrow it (see `search`). */
 const SEARCH_FIRST_RANGE = 1_000
@@ -106,12 +112,12 @@ export interface ArchiveQuery {
 export function shoutsRepository (db: Database) {
   /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
   const withEvents = (kind: string, change: SqlPart, trx: Transaction) => trx.raw<{ rows: RecordedRow[] }>(`
-    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
+    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, edited_at),
     e as (insert into ?? (kind, shout, created_at)
           select ?, ${EVENT_SHOUT}, ? from s
           order by s.id
           returning id, (shout->>'id')::bigint as shout_id, shout->'replyTo' as reply_to)
-    select s.id, s.message, s.username, s.date, s.room, e.reply_to as "replyTo", e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+    select s.id, s.message, s.username, s.date, s.room, e.reply_to as "replyTo", s.edited_at, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
   [change, EVENTS_TABLE, kind, Date.now()])
 
   /** The `replyTo` of a shout read from the shouts table. */
@@ -270,11 +276,18 @@ export function shoutsRepository (db: Database) {
       })
     },
 
-    /** Those of `ids` that a bot account posted. */
-    async byBots (ids: readonly number[]): Promise<Set<number>> {
-      if (ids.length === 0) return new Set()
-      const rows: Array<{ id: number | string }> = await db(SHOUTS_TABLE).whereIn('id', [...ids]).where('bot', true).select('id')
-      return new Set(rows.map(row => Number(row.id)))
+    /** Those of `ids` that a bot account posted, and those whose text was changed (when, last). One query. */
+    async marks (ids: readonly number[]): Promise<{ bots: Set<number>, edited: Map<number, number> }> {
+      const bots = new Set<number>()
+      const edited = new Map<number, number>()
+      if (ids.length === 0) return { bots, edited }
+      const rows: Array<{ id: number | string, bot: boolean, edited_at: number | string | null }> = await db(SHOUTS_TABLE).whereIn('id', [...ids])
+        .where(query => query.where('bot', true).orWhereNotNull('edited_at')).select('id', 'bot', 'edited_at')
+      for (const row of rows) {
+        if (row.bot) bots.add(Number(row.id))
+        if (row.edited_at !== null) edited.set(Number(row.id), Number(row.edited_at))
+      }
+      return { bots, edited }
     },
 
     /** Whether account `authorId` has a shout on the board in one of `roomIds` (held and hidden shouts are off it): one index probe. */
@@ -355,7 +368,7 @@ export function shoutsRepository (db: Database) {
               select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer, (item->>'replyToId')::bigint, (item->>'bot')::boolean
               from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
               order by position
-              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot),
+              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, edited_at),
         e as (insert into ?? (kind, shout, created_at)
               select 'shout-created', ${EVENT_SHOUT}, ? from s
               order by s.id
@@ -412,7 +425,7 @@ export function shoutsRepository (db: Database) {
      * moderator has vouched for yet. A shout off the board is not edited here.
      */
     async edit (id: number, message: string, byModerator: boolean, trx: Transaction): Promise<Recorded | undefined> {
-      const result = await withEvents('shout-edited', trx.raw(`update ?? set message = ?${byModerator ? ', moderated = true' : ', vouched = false'} where id = ? and state is null`, [SHOUTS_TABLE, message, id]), trx)
+      const result = await withEvents('shout-edited', trx.raw(`update ?? set message = ?, edited_at = ?${byModerator ? ', moderated = true' : ', vouched = false'} where id = ? and state is null`, [SHOUTS_TABLE, message, Date.now(), id]), trx)
       const row = result.rows[0]
       if (row === undefined) return undefined
       // The old text leaves the history: earlier edits are superseded by this one (so a

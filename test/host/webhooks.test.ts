@@ -113,6 +113,7 @@ t.test('managing hooks', async t => {
     t.same(listed.webhooks, [webhook])
     t.notMatch(JSON.stringify(listed), secret)
     t.same([...listed.events].sort(), [...ALL_EVENTS].sort(), 'the host\'s events and the shoutbox\'s')
+    t.equal(listed.allowHttp, false, 'and whether plain http:// is taken (the form\'s hint says so)')
     const changed = await as(app, admin).put(`${url}/${webhook.id}`, { active: false, events: ['shout.deleted'] })
     t.same(changed.json().webhook, { ...webhook, active: false, events: ['shout.deleted'] })
     const logged = await app.db('activity_logs').whereIn('type', ['CREATED_WEBHOOK', 'UPDATED_WEBHOOK']).orderBy('id').select('type', 'details')
@@ -134,6 +135,9 @@ t.test('managing hooks', async t => {
       const refused = await as(app, admin).post(url, body)
       t.same([refused.statusCode, refused.json().error], [400, 'BAD_REQUEST'], JSON.stringify(body))
     }
+    // The reason comes with it: the panel shows it in place of a bare "check what you entered".
+    t.same(answer(await as(app, admin).post(url, { url: 'http://chat.example.org/hook', events: ['shout.created'] })),
+      [400, error('BAD_REQUEST', { reason: 'url must be https:// (http:// needs WEBHOOKS_ALLOW_HTTP=1)' })])
     t.same(await app.db('webhooks').select('id'), [])
   })
 

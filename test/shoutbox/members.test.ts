@@ -36,9 +36,12 @@ function client (app: App) {
  * seven fields in order: the list's four, its room (the default room unless `expected` names another),
  * replyTo and reactions (none of either unless `expected` names them).
  */
-function expectShout (t: Test, response: Awaited<ReturnType<App['inject']>>, expected: Pick<Shout, 'message' | 'username'> & Partial<Shout>, before = 0): Shout {
+function expectShout (t: Test, response: Awaited<ReturnType<App['inject']>>, expected: Pick<Shout, 'message' | 'username'> & Partial<Shout> & { editedSince?: number }, before = 0): Shout {
   const body = response.json()
-  const shout = body.shout as Shout
+  const shout = body.shout as Shout & { edited?: number }
+  // An edited shout says when, last, after its other fields.
+  const edited = expected.editedSince === undefined ? {} : { edited: shout?.edited }
+  if (expected.editedSince !== undefined) t.ok(Number.isInteger(shout?.edited) && shout.edited! >= expected.editedSince && shout.edited! <= Date.now(), 'edited: when')
   t.same([response.statusCode, body], [200, {
     result: 'ok',
     shout: {
@@ -48,10 +51,11 @@ function expectShout (t: Test, response: Awaited<ReturnType<App['inject']>>, exp
       date: expected.date ?? shout?.date,
       room: expected.room ?? 'general',
       replyTo: expected.replyTo ?? null,
-      reactions: expected.reactions ?? []
+      reactions: expected.reactions ?? [],
+      ...edited
     }
   }])
-  t.same(Object.keys(shout ?? {}), ANSWERED_KEYS, 'the shout\'s seven fields: its room, replyTo and reactions last')
+  t.same(Object.keys(shout ?? {}), [...ANSWERED_KEYS, ...Object.keys(edited)], 'the shout\'s seven fields: its room, replyTo and reactions last (and `edited`, once edited)')
   t.ok(Number.isInteger(shout.id) && shout.id > 0, 'an id from the database')
   if (expected.date === undefined) t.ok(shout.date >= before && shout.date <= Date.now(), 'dated when stored')
   return shout
@@ -269,7 +273,7 @@ t.test('own shouts: edit within the window, delete any time; never someone else\
   const staff = (await api.list())[0]!
 
   t.test('the author edits it: same id, username and date, the new text; list and stream follow', async t => {
-    const edited = expectShout(t, await api.edit(ayse, mine.id, { message: 'hello world', username: 'bora' }), { id: mine.id, message: 'hello world', username: 'ayse', date: mine.date })
+    const edited = expectShout(t, await api.edit(ayse, mine.id, { message: 'hello world', username: 'bora' }), { id: mine.id, message: 'hello world', username: 'ayse', date: mine.date, editedSince: mine.date })
     t.same((await api.list()).find(s => s.id === mine.id), listed(edited), 'the list shows the new text, still four fields')
     const event = await stream.next(e => e.event === 'shout-edited')
     t.same(JSON.parse(event.data), withoutReactions(edited), 'a shout-edited event: {id, message, username, date, room, replyTo}')
@@ -324,7 +328,7 @@ t.test('own shouts: edit within the window, delete any time; never someone else\
     const off = await api.edit(ayse, fresh.id, { message: 'fresher' })
     t.same([off.statusCode, off.json()], [403, error('EDIT_WINDOW_CLOSED')])
     await api.settings(admin, { editWindowSeconds: 300 })
-    expectShout(t, await api.edit(ayse, fresh.id, { message: 'fresher' }), { id: fresh.id, message: 'fresher', username: 'ayse', date: fresh.date })
+    expectShout(t, await api.edit(ayse, fresh.id, { message: 'fresher' }), { id: fresh.id, message: 'fresher', username: 'ayse', date: fresh.date, editedSince: fresh.date })
   })
 
   t.test('without POST_SHOUTS: no more edits, but one\'s shouts can still be deleted', async t => {
@@ -366,8 +370,8 @@ t.test('edits of one\'s own shout: the flood rules of a post, one edit event kep
   })
 
   t.test('a post and two edits fill maxShoutsPerMinute 3; the next edit → TOO_MANY_REQUESTS, nothing changes', async t => {
-    expectShout(t, await api.edit(ayse, mine.id, { message: 'two' }), { id: mine.id, message: 'two', username: 'ayse', date: mine.date })
-    expectShout(t, await api.edit(ayse, mine.id, { message: 'three' }), { id: mine.id, message: 'three', username: 'ayse', date: mine.date })
+    expectShout(t, await api.edit(ayse, mine.id, { message: 'two' }), { id: mine.id, message: 'two', username: 'ayse', date: mine.date, editedSince: mine.date })
+    expectShout(t, await api.edit(ayse, mine.id, { message: 'three' }), { id: mine.id, message: 'three', username: 'ayse', date: mine.date, editedSince: mine.date })
     const events = await app.db('shoutbox_events').count<Array<{ count: string }>>({ count: '*' })
     const flood = await api.edit(ayse, mine.id, { message: 'four' })
     t.same([flood.statusCode, flood.json().error], [429, 'TOO_MANY_REQUESTS'])
@@ -380,7 +384,7 @@ t.test('edits of one\'s own shout: the flood rules of a post, one edit event kep
 
   t.test('a minute later it may edit again; minSecondsBetweenShouts holds between edits too', async t => {
     await timePasses(app, 'ayse', 61_000)
-    expectShout(t, await api.edit(ayse, mine.id, { message: 'four' }), { id: mine.id, message: 'four', username: 'ayse', date: mine.date })
+    expectShout(t, await api.edit(ayse, mine.id, { message: 'four' }), { id: mine.id, message: 'four', username: 'ayse', date: mine.date, editedSince: mine.date })
     await api.settings(admin, { minSecondsBetweenShouts: 30 })
     const soon = await api.edit(ayse, mine.id, { message: 'five' })
     t.same([soon.statusCode, soon.json().error], [429, 'TOO_MANY_REQUESTS'])
@@ -401,7 +405,7 @@ t.test('edits of one\'s own shout: the flood rules of a post, one edit event kep
     const pinned = (await app.inject({ url: '/api/shoutbox/pinned' })).json().shouts as Shout[]
     t.same(pinned.map(s => s.message), ['four'])
     t.equal((await pin(false)).statusCode, 200)
-    expectShout(t, await api.edit(ayse, mine.id, { message: 'five' }), { id: mine.id, message: 'five', username: 'ayse', date: mine.date })
+    expectShout(t, await api.edit(ayse, mine.id, { message: 'five' }), { id: mine.id, message: 'five', username: 'ayse', date: mine.date, editedSince: mine.date })
   })
 
   t.test('holders of MANAGE_SHOUTBOX are exempt, as for posts', async t => {

@@ -1,4 +1,4 @@
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { build, login, setUp, type App } from '../helpers/app.js'
 import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { withoutReactions } from '../helpers/shouts.js'
@@ -56,6 +56,13 @@ function client (app: App) {
 
 const answer = (response: Reply): [number, unknown] => [response.statusCode, response.json()]
 
+/** The `edited` of an edited shout's answer, checked to be a time from `since` to now. */
+function editedAt (t: Test, response: Awaited<ReturnType<App['inject']>>, since: number): number {
+  const edited = (response.json() as { shout?: { edited?: unknown } }).shout?.edited
+  t.ok(typeof edited === 'number' && edited >= since && edited <= Date.now(), 'edited: when, last')
+  return edited as number
+}
+
 t.test('PUT /api/panel/shoutbox/:id: a moderator edits any shout, logged with the text before', async t => {
   const app = await build(t)
   const admin = await setUp(app)
@@ -75,8 +82,10 @@ t.test('PUT /api/panel/shoutbox/:id: a moderator edits any shout, logged with th
     // Members may not edit at all now: a moderator's edit has no window.
     await api.send('PUT', '/api/panel/shoutbox/config', admin, { editWindowSeconds: 0 })
     const before = await api.list()
-    const edited = { ...shout, message: 'I said a [removed] word' }
-    t.same(answer(await api.edit(mod.cookie, shout.id, { message: edited.message, username: 'mod' })), [200, { result: 'ok', shout: edited }])
+    const response = await api.edit(mod.cookie, shout.id, { message: 'I said a [removed] word', username: 'mod' })
+    // It says it was edited, and when.
+    const edited = { ...shout, message: 'I said a [removed] word', edited: editedAt(t, response, shout.date) }
+    t.same(answer(response), [200, { result: 'ok', shout: edited }])
     t.same(await api.list(), before.map(s => s.id === shout.id ? listed(edited) : s), 'the list shows the new text (in its four fields)')
     t.same(JSON.parse((await stream.next(e => e.event === 'shout-edited')).data), withoutReactions(edited), 'a shout-edited event (the answer\'s shout but for its reactions)')
     const entry = await api.entry(admin, 'EDITED_SHOUT')
@@ -134,7 +143,8 @@ t.test('PUT /api/panel/shoutbox/:id: a moderator edits any shout, logged with th
   t.test('the author cannot put back what a moderator took out: 403 EDIT_WINDOW_CLOSED even within the window', async t => {
     await api.send('PUT', '/api/panel/shoutbox/config', admin, { editWindowSeconds: 300 })
     const own = (await api.post(ayse.cookie, 'another rude word')).json().shout as Shout
-    t.same(answer(await api.editOwn(ayse.cookie, own.id, 'another polite word')), [200, { result: 'ok', shout: { ...own, message: 'another polite word' } }], 'their own edit, within the window')
+    const ownEdit = await api.editOwn(ayse.cookie, own.id, 'another polite word')
+    t.same(answer(ownEdit), [200, { result: 'ok', shout: { ...own, message: 'another polite word', edited: editedAt(t, ownEdit, own.date) } }], 'their own edit, within the window')
     t.equal((await api.edit(mod.cookie, own.id, { message: 'another [removed] word' })).statusCode, 200)
     t.same(answer(await api.editOwn(ayse.cookie, own.id, 'another rude word')), [403, error('EDIT_WINDOW_CLOSED')])
     t.equal((await api.list()).find(s => s.id === own.id)?.message, 'another [removed] word')
@@ -153,7 +163,8 @@ t.test('staff editing and deleting their own shouts through the widget\'s paths:
   const before = { edited: await api.logged('EDITED_SHOUT'), deleted: await api.logged('DELETED_SHOUT') }
 
   // What the widget sends for a moderator's Edit and Delete beside their own shout.
-  t.same(answer(await api.editOwn(mod.cookie, own.id, 'staff meeting at 7')), [200, { result: 'ok', shout: { ...own, message: 'staff meeting at 7' } }])
+  const ownEdit = await api.editOwn(mod.cookie, own.id, 'staff meeting at 7')
+  t.same(answer(ownEdit), [200, { result: 'ok', shout: { ...own, message: 'staff meeting at 7', edited: editedAt(t, ownEdit, own.date) } }])
   t.equal(await api.logged('EDITED_SHOUT'), before.edited + 1, 'the edit is in the feed')
   const edited = await api.entry(admin, 'EDITED_SHOUT')
   t.same([edited.username, edited.details, edited.text], ['mod', { id: own.id, message: 'staff meeting at 7', previousMessage: 'staff meeting at 6', room: 'general' },

@@ -86,6 +86,21 @@ t.test('a room of the board on another site, live; CORS for the listed sites onl
     t.equal(await embed.getByText('Staff only').count(), 0)
   })
 
+  await t.test('a site not in EMBED_ORIGINS: the embed says so, and links to the board (not "Loading…" for ever)', async t => {
+    const other = http.createServer(createDemoSite({ board: server.url }).listeners('request')[0] as http.RequestListener)
+    await new Promise<void>(resolve => other.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => new Promise(resolve => { other.closeAllConnections(); other.close(resolve) }))
+    const unlisted = `http://localhost:${(other.address() as AddressInfo).port}`
+    // Its own window: the browser logs the CORS refusals, which are this case's point.
+    const elsewhere = await (await browser.newContext({ locale: 'en-US' })).newPage()
+    t.teardown(() => elsewhere.context().close())
+    await elsewhere.goto(`${unlisted}/`)
+    const shown = elsewhere.locator('.shoutbox-embed')
+    await shown.getByText(`This site (${unlisted}) is not allowed to show this board: the board's owner adds it to EMBED_ORIGINS.`).waitFor()
+    t.equal(await shown.getByRole('link', { name: 'Open the board' }).getAttribute('href'), `${server.url}/`)
+    t.equal(await shown.getByText('Loading the shouts…').count(), 0, 'no longer loading')
+  })
+
   await t.test('from the other site\'s page: a plain read works; one with credentials is refused, and so is any write', async t => {
     await page.goto(`${site}/`)
     const attempts: Array<[string, string, RequestInit]> = [

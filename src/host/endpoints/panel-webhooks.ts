@@ -57,22 +57,30 @@ function checkedEvents (events: readonly string[], known: readonly string[]): re
 /** What the activity feed names a hook by: its host, never its path (which may hold a key). */
 const about = (hook: Webhook): Record<string, unknown> => ({ host: new URL(hook.url).host, webhookId: hook.id })
 
-/** GET /api/panel/webhooks — the hooks (never their secrets) and the events they may subscribe to. */
+/**
+ * GET /api/panel/webhooks — the hooks (never their secrets), the events they may subscribe
+ * to, and whether this server takes plain http:// URLs (WEBHOOKS_ALLOW_HTTP), so the form
+ * says what it will take.
+ */
 export class ListWebhooks extends PanelApi<object, HostContext> {
   readonly method = 'GET'
   readonly path = '/api/panel/webhooks'
   readonly schema = {}
   override readonly closedToTokens = true
   override readonly answers = {
-    ok: okAnswer({ webhooks: Type.Array(WebhookSchema), events: Type.Array(Type.String()) }, {
-      webhooks: [WEBHOOK_EXAMPLE], events: ['member.signed_up', 'shout.created', 'shout.edited', 'shout.deleted', 'report.created', 'member.muted']
+    ok: okAnswer({
+      webhooks: Type.Array(WebhookSchema),
+      events: Type.Array(Type.String()),
+      allowHttp: Type.Boolean({ description: 'plain http:// URLs are taken too (WEBHOOKS_ALLOW_HTTP=1); otherwise https:// only' })
+    }, {
+      webhooks: [WEBHOOK_EXAMPLE], events: ['member.signed_up', 'shout.created', 'shout.edited', 'shout.deleted', 'report.created', 'member.muted'], allowHttp: false
     }),
     errors: [NoPermission]
   }
 
   async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_WEBHOOKS')
-    return new Successful({ webhooks: await call.ctx.webhookAdmin.hooks.list(), events: call.ctx.addons.webhookEvents() })
+    return new Successful({ webhooks: await call.ctx.webhookAdmin.hooks.list(), events: call.ctx.addons.webhookEvents(), allowHttp: call.ctx.webhookAdmin.allowHttp })
   }
 }
 

@@ -22,7 +22,7 @@ export class PrivacyNotes extends Api<typeof Schema, HostContext> {
   async handle (call: PublicCall<typeof Schema, HostContext>): Promise<Successful> {
     const { ctx } = call
     const locale = call.locale
-    const { activityKeepDays } = await ctx.identity.siteSettings.read()
+    const { activityKeepDays, erasure } = await ctx.identity.siteSettings.read()
     const note = (key: string, values: Record<string, unknown> = {}): PrivacyNote => ({
       what: ctx.i18n.t(locale, `privacy.${key}.what`, values),
       why: ctx.i18n.t(locale, `privacy.${key}.why`, values),
@@ -30,6 +30,8 @@ export class PrivacyNotes extends Api<typeof Schema, HostContext> {
     })
     const notes = [
       note('account'),
+      // What deleting the account does to what was posted: as the site's `erasure` says now.
+      note(`erasure.${erasure}`),
       note('sessions', { days: SESSION_LIFETIME_MS / 86_400_000 }),
       note('preferences'),
       note('notifications'),

@@ -284,11 +284,13 @@ export default function register (panel: PanelHost): void {
     const newDescription = h('input', { type: 'text', id: 'new-room-description', maxlength: 500 }) as HTMLInputElement
     const newRead = choice('new-room-read', READ_CHOICES('…'), 'everyone')
     const newPost = choice('new-room-post', POST_CHOICES('…'), 'addon.shoutbox.post')
+    const newSlow = h('input', { type: 'number', id: 'new-room-slow', min: 0, max: 3600, step: 1, value: '0', required: true }) as HTMLInputElement
     const made = outcome()
     const create = h('form', { class: 'stack card', 'aria-labelledby': 'new-room-title' },
       h('h2', { id: 'new-room-title' }, t('ui.rooms.new')),
       field(t('ui.rooms.slug'), slug, t('ui.rooms.slugHint')), field(t('ui.rooms.name'), newName), field(t('ui.rooms.description'), newDescription),
       field(t('ui.rooms.read'), newRead), field(t('ui.rooms.post'), newPost),
+      field(t('ui.rooms.slowMode'), newSlow, t('ui.rooms.slowModeHint')),
       made, h('div', {}, h('button', { type: 'submit' }, t('ui.rooms.create')))) as HTMLFormElement
     // The room's own nodes carry its slug: the choices follow what is typed.
     slug.addEventListener('input', () => {
@@ -299,12 +301,17 @@ export default function register (panel: PanelHost): void {
       }
     })
     onSubmit(create, made, say, () => panel.api('POST', '/panel/api/shoutbox/rooms', {
-      slug: slug.value, name: newName.value, description: newDescription.value, read: newRead.value, post: newPost.value
+      slug: slug.value, name: newName.value, description: newDescription.value, read: newRead.value, post: newPost.value, slowModeSeconds: Number(newSlow.value)
     }), async () => {
       made.ok(t('ui.rooms.created', { name: newName.value }))
+      // The form starts over, every field as for a first room: the next room is another.
       slug.value = ''
       newName.value = ''
       newDescription.value = ''
+      newRead.selectedIndex = 0
+      newPost.selectedIndex = 0
+      newSlow.value = '0'
+      slug.dispatchEvent(new Event('input'))
       await load()
     })
     root.replaceChildren(heading, h('p', { class: 'hint' }, t('ui.rooms.intro')), result, body, create)
@@ -374,8 +381,11 @@ export default function register (panel: PanelHost): void {
     const empty = h('p', {}, t('ui.review.empty'))
     const heading = h('h1', { tabindex: -1 }, t('ui.review.title'))
     const when = (ms: number): string => new Date(ms).toLocaleString(panel.locale, { dateStyle: 'medium', timeStyle: 'short' })
+    // Rooms by their names, as staff know them (the queue names each shout's room by its slug).
+    let roomNames = new Map<string, string>()
     const load = async (focusAt?: number): Promise<void> => {
-      const answer = await panel.api('GET', '/panel/api/shoutbox/review')
+      const [answer, rooms] = await Promise.all([panel.api('GET', '/panel/api/shoutbox/review'), panel.api('GET', '/panel/api/shoutbox/rooms')])
+      if (rooms.ok) roomNames = new Map((rooms.body!.rooms as PanelRoom[]).map(room => [room.slug, room.name]))
       if (!answer.ok) {
         result.error(say(answer))
         return
@@ -406,7 +416,7 @@ export default function register (panel: PanelHost): void {
         ? t(`ui.review.state.${entry.state}`, { count: entry.reports.length })
         : t(`ui.review.why.${entry.why}`)
       return h('li', { class: `card review-item ${entry.state}` },
-        h('h2', { id: `${id}-title`, tabindex: -1 }, t('ui.review.itemTitle', { username: entry.shout.username, room: entry.shout.room })),
+        h('h2', { id: `${id}-title`, tabindex: -1 }, t('ui.review.itemTitle', { username: entry.shout.username, room: roomNames.get(entry.shout.room) ?? entry.shout.room })),
         h('p', { class: 'review-why' }, h('span', { class: `badge ${entry.state}` }, t(`ui.review.badge.${entry.state}`)), ' ', why),
         h('blockquote', { class: 'review-text' }, entry.shout.message),
         h('p', { class: 'hint' }, when(entry.shout.date)),

@@ -140,7 +140,8 @@ const holds = (node: string): boolean => me !== null && (me.permissions.includes
 const isModerator = (): boolean => holds(MANAGE_NODE) && holds(PANEL_NODE)
 const isOwn = (shout: FullShout): boolean => me !== null && shout.username === me.username
 const when = (ms: number): string => new Date(ms).toLocaleString(locale, { dateStyle: 'medium', timeStyle: 'short' })
-const editable = (shout: FullShout): boolean => isOwn(shout) && mayPost() && Date.now() - shout.date < rules.editWindowSeconds * 1000
+// A muted member's edit is refused as their post is: no Edit while muted.
+const editable = (shout: FullShout): boolean => isOwn(shout) && mayPost() && myMute === null && Date.now() - shout.date < rules.editWindowSeconds * 1000
 /** Whether the reader may answer and react here now: posting rights in the room shown, and no mute. */
 const mayTalk = (): boolean => mayPost() && myMute === null
 
@@ -498,6 +499,8 @@ interface Item {
   readonly quote: HTMLElement
   readonly text: HTMLElement
   readonly time: HTMLElement
+  /** "(edited)", shown once the shout's text was changed (its title says when). */
+  readonly edited: HTMLElement
   /** The reaction counts (buttons, for a member who may react), and the way to add one. */
   readonly reactions: HTMLElement
   readonly actions: HTMLElement
@@ -546,10 +549,30 @@ function drawActions (item: Item, again = false): void {
   if (replyable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'reply', 'aria-label': `${t('widget.reply')} — ${t('widget.actionsOn', { username: item.shout.username, message: item.shout.message.slice(0, 60) })}`, onclick: () => replyTo(item.shout) }, t('widget.reply')))
   if (mode === 'editable' || mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'edit', 'aria-label': `${t('widget.edit')} — ${about}`, onclick: () => startEdit(item) }, t('widget.edit')))
   if (mode !== 'none') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.delete')} — ${about}`, onclick: () => confirmDelete(item) }, t('widget.delete')))
-  if (mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.mute')} — ${about}`, onclick: () => startMute(item) }, t('widget.mute')))
+  if (mode === 'moderated' && mutable(item) === true) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.mute')} — ${about}`, onclick: () => startMute(item) }, t('widget.mute')))
   if (ignorable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'ignore', 'aria-label': `${t('widget.ignore')} — ${about}`, onclick: () => void ignoreAuthor(item) }, t('widget.ignore')))
   if (ignorable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'report', 'aria-label': `${t('widget.report')} — ${about}`, onclick: () => startReport(item) }, t('widget.report')))
   item.actions.replaceChildren(...buttons)
+}
+
+/**
+ * Whether the author of `item`'s shout may be muted, as the server said: not one who
+ * moderates (nor a shout without an account behind it). Asked once per author, for a
+ * moderator only; until the answer comes, undefined, and no Mute is offered — then the
+ * author's shouts get it.
+ */
+const mutableAuthors = new Map<string, boolean | 'asking'>()
+function mutable (item: Item): boolean | undefined {
+  const { username } = item.shout
+  const known = mutableAuthors.get(username)
+  if (known !== undefined) return known === 'asking' ? undefined : known
+  mutableAuthors.set(username, 'asking')
+  void call('GET', `/api/panel/shoutbox/${item.shout.id}/author`).then(answer => {
+    if (!answer.ok && answer.status !== 404) return mutableAuthors.delete(username)
+    mutableAuthors.set(username, answer.ok && !(answer.body!.author as { moderator: boolean }).moderator)
+    for (const each of items.values()) if (each.shout.username === username && each.mode === 'moderated') drawActions(each, true)
+  })
+  return undefined
 }
 
 /** What a reply's quoted line is drawn from: what it answers, and whether its author is ignored. */
@@ -665,17 +688,26 @@ function newItem (shout: FullShout): Item {
   const quote = h('div', { class: 'shoutbox-quote' })
   const text = h('p', { class: 'text' })
   const time = h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(locale) })
+  const edited = h('span', { class: 'shoutbox-edited' })
   const reactions = h('div', { class: 'shoutbox-reactions', role: 'group', 'aria-label': t('shout.reactions') })
   const actions = h('div', { class: 'shoutbox-actions' })
   const li = h('li', { 'data-id': shout.id, tabindex: -1, class: shout.held === true ? 'shoutbox-held' : undefined }, quote, text,
     h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), botBadge(shout, t), ' · ',
       // A held shout has no page yet: it says it waits instead.
-      shout.held === true ? h('span', { class: 'shoutbox-waiting' }, t('widget.waiting')) : h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') }, time)),
+      shout.held === true ? h('span', { class: 'shoutbox-waiting' }, t('widget.waiting')) : h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') }, time), edited),
     h('div', { class: 'shoutbox-foot' }, reactions, actions))
-  const item: Item = { shout, li, quote, text, time, reactions, actions, drawnWith: -1, drawnQuote: '', drawnReactions: '', mode: 'none', replyable: false, ignorable: false }
+  const item: Item = { shout, li, quote, text, time, edited, reactions, actions, drawnWith: -1, drawnQuote: '', drawnReactions: '', mode: 'none', replyable: false, ignorable: false }
   drawQuote(item)
   drawText(item)
+  drawEdited(item)
   return item
+}
+
+function drawEdited (item: Item): void {
+  const { edited } = item.shout
+  item.edited.hidden = edited === undefined
+  item.edited.textContent = edited === undefined ? '' : ` ${t('widget.editedMark')}`
+  item.edited.title = edited === undefined ? '' : t('widget.editedAt', { time: when(edited) })
 }
 
 function render (): void {
@@ -708,6 +740,7 @@ function render (): void {
     item.shout = shout
     if (quoteKey(shout) !== item.drawnQuote) drawQuote(item)
     item.time.textContent = relativeTime(shout.date, locale)
+    drawEdited(item)
     drawReactions(item)
     drawActions(item)
     wanted.push(item.li)
@@ -777,7 +810,7 @@ function startEdit (item: Item): void {
       const shout = answer.body!.shout as FullShout
       live.put(shout)
       item.shout = shout
-      announce(t('widget.edited'))
+      announce(moderated ? t('widget.editedOthers', { username: shout.username }) : t('widget.edited'))
       finish()
     } else {
       problem.textContent = errorText(answer)

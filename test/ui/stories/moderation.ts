@@ -23,6 +23,8 @@ export async function story (t: Test, browser: Browser): Promise<void> {
   const ayseCookie = (await http(server, 'POST', '/api/auth/login', { body: { username: 'ayse', password: PASSWORD } })).cookie!
   await http(server, 'POST', '/api/shoutbox', { body: { message: 'BUY CHEAP WATCHES NOW' }, cookie: ayseCookie })
   await http(server, 'POST', '/api/shoutbox', { body: { message: 'a second one to delete' }, cookie: ayseCookie })
+  await http(server, 'POST', '/api/shoutbox', { body: { message: 'my own words' }, cookie: ayseCookie })
+  await http(server, 'POST', '/api/shoutbox', { body: { message: 'Welcome, from the administrator' }, cookie: admin })
 
   const problems: string[] = []
   const context = async (width: number, height: number): Promise<BrowserContext> => {
@@ -53,6 +55,10 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.equal(await item.getByRole('button', { name: 'Delete — shout by ayse: BUY CHEAP WATCHES NOW' }).count(), 1)
     await shoutIn(member, 'BUY CHEAP WATCHES NOW').waitFor()
     t.equal(await shoutIn(member, 'BUY CHEAP WATCHES NOW').getByRole('button', { name: /^Mute/ }).count(), 0, 'a member has no Mute')
+    await shoutIn(member, 'my own words').getByRole('button', { name: /^Edit/ }).waitFor()
+    const administrators = shoutIn(moderator, 'Welcome, from the administrator')
+    await administrators.getByRole('button', { name: /^Delete/ }).waitFor()
+    t.equal(await administrators.getByRole('button', { name: /^Mute/ }).count(), 0, 'no Mute on the shout of one who moderates: it could not work')
   })
 
   await t.test('the moderator deletes a shout with a confirmation, by keyboard', async t => {
@@ -79,6 +85,11 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await moderator.keyboard.press('Enter')
     await shoutIn(member, '[advertising removed]').waitFor()
     t.equal(await shoutIn(member, 'BUY CHEAP WATCHES NOW').count(), 0, 'the old text is gone from the member\'s widget')
+    await widgetOf(moderator).getByText('ayse\'s shout was changed.').waitFor({ state: 'attached' })
+    t.equal(await widgetOf(moderator).getByText('Your shout was changed.').count(), 0, 'the moderator is told whose shout changed, not "your"')
+    await shoutIn(member, '[advertising removed]').getByText('(edited)').waitFor()
+    t.equal(await shoutIn(moderator, '[advertising removed]').getByText('(edited)').count(), 1, 'marked edited on both pages')
+    t.equal(await shoutIn(member, 'my own words').getByText('(edited)').count(), 0, 'an unchanged shout is not')
     const feed = (await http(server, 'GET', '/api/panel/logs/activity', { cookie: admin })).body!.logs as Array<{ type: string, username: string }>
     t.match(feed[0], { type: 'EDITED_SHOUT', username: 'mod' }, 'in the staff\'s record')
   })
@@ -111,6 +122,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     const notice = widgetOf(member).locator('#shoutbox-muted')
     await notice.getByText(/^You are muted in the shoutbox until .+\. Reason: Spam$/).waitFor()
     t.equal(await composer.count(), 0, 'no composer while muted')
+    t.equal(await shoutIn(member, 'my own words').getByRole('button', { name: /^Edit/ }).count(), 0, 'no Edit on one\'s own shout while muted: the server would refuse it')
     const until = (await http(server, 'GET', '/api/shoutbox/me', { cookie: ayseCookie })).body!.mute as { until: number }
     const shown = await member.evaluate(ms => new Date(ms).toLocaleString('en', { dateStyle: 'medium', timeStyle: 'short' }), until.until)
     t.match(await notice.innerText(), shown, 'the time the mute ends')

@@ -42,6 +42,8 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     const response = await page.goto(`${server.url}/docs/api`)
     t.match(response?.headers()['content-security-policy'], /script-src 'self'/, 'served under the pages\' CSP')
     await page.locator('section.op').first().waitFor()
+    t.notMatch(await page.locator('p.intro').innerText(), /`/, 'the intro shows no raw backticks')
+    t.ok(await page.locator('p.intro code').count() > 0, 'its `names` are code')
     const spec = await (await fetch(`${server.url}/api/openapi.json`)).json() as { paths: Record<string, Record<string, unknown>> }
     const operations = Object.values(spec.paths).reduce((count, item) => count + Object.keys(item).length, 0)
     t.equal(await page.locator('section.op').count(), operations, 'one section per operation')
@@ -56,6 +58,25 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await phone.locator('section.op').first().waitFor()
     t.ok(await phone.evaluate(() => document.documentElement.scrollWidth) <= 375, 'no sideways scrolling on a phone')
     await phone.screenshot({ path: path.join(shots, 'api-docs-phone.png') })
+  })
+
+  await t.test('an address that names no panel page says "Page not found", not another page', async t => {
+    const page = await (await context(1280, 800)).newPage()
+    await page.goto(`${server.url}/panel/#/no-such-page`)
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor()
+    t.equal(await page.getByRole('heading', { name: 'Overview' }).count(), 0, 'not Overview in its place')
+    await page.getByRole('link', { name: 'Overview' }).last().click()
+    await page.getByRole('heading', { name: 'Overview' }).waitFor()
+    // At 1280 px every menu item keeps to one line ("My password" wrapped).
+    t.same(await page.evaluate(() => [...document.querySelectorAll('nav.menu a')].filter(link => {
+      const range = document.createRange()
+      range.selectNodeContents(link)
+      return new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size > 1
+    }).map(link => link.textContent)), [], 'no menu item wraps')
+    await page.goto(`${server.url}/panel/#/users`)
+    await page.getByRole('heading', { name: 'Users' }).waitFor()
+    await page.getByRole('link', { name: 'Export data of ayse' }).waitFor()
+    t.equal(await page.getByRole('link', { name: 'Export data', exact: true }).count(), 0, 'each Export data link named for its user')
   })
 
   await t.test('the panel opens on Overview: members, live readers, shouts per day as an SVG chart', async t => {

@@ -139,6 +139,9 @@ export async function story (t: Test, browser: Browser): Promise<void> {
 
     await panel.getByRole('link', { name: 'Users' }).click()
     const user = panel.getByRole('form', { name: 'Create user' })
+    await user.getByLabel('Username').waitFor()
+    t.equal(await user.getByLabel('Role').evaluate(select => (select as HTMLSelectElement).selectedOptions[0]?.textContent), 'member', 'a new account is a member\'s unless chosen otherwise')
+    t.notOk(await user.getByLabel('Bot account').isChecked(), 'and a person\'s')
     await user.getByLabel('Username').fill('mod')
     await user.getByLabel('E-mail address').fill('mod@example.org')
     await user.getByLabel('Password').fill('moderator password')
@@ -164,9 +167,16 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await user.getByRole('button', { name: 'Create user' }).click()
     const tokens = panel.getByRole('form', { name: 'API tokens of deploybot' })
     await tokens.getByLabel('Token name').fill('deploys')
+    // The permissions by their titles, as on the Roles page; posting ticked.
+    t.ok(await tokens.getByRole('checkbox', { name: /^Post shouts/ }).isChecked(), 'Post shouts, ticked')
+    t.notOk(await tokens.getByRole('checkbox', { name: /^Manage shoutbox/ }).isChecked(), 'the rest offered by name, unticked')
     await tokens.getByRole('button', { name: 'Make a token' }).click()
     const secret = await panel.locator('.bot-tokens .secret-value').textContent()
     t.match(secret, /^sbx_[A-Za-z0-9_-]{43}$/, 'its secret, shown once')
+    await panel.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url })
+    await panel.locator('.bot-tokens').getByRole('button', { name: 'Copy' }).click()
+    await panel.locator('.bot-tokens').getByText('Copied.').waitFor()
+    t.equal(await panel.evaluate(() => navigator.clipboard.readText()), secret, 'Copy puts the secret on the clipboard')
     await panel.locator('.bot-tokens li', { hasText: 'last used never' }).waitFor()
     const posted = await fetch(`${server.url}/api/shoutbox`, {
       method: 'POST', headers: { authorization: `Bearer ${secret!}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Release 2.3 is out' })
@@ -176,6 +186,12 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.pass('the widget shows the bot badge, live')
 
     await panel.getByRole('link', { name: 'Webhooks' }).click()
+    await panel.getByText(/^https:\/\/ only/).waitFor()
+    t.pass('the hint says what this server takes: https:// only (WEBHOOKS_ALLOW_HTTP unset)')
+    await panel.getByLabel('URL').fill('http://chat.example.org/hooks/shoutbox')
+    await panel.getByRole('button', { name: 'Add a webhook' }).click()
+    await panel.getByText('(url must be https:// (http:// needs WEBHOOKS_ALLOW_HTTP=1))', { exact: false }).waitFor()
+    t.pass('a refused URL says why, in the API\'s words')
     await panel.getByLabel('URL').fill('https://chat.example.org/hooks/shoutbox')
     await panel.getByRole('button', { name: 'Add a webhook' }).click()
     await panel.getByText('Webhook added.').waitFor()
@@ -214,7 +230,8 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     const helper = await signIn('helper', 'helper password')
     t.same(await helper.locator('nav.menu a').allInnerTexts(), ['Overview', 'Activity', 'My password'])
     await helper.goto(`${server.url}/panel/#/shoutbox/shouts`)
-    await helper.getByRole('heading', { name: 'Overview' }).waitFor()
+    // A page this user may not open is, for them, no page: it says so, rather than showing Overview as if it were that one.
+    await helper.getByRole('heading', { name: 'Page not found' }).waitFor()
     t.equal(await helper.getByLabel('Message').count(), 0, 'no shout form, even by address')
     const forced = await helper.evaluate(async () => {
       const response = await fetch('/panel/api/shoutbox', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"message":"sneaky"}' })

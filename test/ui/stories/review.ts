@@ -123,6 +123,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     const hidden = panel.locator('li.review-item').filter({ hasText: 'Visit my shop' })
     await held.getByText('It has a watched word that holds shouts.').waitFor()
     await hidden.getByText('Off the board after 2 reports.').waitFor()
+    t.ok(await held.getByRole('heading', { name: / in General$/ }).count() === 1, 'the room by its name, not its slug')
     await hidden.getByText('ayse — spam: “posted every hour”').waitFor()
     t.equal(await held.getByRole('button', { name: 'Dismiss reports' }).count(), 0, 'a held shout has no reports to dismiss')
     await panel.screenshot({ path: path.join(shots, 'review-queue.png'), fullPage: true })

@@ -169,8 +169,12 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await create.getByLabel('Address name').fill('games')
     await create.getByLabel('Name', { exact: true }).fill('Games')
     await create.getByLabel('Who reads it').selectOption({ label: 'Everyone signed in' })
+    await create.getByLabel('Slow mode (seconds)').fill('5')
     await create.getByRole('button', { name: 'Create room' }).click()
     await page.getByText('Games created.').waitFor()
+    // The form starts over for the next room: nothing of the last one's.
+    t.same(await create.evaluate(form => [...form.querySelectorAll<HTMLInputElement | HTMLSelectElement>('input, select')].map(field => field.value)),
+      ['', '', '', 'everyone', 'addon.shoutbox.post', '0'], 'the new-room form is empty again, at its defaults')
     const games = page.getByRole('form', { name: /Games/ })
     await games.getByLabel('Name', { exact: true }).fill('Games night')
     await games.getByLabel('Slow mode (seconds)').fill('10')

@@ -62,7 +62,7 @@ async function start (): Promise<void> {
   document.title = `${doc.info.title} API ${doc.info.version}`
   app.replaceChildren(
     h('h1', {}, `${doc.info.title} API `, h('span', { class: 'note' }, doc.info.version)),
-    h('p', { class: 'intro' }, doc.info.description ?? ''),
+    h('p', { class: 'intro' }, ...withCode(doc.info.description ?? '')),
     h('nav', { class: 'toc', 'aria-label': 'Operations' }, ...operations.map(o =>
       h('a', { href: `#${anchor(o)}` }, h('span', { class: `method ${o.method}` }, o.method.toUpperCase()), ' ', h('span', { class: 'path' }, o.path)))),
     ...tags.flatMap(tag => [
@@ -154,3 +154,8 @@ function constraints (schema: Schema): string {
 }
 
 void start()
+
+/** Text with `backticked` parts as code elements (as text nodes, never parsed as HTML). */
+function withCode (text: string): Array<string | HTMLElement> {
+  return text.split(/(`[^`]+`)/).filter(part => part !== '').map(part => /^`[^`]+`$/.test(part) ? h('code', {}, part.slice(1, -1)) : part)
+}

@@ -92,7 +92,18 @@ async function start (): Promise<void> {
 
   const route = (): void => {
     const key = location.hash.replace(/^#\/?/, '')
-    const page = visible.find(p => p.key === key) ?? visible[0]!
+    const found = visible.find(p => p.key === key)
+    // No address: the first page. An address that names no page (mistyped, or one this
+    // user may not open) says so, rather than showing another page as if it were that one.
+    if (found === undefined && key !== '') {
+      nav.replaceChildren(...visible.map(p => h('a', { href: `#/${p.key}` }, p.title)))
+      leave?.()
+      leave = undefined
+      main.replaceChildren(h('h1', {}, t('ui.notFound.title')), h('p', {}, t('ui.notFound.text', { page: key.slice(0, 60) }), ' ', h('a', { href: `#/${visible[0]!.key}` }, visible[0]!.title)))
+      document.title = `${t('ui.notFound.title')} · ${t('ui.panel')}`
+      return
+    }
+    const page = found ?? visible[0]!
     if (page.key !== key) history.replaceState(null, '', `#/${page.key}`)
     nav.replaceChildren(...visible.map(p => h('a', { href: `#/${p.key}`, 'aria-current': p === page ? 'page' : undefined }, p.title)))
     leave?.()

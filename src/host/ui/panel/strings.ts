@@ -30,6 +30,8 @@ export function errorText (t: T, answer: ApiAnswer, addon?: (key: string, values
   const code = typeof answer.body.error === 'string' ? answer.body.error : 'UNKNOWN'
   const values = { ...answer.body, code, seconds: answer.body.retryAfter ?? '60' }
   const sentence = addon?.(`errors.${code}`, values) ?? (t.has(`errors.${code}`) ? t(`errors.${code}`, values) : t('errors.UNKNOWN', values))
-  const detail = code === 'BAD_REQUEST' && typeof answer.body.bodyValidationError === 'string' ? ` (${answer.body.bodyValidationError})` : ''
+  // What the server says was wrong: the schema's words, or the endpoint's own reason ("url must be https://…").
+  const reason = typeof answer.body.bodyValidationError === 'string' ? answer.body.bodyValidationError : answer.body.reason
+  const detail = code === 'BAD_REQUEST' && typeof reason === 'string' ? ` (${reason})` : ''
   return sentence + detail
 }

@@ -73,7 +73,16 @@ function embed (script: HTMLScriptElement): void {
   // The room's name, and whether a visitor may read it at all.
   void fetch(`${origin}/api/shoutbox/rooms`, { credentials: 'omit' })
     .then(async response => response.ok ? (await response.json() as { rooms: Array<{ slug: string, name: string }> }).rooms : undefined)
-    .catch(() => undefined)
+    .catch(async () => {
+      // Refused by CORS (this page's origin is not in the board's EMBED_ORIGINS) looks like
+      // a network failure to a script; a request the page may not read tells them apart.
+      const reachable = await fetch(`${origin}/api/health`, { mode: 'no-cors', credentials: 'omit' }).then(() => true, () => false)
+      live.stop()
+      list.removeAttribute('aria-busy')
+      list.replaceChildren(h('li', { class: 'empty' }, reachable ? t('embed.notAllowed', { site: location.origin }) : t('embed.unreachable'), ' ',
+        h('a', { href: `${origin}/` }, t('embed.openBoard'))))
+      return undefined
+    })
     .then(rooms => {
       if (rooms === undefined) return
       const found = rooms.find(r => r.slug === room)

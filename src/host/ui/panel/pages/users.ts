@@ -6,6 +6,7 @@ import { errorText, type T } from '../strings.js'
 interface User { id: number, username: string, email: string, roleId: number, disabled: boolean, bot: boolean }
 interface Token { id: number, name: string, permissions: string[], createdAt: number, expiresAt: number, lastUsedAt: number | null }
 interface Role { id: number, name: string }
+interface Permission { node: string, title: string, description: string }
 
 /**
  * Users: create one (a person, or a bot account, which has no password); for each other
@@ -20,7 +21,9 @@ export function usersPage (t: T, me: PanelUser) {
     const say = (answer: ApiAnswer): string => errorText(t, answer)
 
     const load = async (): Promise<void> => {
-      const [users, roles] = await Promise.all([api('GET', '/panel/api/users'), api('GET', '/panel/api/roles')])
+      const locale = document.documentElement.lang || 'en'
+      const [users, roles, permissions] = await Promise.all([api('GET', '/panel/api/users'), api('GET', '/panel/api/roles'),
+        api('GET', `/panel/api/permissions?locale=${encodeURIComponent(locale)}`)])
       if (!users.ok) {
         result.error(say(users))
         return
@@ -28,17 +31,22 @@ export function usersPage (t: T, me: PanelUser) {
       // Without panel.manage.roles the role list is refused; users can still be listed.
       const roleList = roles.ok ? roles.body!.roles as Role[] : []
       const roleName = (id: number): string => roleList.find(r => r.id === id)?.name ?? `#${id}`
+      // What a bot's token may be given: the nodes the caller holds, by their titles.
+      const catalogue = (permissions.ok ? permissions.body!.permissions as Permission[] : [])
+        .filter(p => me.permissions.includes('*') || me.permissions.includes(p.node))
       const username = h('input', { type: 'text', required: true, minlength: 3, maxlength: 32, pattern: '[A-Za-z0-9_\\-]+', autocomplete: 'off' }) as HTMLInputElement
       const email = h('input', { type: 'email', required: true, autocomplete: 'off' }) as HTMLInputElement
       const password = h('input', { type: 'password', required: true, minlength: 8, maxlength: 128, autocomplete: 'new-password' }) as HTMLInputElement
-      const role = h('select', { required: true }, ...roleList.map(r => h('option', { value: r.id }, r.name))) as HTMLSelectElement
-      const bot = h('input', { type: 'checkbox', id: 'user-bot', 'aria-describedby': 'user-bot-hint' }) as HTMLInputElement
+      // A new account is a member's, a person's, unless chosen otherwise: the least it can be.
+      const role = h('select', { required: true }, ...roleList.map(r => h('option', { value: r.id, selected: r.name === 'member' }, r.name))) as HTMLSelectElement
+      const bot = h('input', { type: 'checkbox', id: 'user-bot', 'aria-describedby': 'user-bot-hint', autocomplete: 'off' }) as HTMLInputElement
+      bot.checked = false
       const passwordField = field(t('ui.field.password'), password)
       bot.addEventListener('change', () => {
         passwordField.hidden = bot.checked
         password.required = !bot.checked
       })
-      const form = h('form', { class: 'stack', 'aria-label': t('ui.users.create') },
+      const form = h('form', { class: 'stack', 'aria-label': t('ui.users.create'), autocomplete: 'off' },
         field(t('ui.field.username'), username), field(t('ui.field.email'), email),
         // The hint describes the box; it is not its name ("Bot account").
         h('div', { class: 'check' }, bot, h('div', {}, h('label', { for: 'user-bot' }, t('ui.users.bot')), h('br'), h('span', { class: 'hint', id: 'user-bot-hint' }, t('ui.users.botHint')))),
@@ -57,7 +65,7 @@ export function usersPage (t: T, me: PanelUser) {
         heading.focus()
       }
       list.replaceChildren(...(users.body!.users as User[]).map(user =>
-        user.id === me.id ? ownItem(t, user, roleName) : userItem(t, me, user, roleList, roleName, say, removed)))
+        user.id === me.id ? ownItem(t, user, roleName) : userItem(t, me, user, roleList, roleName, say, removed, catalogue)))
       body.replaceChildren(
         h('div', { class: 'card' }, h('h2', {}, t('ui.users.create')), form),
         h('div', { class: 'card' }, heading, list))
@@ -76,7 +84,7 @@ function ownItem (t: T, user: User, roleName: (id: number) => string): HTMLEleme
 
 /** One user and what can be done to them; the controls stay in place, so focus does too. */
 function userItem (t: T, me: PanelUser, user: User, roles: readonly Role[], roleName: (id: number) => string,
-  say: (answer: ApiAnswer) => string, removed: (user: User) => void): HTMLElement {
+  say: (answer: ApiAnswer) => string, removed: (user: User) => void, catalogue: readonly Permission[]): HTMLElement {
   const said: Outcome = outcome()
   const status = h('span', { class: 'tag warn' })
   const meta = h('span', { class: 'meta' })
@@ -134,7 +142,8 @@ function userItem (t: T, me: PanelUser, user: User, roles: readonly Role[], role
   }
   remove.addEventListener('click', ask)
   // Everything stored about them, as one file (a member's request for their data).
-  const exportLink = h('a', { href: `/panel/api/users/${user.id}/export`, download: '', class: 'button secondary' }, t('ui.users.export'))
+  // Each link named for its user: a list of links all called "Export data" tells a screen reader nothing.
+  const exportLink = h('a', { href: `/panel/api/users/${user.id}/export`, download: '', class: 'button secondary', 'aria-label': t('ui.users.exportOf', { username: user.username }) }, t('ui.users.export'))
   actions.replaceChildren(toggle, exportLink, remove)
 
   /**
@@ -151,12 +160,12 @@ function userItem (t: T, me: PanelUser, user: User, roles: readonly Role[], role
     meta,
     h('div', { class: 'user-actions' }, roles.length === 0 ? null : roleForm, user.bot ? null : passwordForm, actions),
     said)
-  if (user.bot) item.append(botTokens(t, me, user, say))
+  if (user.bot) item.append(botTokens(t, user, say, catalogue))
   return item
 }
 
 /** A bot account's API tokens: the list with their last use, a form to make one (its secret shown once), revoking. */
-function botTokens (t: T, me: PanelUser, user: User, say: (answer: ApiAnswer) => string): HTMLElement {
+function botTokens (t: T, user: User, say: (answer: ApiAnswer) => string, catalogue: readonly Permission[]): HTMLElement {
   const said = outcome()
   const list = h('ul', { class: 'items compact' })
   const secret = h('div', { role: 'status' })
@@ -187,12 +196,26 @@ function botTokens (t: T, me: PanelUser, user: User, say: (answer: ApiAnswer) =>
       }))
   }
   const name = h('input', { type: 'text', required: true, maxlength: 100, autocomplete: 'off' }) as HTMLInputElement
-  const nodes = h('input', { type: 'text', required: true, value: me.permissions.includes('*') || me.permissions.includes('addon.shoutbox.post') ? 'addon.shoutbox.post' : '', autocomplete: 'off' }) as HTMLInputElement
-  const form = h('form', { class: 'inline', 'aria-label': t('ui.users.tokens', { username: user.username }) },
-    field(t('ui.users.tokenName'), name), field(t('ui.users.tokenPermissions'), nodes, t('ui.users.tokenPermissionsHint')),
-    h('button', { type: 'submit', class: 'secondary' }, t('ui.users.createToken'))) as HTMLFormElement
-  onSubmit(form, said, say, () => api('POST', path, { name: name.value, permissions: nodes.value.split(',').map(node => node.trim()).filter(Boolean) }), async made => {
-    secret.replaceChildren(h('p', {}, t('ui.users.tokenSecret', { name: name.value })), h('p', {}, h('code', { class: 'secret-value' }, made.body!.secret as string)))
+  // The permissions as the Roles page shows them, by their titles; posting ticked (what a bot is for).
+  const nodes = h('fieldset', {}, h('legend', {}, t('ui.users.tokenPermissions')),
+    ...catalogue.map(p => {
+      const id = `token${user.id}-${p.node.replaceAll('.', '-')}`
+      return h('div', { class: 'check' },
+        h('input', { type: 'checkbox', id, name: 'token-permission', value: p.node, checked: p.node === 'addon.shoutbox.post' }),
+        h('label', { for: id }, h('span', {}, p.title), h('br'), h('span', { class: 'hint' }, p.description)))
+    }))
+  const form = h('form', { class: 'stack', 'aria-label': t('ui.users.tokens', { username: user.username }) },
+    field(t('ui.users.tokenName'), name), nodes,
+    h('div', {}, h('button', { type: 'submit', class: 'secondary' }, t('ui.users.createToken')))) as HTMLFormElement
+  const ticked = (): string[] => [...nodes.querySelectorAll<HTMLInputElement>('input:checked')].map(input => input.value)
+  onSubmit(form, said, say, () => api('POST', path, { name: name.value, permissions: ticked() }), async made => {
+    const value = made.body!.secret as string
+    const copy = h('button', { type: 'button', class: 'secondary' }, t('ui.users.copySecret')) as HTMLButtonElement
+    const copied = h('span', { role: 'status', class: 'hint' })
+    copy.addEventListener('click', () => void navigator.clipboard.writeText(value).then(
+      () => { copied.textContent = t('ui.users.copied') },
+      () => { copied.textContent = t('ui.users.copyFailed') }))
+    secret.replaceChildren(h('p', {}, t('ui.users.tokenSecret', { name: name.value })), h('p', {}, h('code', { class: 'secret-value' }, value), ' ', copy, ' ', copied))
     name.value = ''
     await load()
   })

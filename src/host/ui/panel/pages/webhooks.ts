@@ -27,7 +27,8 @@ export function webhooksPage (t: T, locale: string) {
       const boxes = events.map(event => h('input', { type: 'checkbox', value: event, id: `hook-event-${event}`, checked: event.startsWith('shout.') }) as HTMLInputElement)
       const secret = h('div', { class: 'secret', hidden: true })
       const form = h('form', { class: 'stack', 'aria-label': t('ui.webhooks.create') },
-        field(t('ui.webhooks.url'), url, t('ui.webhooks.urlHint')),
+        // The hint says what this server takes (WEBHOOKS_ALLOW_HTTP).
+        field(t('ui.webhooks.url'), url, t(answer.body!.allowHttp === true ? 'ui.webhooks.urlHintHttp' : 'ui.webhooks.urlHint')),
         h('fieldset', {}, h('legend', {}, t('ui.webhooks.events')),
           ...boxes.map(box => h('div', { class: 'check' }, box, h('label', { for: box.id }, box.value)))),
         h('div', {}, h('button', { type: 'submit' }, t('ui.webhooks.create')))) as HTMLFormElement
