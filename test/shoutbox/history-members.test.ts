@@ -64,7 +64,8 @@ t.test('members\' shouts in the archive, on permalinks and among the pinned', as
     // A pinned shout is closed to its author (members.test.ts); a moderator corrects it.
     const edited = await app.inject({ method: 'PUT', url: `/api/panel/shoutbox/${second.id}`, headers: { cookie: admin }, payload: { message: 'typo in this shout' } })
     t.equal(edited.statusCode, 200, edited.body)
-    const now = { ...second, message: 'typo in this shout' }
+    t.type(edited.json().shout.edited, 'number', 'an edited shout says when')
+    const now = { ...second, message: 'typo in this shout', edited: edited.json().shout.edited as number }
     t.same(await pinned(), { result: 'ok', shouts: [now] })
     t.same(await permalink(second.id), [200, { result: 'ok', shout: now }])
     t.same((await archive()).shouts[0], now)
