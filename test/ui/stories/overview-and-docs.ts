@@ -74,7 +74,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
       return new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size > 1
     }).map(link => link.textContent)), [], 'no menu item wraps')
     await page.goto(`${server.url}/panel/#/users`)
-    await page.getByRole('heading', { name: 'Users' }).waitFor()
+    await page.getByRole('heading', { name: 'Users', exact: true }).waitFor()
     await page.getByRole('link', { name: 'Export data of ayse' }).waitFor()
     t.equal(await page.getByRole('link', { name: 'Export data', exact: true }).count(), 0, 'each Export data link named for its user')
   })
