@@ -1,4 +1,5 @@
 import type { ActivityLogEntryInput, ActivityRedactor, Database, SqlPart, Transaction } from '../../sdk/index.js'
+import { jsonbNames, jsonbRenamed, jsonbWithout } from '../database/jsonb.js'
 import { ACTIVITY_LOGS_TABLE } from '../database/tables.js'
 import type { I18n } from './i18n.js'
 
@@ -80,7 +81,7 @@ export function activityLogRepository (db: Database, i18n: I18n) {
       if (about.values.length === 0 || fields.length === 0) return
       await trx(ACTIVITY_LOGS_TABLE).where({ addon_id: owner }).whereRaw('(details->>?) = any(?::text[])', [about.key, about.values.map(String)])
         .whereRaw('details \\?| ?::text[]', [[...fields]])
-        .update({ details: trx.raw(`(details ${fields.map(() => '- ?::text').join(' ')}) || '{"variant":"erased"}'::jsonb`, [...fields]) })
+        .update({ details: trx.raw(`? || '{"variant":"erased"}'::jsonb`, [jsonbWithout(trx, 'details', fields)]) })
     },
 
     /**
@@ -89,18 +90,18 @@ export function activityLogRepository (db: Database, i18n: I18n) {
      * name `replacement` instead, and both lose the text they held (`textFields`).
      */
     async forgetPerson (userId: number, name: string, replacement: string, textFields: readonly string[], trx: Transaction): Promise<void> {
-      const named = trx.raw('to_jsonb(?::text)::text', [name])
+      const touched = trx.raw(`user_id = ? or username = ? or ? or (details->>'targetUserId') = ? or (details->>'userId') = ?`,
+        [userId, name, jsonbNames(trx, 'details', name), String(userId), String(userId)])
       // The sentences say the text was erased: the `erased` variant where a text goes, and no `-reason` variant without its reason.
-      const touched = trx.raw(`user_id = ? or username = ? or strpos(details::text, ?) > 0 or (details->>'targetUserId') = ? or (details->>'userId') = ?`, [userId, name, named, String(userId), String(userId)])
       await trx(ACTIVITY_LOGS_TABLE).where(touched).whereRaw("details \\?| array['message', 'previousMessage']").update({ details: trx.raw(`details || '{"variant":"erased"}'::jsonb`) })
       await trx(ACTIVITY_LOGS_TABLE).where(touched).whereRaw("details->>'variant' like '%-reason'")
         .update({ details: trx.raw(`jsonb_set(details, '{variant}', to_jsonb(regexp_replace(details->>'variant', '-reason$', '')))`) })
       await trx.raw(`update ?? set
           user_id = case when user_id = ? then null else user_id end,
           username = case when user_id = ? or username = ? then ? else username end,
-          details = replace((details ${textFields.map(() => '- ?::text').join(' ')})::text, ?, to_jsonb(?::text)::text)::jsonb
-        where user_id = ? or username = ? or strpos(details::text, ?) > 0 or (details->>'targetUserId') = ? or (details->>'userId') = ?`,
-      [ACTIVITY_LOGS_TABLE, userId, userId, name, replacement, ...textFields, named, replacement, userId, name, named, String(userId), String(userId)])
+          details = ?
+        where ?`,
+      [ACTIVITY_LOGS_TABLE, userId, userId, name, replacement, jsonbRenamed(trx, jsonbWithout(trx, 'details', textFields), name, replacement), touched])
     },
 
     /** A page of the feed, newest first, each entry with its sentence in `locale`; an addon's entries with the details its `readers` entry lets the reader see. */

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { checker, type Database, type SqlPart, type Transaction } from '../../sdk/index.js'
+import { jsonbNames, jsonbRenamed, jsonbWithout } from '../database/jsonb.js'
 import { NOTIFICATIONS_TABLE } from '../database/tables.js'
 import type { Cluster } from './cluster.js'
 
@@ -140,7 +141,7 @@ export class Notifications {
     const removed = Object.keys(fields).filter(key => fields[key] === undefined)
     const set = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined))
     await trx(NOTIFICATIONS_TABLE).where({ addon_id: addonId }).whereRaw('(data->>?) = any(?::text[])', [about.field, about.values.map(String)])
-      .update({ data: trx.raw(`(data ${removed.map(() => '- ?::text').join(' ')}) || ?::jsonb`, [...removed, JSON.stringify(set)]) })
+      .update({ data: trx.raw('? || ?::jsonb', [jsonbWithout(trx, 'data', removed), JSON.stringify(set)]) })
   }
 
   /**
@@ -148,8 +149,7 @@ export class Notifications {
    * the transaction that erases its person): who mentioned, who reported.
    */
   async forgetName (name: string, replacement: string, trx: Transaction): Promise<void> {
-    await trx.raw(`update ?? set data = replace(data::text, to_jsonb(?::text)::text, to_jsonb(?::text)::text)::jsonb
-      where strpos(data::text, to_jsonb(?::text)::text) > 0`, [NOTIFICATIONS_TABLE, name, replacement, name])
+    await trx(NOTIFICATIONS_TABLE).where(jsonbNames(trx, 'data', name)).update({ data: jsonbRenamed(trx, trx.raw('data'), name, replacement) })
   }
 
   /** Runs `listener` for each of `userId`'s notification events, from any process, until the returned function is called. */

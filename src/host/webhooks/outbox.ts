@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { Database, SqlPart, Transaction } from '../../sdk/index.js'
+import { jsonbNames, jsonbRenamed, jsonbWithout } from '../database/jsonb.js'
 import { WEBHOOKS_TABLE, WEBHOOK_DELIVERIES_TABLE } from '../database/tables.js'
 
 /** The host's own webhook events; each addon adds those it declares (`AddonDefinition.webhookEvents`). */
@@ -87,7 +88,7 @@ export function webhookOutboxRepository (db: Database, now: () => number = Date.
      */
     async redact (subject: string, fields: readonly string[], trx: Transaction): Promise<void> {
       await trx(WEBHOOK_DELIVERIES_TABLE).where({ subject, status: 'pending' })
-        .update({ data: trx.raw(`jsonb_set(data ${fields.map(() => '- ?::text').join(' ')}, '{deleted}', 'true')`, [...fields]) })
+        .update({ data: trx.raw("jsonb_set(?, '{deleted}', 'true')", [jsonbWithout(trx, 'data', fields)]) })
     },
 
     /**
@@ -107,8 +108,8 @@ export function webhookOutboxRepository (db: Database, now: () => number = Date.
      * `textFields` out of those deliveries (a mute's reason about them, say).
      */
     async forgetName (name: string, replacement: string, textFields: readonly string[], trx: Transaction): Promise<void> {
-      await trx.raw(`update ?? set data = replace((data ${textFields.map(() => '- ?::text').join(' ')})::text, to_jsonb(?::text)::text, to_jsonb(?::text)::text)::jsonb
-        where status = 'pending' and strpos(data::text, to_jsonb(?::text)::text) > 0`, [WEBHOOK_DELIVERIES_TABLE, ...textFields, name, replacement, name])
+      await trx(WEBHOOK_DELIVERIES_TABLE).where({ status: 'pending' }).andWhere(jsonbNames(trx, 'data', name))
+        .update({ data: jsonbRenamed(trx, jsonbWithout(trx, 'data', textFields), name, replacement) })
     }
   }
 }
