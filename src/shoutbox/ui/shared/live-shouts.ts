@@ -265,11 +265,6 @@ export class LiveShouts {
         this.pinned = this.requote(this.pinned.filter(s => s.id !== shout.id), shout.id, () => ({ id: shout.id, deleted: true }))
         return undefined
       case 'shout-created':
-        // The reader's own held shout, approved: on the board now, under its id.
-        if ((held as (FullShout & { held?: true }) | undefined)?.held === true) {
-          this.shouts = replace(this.shouts)
-          return shout
-        }
         if (this.shouts.some(s => s.id === shout.id)) return undefined
         this.shouts = [shout, ...this.shouts].sort((a, b) => b.id - a.id)
         // A full list lets its oldest go; the archive still has it.
