@@ -175,6 +175,12 @@ export function usersRepository (db: Database) {
       return rows.map(row => row.username)
     },
 
+    /** Active (not disabled) accounts of people, whatever their role: bots are not counted. */
+    async countPeople (): Promise<number> {
+      const [row] = await db(USERS_TABLE).where({ disabled: false, bot: false }).count<Array<{ count: number | string }>>({ count: '*' })
+      return Number(row?.count ?? 0)
+    },
+
     /** Active (not disabled) accounts holding the role `roleId`. */
     async countWithRole (roleId: number): Promise<number> {
       const [row] = await db(USERS_TABLE).where({ role_id: roleId, disabled: false }).count<Array<{ count: number | string }>>({ count: '*' })
