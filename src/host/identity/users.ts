@@ -192,6 +192,14 @@ export function usersRepository (db: Database) {
       return rows.map(row => withoutHash(toUser(row)))
     },
 
+    /**
+     * Puts `next` in the place of the password hash `previous` (the same password, hashed
+     * anew): nothing happens if the password was changed meanwhile.
+     */
+    async rehash (id: number, previous: string, next: string): Promise<void> {
+      await db(USERS_TABLE).where({ id, password_hash: previous }).update({ password_hash: next })
+    },
+
     /** The user as changed; undefined when there is no such user. */
     async update (id: number, change: UserChange, trx: Database = db): Promise<User | undefined> {
       const columns = {
