@@ -6,25 +6,13 @@ import { eventually } from '../helpers/eventually.js'
 import { account } from '../helpers/identity.js'
 import { as } from '../helpers/requests.js'
 import type { Tap } from '../helpers/types.js'
+import { WRITTEN } from '../helpers/written-texts.js'
 
 /**
  * Formatting is drawn by the pages alone (CONTRACT §25): the stored text, the seed's list
  * (`GET /api/shoutbox/list`) and the webhooks keep every byte as written, markers, markup
  * and all; and the server fetches nothing for a link in a shout.
  */
-
-/** What people write, formatting and attacks alike. */
-export const WRITTEN = [
-  '**bold** *italic* _italic_ `code` ~~struck~~ ||spoiler|| https://example.org/a_(b)?c=1#d.',
-  '<script>window.__xss = 1</script>',
-  '<img src=x onerror="window.__xss = 1">',
-  '[click](javascript:window.__xss=1) javascript:window.__xss=1 data:text/html,<script>window.__xss=1</script>',
-  '**<b>bold markup</b>** `<i>code</i>`',
-  '"><svg onload="window.__xss = 1"> \' onmouseover=\'window.__xss = 1\' x="',
-  '||<svg onload="window.__xss = 1">||',
-  'unclosed **markers _here ~~and ||there `too',
-  'tabs\tand\nlines, é ü ğ 😄 \u200b zero width'
-]
 
 /** A server on loopback that records every request (none must come). */
 async function watchedSite (t: Tap): Promise<{ url: string, requests: string[] }> {

@@ -13,7 +13,7 @@ export class OlderShouts {
   readonly element: HTMLElement
   private readonly button: HTMLButtonElement
   private readonly t: ReturnType<typeof shoutboxStrings>
-  private loading = false
+  private loading: Promise<number> | undefined
 
   constructor (private readonly live: LiveShouts, scroller: HTMLElement, locale: string, private readonly announce: (text: string) => void) {
     const t = shoutboxStrings(locale)
@@ -22,7 +22,8 @@ export class OlderShouts {
     this.element = h('p', { class: 'shoutbox-older', hidden: true }, this.button)
     if ('IntersectionObserver' in window) {
       new IntersectionObserver(entries => {
-        if (entries.some(entry => entry.isIntersecting)) void this.load(false)
+        // Only once scrolled by the reader: a list not (yet) in its box, before its stylesheet, shows its end at once.
+        if (entries.some(entry => entry.isIntersecting) && scroller.scrollTop > 0) void this.load(false)
       }, { root: scroller, rootMargin: '0px 0px 80px 0px' }).observe(this.button)
     }
   }
@@ -32,10 +33,22 @@ export class OlderShouts {
     this.element.hidden = !this.live.loaded || this.live.older === null
   }
 
-  /** The next older page; `pressed`: asked for with the button (its count is said). */
+  /** The next older page; `pressed`: asked for with the button (how many came is said, also of a load already under way). */
   async load (pressed: boolean): Promise<void> {
-    if (this.loading || this.element.hidden) return
-    this.loading = true
+    if (this.element.hidden && this.loading === undefined) return
+    this.loading ??= this.next()
+    const added = await this.loading
+    if (!pressed) return
+    this.announce(added > 0 ? this.t('widget.olderLoaded', { count: added }) : this.t('widget.noOlder'))
+    if (this.element.hidden) {
+      // The last page: the button is gone, the oldest shout takes the focus.
+      const items = this.element.parentElement?.querySelectorAll<HTMLElement>('li[data-id]')
+      items?.[items.length - 1]?.focus()
+    }
+  }
+
+  /** Reads the next page; how many shouts came. */
+  private async next (): Promise<number> {
     const before = this.live.shouts.length
     // Not `disabled`: a pressed button keeps the focus while it works.
     this.button.setAttribute('aria-disabled', 'true')
@@ -43,17 +56,11 @@ export class OlderShouts {
     try {
       await this.live.more()
     } finally {
-      this.loading = false
+      this.loading = undefined
       this.button.removeAttribute('aria-disabled')
       this.button.textContent = this.t('widget.older')
       this.update()
     }
-    const added = this.live.shouts.length - before
-    if (pressed) this.announce(added > 0 ? this.t('widget.olderLoaded', { count: added }) : this.t('widget.noOlder'))
-    if (pressed && this.element.hidden) {
-      // The last page: the button is gone, the oldest shout takes the focus.
-      const items = this.element.parentElement?.querySelectorAll<HTMLElement>('li[data-id]')
-      items?.[items.length - 1]?.focus()
-    }
+    return this.live.shouts.length - before
   }
 }

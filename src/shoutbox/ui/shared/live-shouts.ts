@@ -173,8 +173,8 @@ export class LiveShouts {
 
   /**
    * Reads the next older page of the archive (the panel's "Older shouts", the widget's
-   * "Load older shouts"); false when there is none. The widget then keeps them too: its
-   * limit grows by what came, so a new shout lets go only what it let go before.
+   * "Load older shouts"); false when there is none. The widget then holds that many more:
+   * its limit grows by what came, and a new shout lets only the oldest one go, as before.
    */
   async more (): Promise<boolean> {
     if (this.older === null) return false
