@@ -206,7 +206,7 @@ function replyTo (shout: FullShout | null): void {
 }
 
 function composer (): HTMLElement {
-  const area = h('textarea', { id: 'shoutbox-message', name: 'message', rows: 2, 'aria-describedby': 'shoutbox-replying shoutbox-hint shoutbox-left' }) as HTMLTextAreaElement
+  const area = h('textarea', { id: 'shoutbox-message', name: 'message', rows: 2, placeholder: t('widget.formatting'), 'aria-describedby': 'shoutbox-replying shoutbox-hint shoutbox-left' }) as HTMLTextAreaElement
   const left = counter(area, 'shoutbox-left')
   const preview = composerPreview(area, locale, 'shoutbox-preview')
   const problem = h('p', { class: 'shoutbox-error', id: 'shoutbox-error', role: 'alert' })
@@ -217,7 +217,7 @@ function composer (): HTMLElement {
     replying,
     area,
     preview.element,
-    h('div', { class: 'shoutbox-row' }, emoji.element, h('span', { class: 'shoutbox-hint', id: 'shoutbox-hint' }, t('widget.hint'), ' ', t('widget.formatting')), left.element, send),
+    h('div', { class: 'shoutbox-row' }, emoji.element, h('span', { class: 'shoutbox-hint', id: 'shoutbox-hint' }, t('widget.hint')), left.element, send),
     problem) as HTMLFormElement
   const fail = (text: string): void => {
     problem.textContent = text
