@@ -194,13 +194,17 @@ t.test('formatting, hostile texts and the widget\'s box, in a real browser', {
           await page.goto(`${server.url}/`)
           await page.locator('.shoutbox-list > li[data-id]').nth(49).waitFor({ state: 'attached' })
           if (cookie !== undefined) await page.getByRole('textbox', { name: 'Your shout' }).waitFor()
+          // The page's height: where its content ends (the viewport's own height aside), with the widget and without it.
           const measured = await page.evaluate(() => {
             const widget = document.querySelector<HTMLElement>('.shoutbox-widget')!
             const box = widget.getBoundingClientRect().height
             const log = widget.querySelector<HTMLElement>('[role="log"]')!
-            const withWidget = document.documentElement.scrollHeight
+            // (No helper function: the page runs this as written.)
+            const main = document.querySelector('main')!
+            const margin = parseFloat(getComputedStyle(main).marginBottom)
+            const withWidget = Math.ceil(main.getBoundingClientRect().bottom + window.scrollY + margin)
             widget.style.display = 'none'
-            const without = document.documentElement.scrollHeight
+            const without = Math.ceil(main.getBoundingClientRect().bottom + window.scrollY + margin)
             widget.style.display = ''
             return { box, withWidget, without, shouts: widget.querySelectorAll('.shoutbox-list > li[data-id]').length, scrolls: log.scrollHeight > log.clientHeight }
           })
@@ -234,15 +238,20 @@ t.test('formatting, hostile texts and the widget\'s box, in a real browser', {
     await items.nth(49).waitFor({ state: 'attached' })
     const older = page.getByRole('button', { name: 'Load older shouts' })
     t.equal(await items.count(), 50)
-    // By keyboard: Tab reaches it (after the shouts' links), Enter loads a page; the focus stays for the next.
+    // By keyboard: the button comes right after the last shout's link; Enter loads a page and the focus goes to its first shout.
     await older.focus()
+    await page.keyboard.press('Shift+Tab')
+    t.equal(await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('.text')?.textContent), 'Older shout number 62', 'Shift+Tab: the last shout\'s link')
+    await page.keyboard.press('Tab')
+    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Load older shouts', 'Tab from the last shout reaches the button')
     await page.keyboard.press('Enter')
     await items.nth(99).waitFor({ state: 'attached' })
     t.equal(await items.count(), 100, 'fifty older shouts')
-    t.equal(await page.evaluate(() => document.activeElement?.textContent), 'Load older shouts', 'the focus stays on the button')
+    t.equal(await page.evaluate(() => document.activeElement?.querySelector('.text')?.textContent), 'Older shout number 61', 'the focus is on the first of them')
     await page.getByText('50 older shouts loaded').waitFor({ state: 'attached' })
-    // By scrolling: the list's end brings the rest.
+    // By scrolling (the pointer's reader, the focus elsewhere): the list's end brings the rest.
     await page.evaluate(() => {
+      ;(document.activeElement as HTMLElement).blur()
       const log = document.querySelector<HTMLElement>('.shoutbox-widget [role="log"]')!
       log.scrollTop = log.scrollHeight
     })
