@@ -1,127 +1,104 @@
-/**
- * Shout text as people expect to read it — `http(s)://` addresses as links, `@name` of
- * a real account highlighted — built from nodes, never from markup: the text is cut
- * into pieces, each becomes a text node, a link whose address is set as an attribute,
- * or a highlighted span. Anything else in the text (tags, `javascript:`) stays text.
- */
-
-export type Piece =
-  | { readonly kind: 'text', readonly text: string }
-  | { readonly kind: 'link', readonly text: string, readonly href: string }
-  | { readonly kind: 'mention', readonly text: string, readonly name: string }
-
-/** What links in user text carry: no ranking credit, no access to this page, no referrer. */
-export const USER_LINK_REL = 'nofollow ugc noopener noreferrer'
-
-const URL_PATTERN = /\bhttps?:\/\/[^\s<>"]+/giu
-// A name as usernames are made (3–32 of A–Z a–z 0–9 _ -), after the start or a non-word character (so not an e-mail address).
-const MENTION_PATTERN = /(?<![\p{L}\p{N}_@.-])@([A-Za-z0-9_-]{3,32})(?![A-Za-z0-9_-])/gu
-// Punctuation that ends a sentence rather than the address.
-const TRAILING = new Set(['.', ',', ';', ':', '!', '?', "'", '"', '*'])
-
-function withoutTrailing (text: string): string {
-  let end = text.length
-  while (end > 0 && TRAILING.has(text[end - 1]!)) end--
-  return text.slice(0, end)
-}
+import { formatted, plainText, type FormatNode } from './formatting.js'
+import { mentionedNames, USER_LINK_REL } from './text-pieces.js'
 
 /**
- * Cuts an address found in text: closing brackets stay only when the address opened them.
- * Linear in the address's length (brackets are counted once), whatever it ends with.
+ * Shout text as people expect to read it — its formatting (`formatting.ts`), `http(s)://`
+ * addresses as links, `@name` of a real account highlighted — drawn with text nodes and
+ * elements only, never from markup: every page that shows a shout draws it here.
  */
-function trimAddress (raw: string): string {
-  let address = withoutTrailing(raw)
-  for (const [open, close] of [['(', ')'], ['[', ']'], ['{', '}']] as const) {
-    const opened = count(address, open)
-    let closed = count(address, close)
-    while (address.endsWith(close) && closed > opened) {
-      address = withoutTrailing(address.slice(0, -1))
-      closed--
-    }
-  }
-  return address
+
+export { mentionedNames, pieces, USER_LINK_REL, type Piece } from './text-pieces.js'
+export { formatted, plainText, type FormatNode } from './formatting.js'
+
+/** The words a spoiler's button says, in the reader's language. */
+export interface RichTextWords {
+  /** The spoiler's button ("Spoiler"); its state is `aria-expanded`. */
+  readonly spoiler: string
 }
 
-function count (text: string, char: string): number {
-  return text.split(char).length - 1
-}
+const ENGLISH: RichTextWords = { spoiler: 'Spoiler' }
 
-/** The address a link may go to: http or https only, parsed by the platform's own URL parser. */
-function safeHref (address: string): string | undefined {
-  try {
-    const url = new URL(address)
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined
-  } catch {
-    return undefined
-  }
-}
+const STYLE_TAG = { bold: 'strong', italic: 'em', strike: 's' } as const
 
 /**
- * The pieces of `text`, in order; joined, their `text` is `text` exactly. A mention is a
- * piece only when `isUser` says the name is an account's.
+ * A spoiler: a button that shows its text (hidden until then, for a screen reader too)
+ * and hides it again; the keyboard reaches it as any button.
  */
-export function pieces (text: string, isUser: (name: string) => boolean = () => false): Piece[] {
-  const out: Piece[] = []
-  const plain = (from: number, to: number): void => {
-    if (to <= from) return
-    const segment = text.slice(from, to)
-    let last = 0
-    for (const match of segment.matchAll(MENTION_PATTERN)) {
-      const name = match[1]!
-      if (!isUser(name)) continue
-      if (match.index > last) out.push({ kind: 'text', text: segment.slice(last, match.index) })
-      out.push({ kind: 'mention', text: match[0], name })
-      last = match.index + match[0].length
-    }
-    if (last < segment.length) out.push({ kind: 'text', text: segment.slice(last) })
-  }
-  let last = 0
-  for (const match of text.matchAll(URL_PATTERN)) {
-    const address = trimAddress(match[0])
-    const href = safeHref(address)
-    if (href === undefined) continue
-    plain(last, match.index)
-    out.push({ kind: 'link', text: address, href })
-    last = match.index + address.length
-  }
-  plain(last, text.length)
-  // Neighbouring text pieces read as one.
-  return out.reduce<Piece[]>((merged, piece) => {
-    const previous = merged.at(-1)
-    if (piece.kind === 'text' && previous?.kind === 'text') merged[merged.length - 1] = { kind: 'text', text: previous.text + piece.text }
-    else merged.push(piece)
-    return merged
-  }, [])
+function spoiler (children: readonly FormatNode[], isUser: ((name: string) => boolean) | undefined, words: RichTextWords): HTMLElement {
+  const box = document.createElement('span')
+  box.className = 'spoiler'
+  const button = document.createElement('button')
+  button.type = 'button'
+  button.className = 'spoiler-toggle'
+  button.setAttribute('aria-expanded', 'false')
+  button.textContent = words.spoiler
+  const hidden = document.createElement('span')
+  hidden.className = 'spoiler-text'
+  hidden.hidden = true
+  hidden.append(draw(children, isUser, words))
+  button.addEventListener('click', () => {
+    hidden.hidden = !hidden.hidden
+    button.setAttribute('aria-expanded', String(!hidden.hidden))
+  })
+  box.append(button, hidden)
+  return box
 }
 
-/** The names written as `@name` in `text` (whether or not they are accounts). */
-export function mentionedNames (text: string): string[] {
-  const urls = [...text.matchAll(URL_PATTERN)].map(match => [match.index, match.index + match[0].length] as const)
-  return [...text.matchAll(MENTION_PATTERN)]
-    .filter(match => !urls.some(([from, to]) => match.index >= from && match.index < to))
-    .map(match => match[1]!)
-}
-
-/** `text` as nodes: text nodes, links (with USER_LINK_REL) and `<span class="mention">`. */
-export function richText (text: string, isUser?: (name: string) => boolean): DocumentFragment {
+function draw (nodes: readonly FormatNode[], isUser: ((name: string) => boolean) | undefined, words: RichTextWords): DocumentFragment {
   const fragment = document.createDocumentFragment()
-  for (const piece of pieces(text, isUser)) {
-    if (piece.kind === 'text') {
-      fragment.append(document.createTextNode(piece.text))
-    } else if (piece.kind === 'link') {
-      const link = document.createElement('a')
-      link.setAttribute('href', piece.href)
-      link.setAttribute('rel', USER_LINK_REL)
-      link.textContent = piece.text
-      fragment.append(link)
-    } else {
-      const mention = document.createElement('span')
-      mention.className = 'mention'
-      mention.textContent = piece.text
-      fragment.append(mention)
+  for (const node of nodes) {
+    switch (node.kind) {
+      case 'text':
+        fragment.append(document.createTextNode(node.text))
+        break
+      case 'link': {
+        const link = document.createElement('a')
+        link.setAttribute('href', node.href)
+        link.setAttribute('rel', USER_LINK_REL)
+        link.textContent = node.text
+        fragment.append(link)
+        break
+      }
+      case 'mention': {
+        const mention = document.createElement('span')
+        mention.className = 'mention'
+        mention.textContent = node.text
+        fragment.append(mention)
+        break
+      }
+      case 'code': {
+        const code = document.createElement('code')
+        code.textContent = node.text
+        fragment.append(code)
+        break
+      }
+      case 'spoiler':
+        fragment.append(spoiler(node.children, isUser, words))
+        break
+      default: {
+        const styled = document.createElement(STYLE_TAG[node.kind])
+        styled.append(draw(node.children, isUser, words))
+        fragment.append(styled)
+      }
     }
   }
   return fragment
+}
+
+/**
+ * `text` as nodes: its formatting (`<strong>`, `<em>`, `<s>`, `<code>`, a spoiler's button
+ * and hidden text), links (with USER_LINK_REL) and `<span class="mention">`.
+ */
+export function richText (text: string, isUser?: (name: string) => boolean, words: RichTextWords = ENGLISH): DocumentFragment {
+  return draw(formatted(text, { isUser }), isUser, words)
+}
+
+/**
+ * The first words of a shout (a quote's excerpt, cut where it was) as plain text: no
+ * markers, and a spoiler's words — one the cut left open too — replaced by `[spoiler]`.
+ */
+export function plainExcerpt (excerpt: string, words: RichTextWords = ENGLISH): string {
+  return plainText(formatted(excerpt, { excerpt: true }), `[${words.spoiler}]`)
 }
 
 /**

@@ -1,8 +1,8 @@
-import { KnownUsers, richText } from '../../sdk/rich-text.js'
+import { KnownUsers } from '../../sdk/rich-text.js'
 import { barChart, field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
 import { LiveShouts } from './shared/live-shouts.js'
-import { DEFAULT_ROOM } from './shared/shout-view.js'
+import { DEFAULT_ROOM, quotedWords, shoutText } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 const MANAGE = 'addon.shoutbox.manage.shoutbox'
@@ -147,7 +147,7 @@ export default function register (panel: PanelHost): void {
     const item = (shout: Shout, isPinned: boolean): HTMLElement => {
       const actions = h('div', { class: 'row' })
       const pinButton = (): HTMLElement => h('button', {
-        type: 'button', class: 'secondary', 'data-action': 'pin', 'aria-label': `${t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin')}: ${shout.message.slice(0, 40)}`, onclick: () => void togglePin(shout, !isPinned)
+        type: 'button', class: 'secondary', 'data-action': 'pin', 'aria-label': `${t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin')}: ${quotedWords(shout.message.slice(0, 40), panel.locale)}`, onclick: () => void togglePin(shout, !isPinned)
       }, t(isPinned ? 'ui.shouts.unpin' : 'ui.shouts.pin'))
       const ask = (): void => {
         actions.replaceChildren(
@@ -157,7 +157,7 @@ export default function register (panel: PanelHost): void {
         actions.querySelector<HTMLButtonElement>('button.secondary')?.focus()
       }
       const reset = (): void => {
-        actions.replaceChildren(pinButton(), h('button', { type: 'button', class: 'secondary', 'data-action': 'delete', 'aria-label': `${t('ui.shouts.delete')}: ${shout.message.slice(0, 40)}`, onclick: ask }, t('ui.shouts.delete')))
+        actions.replaceChildren(pinButton(), h('button', { type: 'button', class: 'secondary', 'data-action': 'delete', 'aria-label': `${t('ui.shouts.delete')}: ${quotedWords(shout.message.slice(0, 40), panel.locale)}`, onclick: ask }, t('ui.shouts.delete')))
       }
       const remove = async (): Promise<void> => {
         const answer = await panel.api('DELETE', `/panel/api/shoutbox/${shout.id}`)
@@ -170,7 +170,7 @@ export default function register (panel: PanelHost): void {
       }
       reset()
       return h('li', { 'data-id': String(shout.id) },
-        h('span', { class: 'text' }, richText(shout.message, known.isUser)),
+        h('span', { class: 'text' }, shoutText(shout.message, panel.locale, known.isUser)),
         h('span', { class: 'meta' }, isPinned ? h('strong', {}, t('ui.shouts.pinned')) : null, isPinned ? ' · ' : null, t('ui.shouts.by', { username: shout.username }), ' · ',
           h('time', { datetime: new Date(shout.date).toISOString(), title: new Date(shout.date).toLocaleString(panel.locale) }, relativeTime(shout.date, panel.locale))),
         actions)
@@ -418,7 +418,7 @@ export default function register (panel: PanelHost): void {
       return h('li', { class: `card review-item ${entry.state}` },
         h('h2', { id: `${id}-title`, tabindex: -1 }, t('ui.review.itemTitle', { username: entry.shout.username, room: roomNames.get(entry.shout.room) ?? entry.shout.room })),
         h('p', { class: 'review-why' }, h('span', { class: `badge ${entry.state}` }, t(`ui.review.badge.${entry.state}`)), ' ', why),
-        h('blockquote', { class: 'review-text' }, entry.shout.message),
+        h('blockquote', { class: 'review-text' }, shoutText(entry.shout.message, panel.locale)),
         h('p', { class: 'hint' }, when(entry.shout.date)),
         entry.reports.length === 0 ? null : h('ul', { class: 'review-reports', 'aria-label': t('ui.review.reports') }, ...entry.reports.map(report => h('li', {},
           h('strong', {}, report.reporter), ' — ', t(`ui.review.reason.${report.reason}`), report.note === null ? '' : `: “${report.note}”`))),

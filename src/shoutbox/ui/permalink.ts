@@ -1,7 +1,7 @@
-import { KnownUsers, richText } from '../../sdk/rich-text.js'
+import { KnownUsers } from '../../sdk/rich-text.js'
 import { h } from '../../sdk/ui.js'
 import type { FullShout } from '../schemas.js'
-import { archiveOf, ownTag, pageLocale, quoteLine, reactionCounts, useStylesheet } from './shared/shout-view.js'
+import { archiveOf, ownTag, pageLocale, quoteLine, reactionCounts, shoutText, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 
 /**
@@ -37,7 +37,7 @@ function show (shout: FullShout, isUser?: (name: string) => boolean): void {
   body.replaceChildren(h('article', { class: 'shoutbox-permalink', 'aria-labelledby': 'shoutbox-permalink-title' },
     h('h1', { id: 'shoutbox-permalink-title' }, title),
     shout.replyTo === null ? null : quoteLine(shout.replyTo, locale),
-    h('p', { class: 'text' }, richText(shout.message, isUser)),
+    h('p', { class: 'text' }, shoutText(shout.message, locale, isUser)),
     h('p', { class: 'meta' },
       h('time', { datetime: date.toISOString() }, date.toLocaleString(locale, { dateStyle: 'full', timeStyle: 'short' })), ' · ',
       h('a', { class: 'room', href: archiveOf(shout.room) },

@@ -1,4 +1,4 @@
-import { KnownUsers, richText } from '../../sdk/rich-text.js'
+import { KnownUsers } from '../../sdk/rich-text.js'
 import { isBlankText } from '../../sdk/text.js'
 import { h, relativeTime } from '../../sdk/ui.js'
 import type { FullShout, Reaction } from '../schemas.js'
@@ -6,8 +6,10 @@ import { NotificationBell } from './shared/notifications.js'
 import { EmojiPicker, expandShortcodes } from './shared/emoji-picker.js'
 import { excerptOf } from '../excerpt.js'
 import { LiveShouts } from './shared/live-shouts.js'
-import { archiveOf, botBadge, DEFAULT_ROOM, isRoomSlug, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
+import { archiveOf, botBadge, DEFAULT_ROOM, isRoomSlug, ownTag, pageLocale, permalinkOf, quoteLine, quotedWords, reactionLabel, shoutItem, shoutText, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
+import { composerPreview } from './composer-preview.js'
+import { OlderShouts } from './older-shouts.js'
 
 /**
  * The theme widget. A theme embeds it with one tag:
@@ -198,14 +200,15 @@ function replyTo (shout: FullShout | null): void {
   }
   replying.replaceChildren(
     h('span', { class: 'quote-author' }, t('widget.replyingTo', { username: shout.username })), ' ',
-    h('q', {}, excerptOf(shout.message)),
+    h('q', {}, quotedWords(excerptOf(shout.message), locale)),
     h('button', { type: 'button', class: 'shoutbox-action shoutbox-stop-reply', 'aria-label': t('widget.cancelReply'), title: t('widget.cancelReply'), onclick: () => { replyTo(null); composerArea?.focus() } }, '×'))
   composerArea?.focus()
 }
 
 function composer (): HTMLElement {
-  const area = h('textarea', { id: 'shoutbox-message', name: 'message', rows: 2, 'aria-describedby': 'shoutbox-replying shoutbox-hint shoutbox-left' }) as HTMLTextAreaElement
+  const area = h('textarea', { id: 'shoutbox-message', name: 'message', rows: 2, placeholder: t('widget.formatting'), 'aria-describedby': 'shoutbox-replying shoutbox-hint shoutbox-left' }) as HTMLTextAreaElement
   const left = counter(area, 'shoutbox-left')
+  const preview = composerPreview(area, locale, 'shoutbox-preview')
   const problem = h('p', { class: 'shoutbox-error', id: 'shoutbox-error', role: 'alert' })
   const send = h('button', { type: 'submit' }, t('widget.send')) as HTMLButtonElement
   const emoji = new EmojiPicker(t, area)
@@ -213,6 +216,7 @@ function composer (): HTMLElement {
     h('label', { for: 'shoutbox-message' }, t('widget.composer')),
     replying,
     area,
+    preview.element,
     h('div', { class: 'shoutbox-row' }, emoji.element, h('span', { class: 'shoutbox-hint', id: 'shoutbox-hint' }, t('widget.hint')), left.element, send),
     problem) as HTMLFormElement
   const fail = (text: string): void => {
@@ -240,6 +244,7 @@ function composer (): HTMLElement {
       if (answer.ok) {
         area.value = ''
         left.update()
+        preview.update()
         if (replyTarget === answering) replyTo(null)
         live.put(answer.body!.shout as FullShout)
         announce(t('widget.posted'))
@@ -523,7 +528,7 @@ const empty = h('li', { class: 'empty' }, t('widget.empty'))
 const newSince = h('li', { class: 'shoutbox-new-since' }, h('span', {}, t('widget.newSince')))
 
 function drawText (item: Item): void {
-  item.text.replaceChildren(richText(item.shout.message, known.isUser))
+  item.text.replaceChildren(shoutText(item.shout.message, locale, known.isUser))
   item.drawnWith = namesKnown
 }
 
@@ -538,15 +543,15 @@ function drawActions (item: Item, again = false): void {
   item.replyable = replyable
   item.ignorable = ignorable
   const about = !isOwn(item.shout)
-    ? t('widget.actionsOn', { username: item.shout.username, message: item.shout.message.slice(0, 60) })
-    : t('widget.actionsFor', { message: item.shout.message.slice(0, 60) })
+    ? t('widget.actionsOn', { username: item.shout.username, message: quotedWords(item.shout.message.slice(0, 60), locale) })
+    : t('widget.actionsFor', { message: quotedWords(item.shout.message.slice(0, 60), locale) })
   const buttons: HTMLElement[] = []
   // Waiting for review: nothing to do with it but wait.
   if (item.shout.held === true) {
     item.actions.replaceChildren()
     return
   }
-  if (replyable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'reply', 'aria-label': `${t('widget.reply')} — ${t('widget.actionsOn', { username: item.shout.username, message: item.shout.message.slice(0, 60) })}`, onclick: () => replyTo(item.shout) }, t('widget.reply')))
+  if (replyable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'reply', 'aria-label': `${t('widget.reply')} — ${t('widget.actionsOn', { username: item.shout.username, message: quotedWords(item.shout.message.slice(0, 60), locale) })}`, onclick: () => replyTo(item.shout) }, t('widget.reply')))
   if (mode === 'editable' || mode === 'moderated') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'edit', 'aria-label': `${t('widget.edit')} — ${about}`, onclick: () => startEdit(item) }, t('widget.edit')))
   if (mode !== 'none') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.delete')} — ${about}`, onclick: () => confirmDelete(item) }, t('widget.delete')))
   if (mode === 'moderated' && mutable(item) === true) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.mute')} — ${about}`, onclick: () => startMute(item) }, t('widget.mute')))
@@ -1030,6 +1035,7 @@ const live = new LiveShouts({
     // Setup finished since the page opened (the list reads again): ask who is here anew.
     if (log.hidden) void refreshSession()
     render()
+    older.update()
     markRead()
     if (live.loaded) log.removeAttribute('aria-busy')
     void known.learn(fresh.map(shout => shout.message)).then(found => {
@@ -1039,6 +1045,10 @@ const live = new LiveShouts({
     })
   }
 })
+
+// The list scrolls inside the widget's box; older shouts come at its end, on demand.
+const older = new OlderShouts(live, log, locale, announce)
+log.append(older.element)
 
 setInterval(render, 15_000) // keeps "2 minutes ago" true, and takes Edit away when the window closes
 drawYou()

@@ -198,6 +198,8 @@ export async function story (t: Test, browser: Browser): Promise<void> {
       await page.goto(server.url + url)
       const words = page.locator('.reactions .sr', { hasText: '1 reaction' }).first()
       await words.waitFor({ state: 'attached' })
+      // The page adds its stylesheet as it starts; on a busy machine the shouts can be drawn before it applies.
+      await page.waitForFunction(() => [...document.styleSheets].some(sheet => sheet.href?.endsWith('/history.css') === true))
       const box = await words.boundingBox()
       t.ok(box !== null && box.width <= 1 && box.height <= 1, `${url}: "1 reaction" is for screen readers only`)
     }

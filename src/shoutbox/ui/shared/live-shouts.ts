@@ -54,6 +54,9 @@ type ShoutEvent = EventKind
 /** The events a stream opened signed in hears of that member alone. */
 const MEMBER_EVENTS = CHANGE_KIND_NAMES.filter((kind): kind is MemberEventKind => CHANGE_KINDS[kind].carries === 'member')
 
+/** How many older shouts the widget asks for at a time. */
+const OLDER_PAGE = 50
+
 /** How often the shouts are read when no stream can be had. */
 const POLL_MS = 15_000
 
@@ -168,16 +171,21 @@ export class LiveShouts {
     this.options.changed([])
   }
 
-  /** Reads the next older page of the archive (the panel's "Older shouts"); false when there is none. */
+  /**
+   * Reads the next older page of the archive (the panel's "Older shouts", the widget's
+   * "Load older shouts"); false when there is none. The widget then holds that many more:
+   * its limit grows by what came, and a new shout lets only the oldest one go, as before.
+   */
   async more (): Promise<boolean> {
     if (this.older === null) return false
     const room = this.room
-    const page = await this.fetchShouts(`/api/shoutbox/archive?room=${encodeURIComponent(room)}&limit=${this.options.pageSize ?? 100}&before=${this.older}`)
+    const page = await this.fetchShouts(`/api/shoutbox/archive?room=${encodeURIComponent(room)}&limit=${this.options.pageSize ?? OLDER_PAGE}&before=${this.older}`)
     if (page === undefined || room !== this.room) return true
     const known = new Set(this.shouts.map(shout => shout.id))
     const added = page.shouts.filter(shout => !known.has(shout.id))
     this.learnMine(added)
     this.shouts = [...this.shouts, ...added].sort((a, b) => b.id - a.id)
+    if (this.options.pageSize === undefined) this.limit += added.length
     this.older = page.next ?? null
     this.options.changed(added)
     return this.older !== null

@@ -1,3 +1,4 @@
+import { plainExcerpt } from '../../../sdk/rich-text.js'
 import { h } from '../../../sdk/ui.js'
 import { permalinkOf } from './shout-view.js'
 import type { shoutboxStrings } from '../strings.js'
@@ -37,6 +38,9 @@ export class NotificationBell {
   private notifications: Notification[] = []
   private loaded = false
   private alerts: Alerts | undefined
+
+  /** A shout's first words as a notification quotes them: no markers, no spoiler's words. */
+  private readonly quoted = (excerpt: string): string => plainExcerpt(excerpt, { spoiler: this.t('shout.spoiler') })
 
   constructor (private readonly t: ReturnType<typeof shoutboxStrings>, private readonly roomName: (slug: string) => string) {
     this.badge = h('span', { class: 'shoutbox-bell-count', 'aria-hidden': 'true', hidden: true })
@@ -107,7 +111,7 @@ export class NotificationBell {
     if (this.alerts.sound) chime()
     if (this.alerts.desktopNotifications && 'Notification' in window && Notification.permission === 'granted') {
       const { shoutId, excerpt } = notification.data as { shoutId: number, excerpt: string }
-      const shown = new window.Notification(this.sentence(notification), { body: excerpt, tag: `notification-${notification.id}` })
+      const shown = new window.Notification(this.sentence(notification), { body: this.quoted(excerpt), tag: `notification-${notification.id}` })
       shown.onclick = () => {
         window.focus()
         void this.markRead([notification.id])
@@ -143,8 +147,8 @@ export class NotificationBell {
       // A report's outcome links to the shout while it is on the board; a removed one has no page.
       const gone = notification.kind === 'report-resolved' && notification.data.outcome === 'removed'
       return h('li', { class: notification.read ? 'read' : 'unread' }, gone
-        ? h('button', { type: 'button', class: 'shoutbox-notification-gone', onclick: () => { markRead(); this.drawList() } }, what, ' ', h('q', {}, excerpt))
-        : h('a', { href: permalinkOf(shoutId), onclick: markRead }, what, ' ', h('q', {}, excerpt)))
+        ? h('button', { type: 'button', class: 'shoutbox-notification-gone', onclick: () => { markRead(); this.drawList() } }, what, ' ', h('q', {}, this.quoted(excerpt)))
+        : h('a', { href: permalinkOf(shoutId), onclick: markRead }, what, ' ', h('q', {}, this.quoted(excerpt))))
     }))
   }
 

@@ -1,4 +1,4 @@
-import { richText } from '../../../sdk/rich-text.js'
+import { plainExcerpt, richText, type RichTextWords } from '../../../sdk/rich-text.js'
 import { h, relativeTime } from '../../../sdk/ui.js'
 import type { FullShout, Reaction, ReplyTo, Shout } from '../../schemas.js'
 import { shoutboxStrings } from '../strings.js'
@@ -7,6 +7,15 @@ import { shoutboxStrings } from '../strings.js'
 export function pageLocale (): string {
   return (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
 }
+
+/** What shout text's formatting says in words (a spoiler's button), in `locale`. */
+export const textWords = (locale: string): RichTextWords => ({ spoiler: shoutboxStrings(locale)('shout.spoiler') })
+
+/** A shout's text drawn (its formatting, links and the mentions `isUser` knows), the same on every page. */
+export const shoutText = (message: string, locale: string, isUser?: (name: string) => boolean): DocumentFragment => richText(message, isUser, textWords(locale))
+
+/** The first words of a shout as a quote shows them: no markers, no spoiler's words. */
+export const quotedWords = (excerpt: string, locale: string): string => plainExcerpt(excerpt, textWords(locale))
 
 /** Where a shout's own page is. */
 export const permalinkOf = (id: number): string => `/shouts/${id}`
@@ -47,7 +56,7 @@ export function quoteLine (replyTo: NonNullable<ReplyTo>, locale: string, onOpen
   return h('p', { class: 'quote' },
     h('a', { href: permalinkOf(replyTo.id), onclick: onOpen === undefined ? undefined : (event: MouseEvent) => onOpen(replyTo.id, event) },
       h('span', { class: 'quote-author' }, t('shout.replyTo', { username: replyTo.username })), ' ',
-      h('q', {}, replyTo.excerpt)))
+      h('q', {}, quotedWords(replyTo.excerpt, locale))))
 }
 
 /** What a screen reader says of one emoji's reactions. */
@@ -75,7 +84,7 @@ export function shoutItem (shout: Shout | FullShout, locale: string, isUser?: (n
   const replyTo = 'replyTo' in shout ? shout.replyTo : null
   return h(tag, { class: 'shout' },
     replyTo === null ? null : quoteLine(replyTo, locale),
-    h('p', { class: 'text' }, richText(shout.message, isUser)),
+    h('p', { class: 'text' }, shoutText(shout.message, locale, isUser)),
     h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), botBadge(shout, t), ' · ',
       h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') },
         h('time', { datetime: date.toISOString(), title: date.toLocaleString(locale) }, relativeTime(shout.date, locale)))),

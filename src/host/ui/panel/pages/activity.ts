@@ -23,7 +23,7 @@ export function activityPage (t: T, locale: string) {
         ? [h('li', {}, t('ui.activity.empty'))]
         : logs.map(entry => h('li', {},
           // Entries quote shouts: their addresses are links here too.
-          h('span', { class: 'text' }, richText(entry.text)),
+          h('span', { class: 'text' }, richText(entry.text, undefined, { spoiler: t('ui.spoiler') })),
           h('time', { class: 'meta', datetime: new Date(entry.createdAt).toISOString(), title: new Date(entry.createdAt).toLocaleString(locale) },
             relativeTime(entry.createdAt, locale))))))
       pager.replaceChildren(
