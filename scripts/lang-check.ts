@@ -12,8 +12,9 @@ import fs from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
-/** The languages the site ships, English first. */
-export const LANGUAGES = ['en', 'tr', 'de', 'fr', 'es', 'pt-BR', 'it', 'nl', 'pl', 'ru', 'ja', 'ar'] as const
+import { LANGUAGES } from '../src/host/site-face/languages.js'
+
+export { LANGUAGES }
 
 /** The folders that hold strings: the host's and the addon's. */
 export const STRING_FOLDERS = ['src/host/lang', 'lang'] as const
