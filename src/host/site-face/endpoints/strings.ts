@@ -18,7 +18,7 @@ export class ReadStrings extends Api<typeof StringsSchema, HostContext> {
   readonly path = '/api/strings/:owner/:locale'
   readonly schema = StringsSchema
   override readonly answers = {
-    ok: okAnswer({ locale: Type.String(), strings: Type.Record(Type.String(), Type.String()) }, { locale: 'de', strings: { 'widget.title': 'Neueste Shouts' } }),
+    ok: okAnswer({ locale: Type.String(), strings: Type.Object({}, { additionalProperties: Type.String() }) }, { locale: 'de', strings: { 'widget.title': 'Neueste Shouts' } }),
     errors: [NotFound]
   }
 
