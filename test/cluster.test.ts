@@ -44,6 +44,17 @@ t.test('two host processes on one PostgreSQL', { skip: DB_KIND !== 'postgres' &&
     t.ok(revoked.ms < Infinity, `revoked on b after ${revoked.ms} ms`)
   })
 
+  t.test('a site-name change on one shows on the other\'s pages within 2 s, no rebuild', async t => {
+    const page = async (): Promise<string> => await (await fetch(`${b.url}/`, { headers: { 'accept-language': 'de' } })).text()
+    t.match(await page(), /<title>Unsere Gemeinschaft<\/title>/, 'b draws (and keeps) the theme\'s name, in German')
+    const put = await http(a, 'PUT', '/api/panel/site-face', { body: { siteName: 'Kedi Kulübü', accent: '#c2185b' }, cookie })
+    t.equal(put.status, 200)
+    const seen = await eventually(page, html => html.includes('<title>Kedi Kulübü</title>'), 2000)
+    t.ok(seen.ms <= 2000, `b's pages name it after ${seen.ms} ms`)
+    const css = await (await fetch(`${b.url}/theme/face.css`)).text()
+    t.match(css, /--site-accent: light-dark\(#[0-9a-f]{6}, #[0-9a-f]{6}\)/, 'and b\'s style sheet carries the accent')
+  })
+
   t.test('a publish on one is in the other\'s (cached) list within a moment', async t => {
     await messages(b) // warm b's cache
     t.equal((await http(a, 'POST', '/api/panel/shoutbox', { body: { message: 'from a' }, cookie })).status, 200)

@@ -34,6 +34,7 @@ import { heavyAnswersPlugin } from './plugins/heavy-answers.js'
 import { eventsPlugin } from './plugins/events.js'
 import { httpConventions, routerErrors } from './plugins/http-conventions.js'
 import { i18nPlugin } from './plugins/i18n.js'
+import { siteFacePlugin } from './plugins/site-face.js'
 import { identityPlugin } from './plugins/identity.js'
 import { metricsPlugin } from './plugins/metrics.js'
 import { openApiPlugin } from './plugins/openapi.js'
@@ -158,6 +159,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     await app.register(clusterPlugin)
     await app.register(eventsPlugin)
     await app.register(i18nPlugin)
+    await app.register(siteFacePlugin)
     await app.register(metricsPlugin, { port: config.metricsPort })
     await app.register(activityPlugin)
     await app.register(notificationsPlugin)

@@ -59,7 +59,7 @@ export const HOST_DATA_MAP: DataMap = [
     person: 'user_id',
     erase: 'rows',
     personal: {},
-    other: ['user_id', 'sound', 'desktop_notifications', 'theme']
+    other: ['user_id', 'sound', 'desktop_notifications', 'theme', 'locale']
   },
   {
     table: 'activity_logs',

@@ -142,6 +142,38 @@ export function translator (strings: Strings, locale: string) {
   return Object.assign(t, { has: (key: string) => lookup(key) !== undefined })
 }
 
+/**
+ * The strings of `owner` the page was drawn with: the server puts each owner's strings in
+ * the reader's language into the page, as `<script type="application/json" data-strings>`
+ * (English is bundled into each script, so an English page carries none).
+ */
+export function pageStrings (owner: string): { locale: string, strings: Record<string, string> } | undefined {
+  if (typeof document === 'undefined') return undefined
+  const block = document.querySelector<HTMLScriptElement>(`script[type="application/json"][data-strings="${owner}"]`)
+  if (block === null) return undefined
+  try {
+    const strings = JSON.parse(block.textContent ?? '') as Record<string, string>
+    return { locale: block.dataset.locale ?? document.documentElement.lang, strings }
+  } catch {
+    return undefined
+  }
+}
+
+/** The page's language, as the server drew it (`<html lang>`); English where it says none. */
+export function pageLocale (): string {
+  return typeof document === 'undefined' ? 'en' : document.documentElement.lang || 'en'
+}
+
+/**
+ * An owner's translator for this page: its bundled English, and the page's language as
+ * the server carried it in (`pageStrings`).
+ */
+export function pageTranslator (owner: string, english: Readonly<Record<string, string>>) {
+  const carried = pageStrings(owner)
+  const locale = carried?.locale ?? 'en'
+  return translator(carried === undefined ? { en: english } : { en: english, [locale]: carried.strings }, locale)
+}
+
 /** "3 minutes ago", in the reader's language. */
 export function relativeTime (ms: number, locale: string, now = Date.now()): string {
   const seconds = Math.round((ms - now) / 1000)

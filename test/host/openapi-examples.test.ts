@@ -235,6 +235,9 @@ t.test('every documented success answer: produced by the real app, valid against
     'host.ExportUserData': () => asAdmin('GET', `/panel/api/users/${userId}/export`),
     'host.ReadPreferences': () => asAdmin('GET', '/api/users/me/preferences'),
     'host.ChangePreferences': () => asAdmin('PUT', '/api/users/me/preferences', { sound: true }),
+    'host.ReadSiteFace': () => asAdmin('GET', '/panel/api/site-face'),
+    'host.ChangeSiteFace': () => asAdmin('PUT', '/panel/api/site-face', { siteName: 'Kedi Kulübü', accent: '#c2185b' }),
+    'host.ReadStrings': () => as(undefined)('GET', '/api/strings/shoutbox/de'),
     'host.NotificationStream': () => frameOf('/api/notifications/stream', admin, () => asAda('POST', '/api/shoutbox', { message: '@admin once more' }), 'notification'),
     'shoutbox.StreamShouts': () => frameOf('/api/shoutbox/stream', undefined, () => asAda('POST', '/api/shoutbox', { message: 'live' }), 'shout-created')
   }

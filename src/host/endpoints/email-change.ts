@@ -1,4 +1,5 @@
 import { Api, InvalidCredentials, LoggedInApi, NotLoggedIn, Successful, TooManyRequests, Type, okAnswer, type PublicCall, type SignedInCall } from '../../sdk/index.js'
+import { facesOf } from '../site-face/face.js'
 import type { HostContext } from '../addons/context.js'
 import { PG_UNIQUE_VIOLATION, isPgError } from '../database/errors.js'
 import { USERS_TABLE } from '../database/tables.js'
@@ -41,7 +42,7 @@ export class ChangeEmail extends LoggedInApi<typeof ChangeSchema, HostContext> {
     await checkedAttempt(identity, call.ip, account.username, () => identity.passwords.verify(call.body.password, account.passwordHash, call.ip))
     if (await taken(ctx, call.body.email, account.id)) throw new EmailTaken()
     const { token, hash } = newResetToken()
-    const values = { username: account.username, site: mail.siteName }
+    const values = { username: account.username, site: (await facesOf(ctx.db).current()).face.siteName ?? mail.siteName }
     const link = composeMail(ctx.strings, call.locale, 'email-change', values, `${mail.siteUrl}/email-change#token=${token}`)
     const notice = composeMail(ctx.strings, call.locale, 'email-change-notice', values)
     await ctx.transaction(async trx => {

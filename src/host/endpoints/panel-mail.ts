@@ -1,4 +1,5 @@
 import { NoPermission, NotLoggedIn, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
+import { facesOf } from '../site-face/face.js'
 import type { HostContext } from '../addons/context.js'
 import { MailUnavailable } from '../mail/errors.js'
 import { composeMail } from '../mail/templates.js'
@@ -63,7 +64,7 @@ export class SendTestMail extends PanelApi<object, HostContext> {
     ctx.mail.requireAvailable()
     const account = await ctx.identity.users.find(call.user.id)
     if (account === undefined) throw new NotLoggedIn()
-    const composed = composeMail(ctx.strings, call.locale, 'test', { site: ctx.mail.siteName })
+    const composed = composeMail(ctx.strings, call.locale, 'test', { site: (await facesOf(ctx.db).current()).face.siteName ?? ctx.mail.siteName })
     const id = await ctx.transaction(async trx => {
       const queued = await ctx.mail.enqueue({ userId: account.id, kind: 'test', to: account.email, ...composed }, trx)
       await ctx.activityLog.write({ type: 'SENT_TEST_MAIL', user: call.user }, trx)

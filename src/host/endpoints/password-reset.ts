@@ -1,4 +1,5 @@
 import { Api, Successful, TooManyRequests, Type, okAnswer, type PublicCall } from '../../sdk/index.js'
+import { facesOf } from '../site-face/face.js'
 import type { HostContext } from '../addons/context.js'
 import { API_TOKENS_TABLE, USERS_TABLE } from '../database/tables.js'
 import { signIn } from '../identity/sign-in.js'
@@ -40,7 +41,7 @@ export class AskPasswordReset extends Api<typeof AskSchema, HostContext> {
     const holder = found === undefined || found.disabled || found.bot ? undefined : found
     const { token, hash } = newResetToken()
     const composed = composeMail(ctx.strings, call.locale, 'password-reset',
-      { username: holder?.username ?? call.body.email, site: mail.siteName }, `${mail.siteUrl}/password-reset#token=${token}`)
+      { username: holder?.username ?? call.body.email, site: (await facesOf(ctx.db).current()).face.siteName ?? mail.siteName }, `${mail.siteUrl}/password-reset#token=${token}`)
     await ctx.transaction(async trx => {
       // The same statements for an address no one holds (user 0 matches no row): its answer takes as long.
       await identity.users.lock(holder?.id ?? 0, trx)

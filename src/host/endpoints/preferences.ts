@@ -1,11 +1,14 @@
 import { LoggedInApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
+import { LANGUAGES } from '../site-face/languages.js'
+import { LOCALE_COOKIE } from '../site-face/reader-locale.js'
 import { DEFAULT_PREFERENCES, preferencesRepository, THEMES, type Theme } from '../identity/preferences.js'
 
 const fields = {
   sound: Type.Boolean({ description: 'a short sound when a notification arrives on an open page' }),
   desktopNotifications: Type.Boolean({ description: "the browser's desktop notification when one arrives (the browser asks the member once)" }),
-  theme: Type.Unsafe<Theme>({ type: 'string', enum: [...THEMES], description: '"system" follows the device (prefers-color-scheme)' })
+  theme: Type.Unsafe<Theme>({ type: 'string', enum: [...THEMES], description: '"system" follows the device (prefers-color-scheme)' }),
+  locale: Type.Union([Type.Null(), Type.String({ enum: [...LANGUAGES] })], { description: 'the language pages, mails and the activity feed are drawn in; null: the browser\'s, then the site\'s default' })
 }
 
 const PreferencesSchema = Type.Object(fields, { additionalProperties: false })
@@ -27,14 +30,18 @@ const ChangeSchema = {
   body: Type.Partial(Type.Object(fields), { additionalProperties: false, minProperties: 1, description: 'the fields to change; the others stay as they are' })
 }
 
-/** PUT /api/users/me/preferences — changes the fields sent (any of sound, desktopNotifications, theme) and answers them all. */
+/** PUT /api/users/me/preferences — changes the fields sent (any of sound, desktopNotifications, theme, locale) and answers them all. */
 export class ChangePreferences extends LoggedInApi<typeof ChangeSchema, HostContext> {
   readonly method = 'PUT'
   readonly path = '/api/users/me/preferences'
   readonly schema = ChangeSchema
   override readonly answers = { ok: ANSWER }
 
-  async handle ({ ctx, user, body }: SignedInCall<typeof ChangeSchema, HostContext>): Promise<Successful> {
-    return new Successful({ preferences: await preferencesRepository(ctx.db).change(user.id, body) })
+  async handle ({ ctx, user, body, reply }: SignedInCall<typeof ChangeSchema, HostContext>): Promise<Successful> {
+    const preferences = await preferencesRepository(ctx.db).change(user.id, body)
+    // This browser follows at once, signed in or not later (the pages read the cookie too).
+    if (body.locale === null) reply.clearCookie(LOCALE_COOKIE)
+    else if (body.locale !== undefined) reply.setCookie(LOCALE_COOKIE, body.locale, { httpOnly: false, maxAgeSeconds: 31_536_000 })
+    return new Successful({ preferences })
   }
 }

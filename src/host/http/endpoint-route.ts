@@ -1,4 +1,5 @@
 import type {} from '@fastify/cookie'
+import { LOCALE_COOKIE } from '../site-face/reader-locale.js'
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import {
@@ -194,7 +195,7 @@ function makeCall (app: FastifyInstance, request: FastifyRequest, reply: Fastify
     ip: request.ip,
     ctx,
     get locale () {
-      return app.i18n.resolveLocale(query.locale, request.headers['accept-language'])
+      return app.i18n.resolveLocale(query.locale, request.headers['accept-language'], request.cookies?.[LOCALE_COOKIE])
     },
     protocol: request.protocol,
     reply: {

@@ -2,6 +2,8 @@ import fs from 'node:fs/promises'
 import path from 'node:path'
 import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { accentStyleSheet } from '../site-face/accent.js'
+import { FACE_STYLESHEET, renderPage } from '../site-face/render.js'
 
 /**
  * Pages may run only their own scripts and styles (no inline script, so injected markup
@@ -57,14 +59,25 @@ export async function registerPages (app: FastifyInstance, uiDir: string): Promi
   if (!await isDirectory(panelDir)) {
     app.log.warn(`no panel or theme pages at ${uiDir}: run npm run build`)
   } else {
-    await app.register(fastifyStatic, { root: panelDir, prefix: '/panel/', setHeaders: pageHeaders, decorateReply: false, index: 'index.html' })
+    const panelPage = await fs.readFile(path.join(panelDir, 'index.html'), 'utf8')
+    // The panel's page is drawn per reader (its language, the site's strings); its scripts and styles are files.
+    for (const url of ['/panel/', '/panel/index.html']) {
+      app.get(url, async (request, reply) => {
+        pageHeaders(reply)
+        return reply.type('text/html; charset=utf-8').header('vary', 'accept-language, cookie').send(await renderPage(app, request, panelPage))
+      })
+    }
+    await app.register(fastifyStatic, { root: panelDir, prefix: '/panel/', setHeaders: pageHeaders, decorateReply: false, index: false })
     app.get('/panel', (_request, reply) => reply.redirect('/panel/'))
+    app.get(FACE_STYLESHEET, async (_request, reply) => reply
+      .headers({ 'content-type': 'text/css; charset=utf-8', 'cache-control': 'no-cache' })
+      .send(accentStyleSheet((await app.siteFace.current()).palette)))
     await app.register(fastifyStatic, { root: themeDir, prefix: '/theme/', setHeaders: pageHeaders, decorateReply: false, index: false })
     for (const [url, file] of THEME_PAGES) {
-      const html = await fs.readFile(path.join(themeDir, file))
-      app.get(url, (_request, reply) => {
+      const template = await fs.readFile(path.join(themeDir, file), 'utf8')
+      app.get(url, async (request, reply) => {
         pageHeaders(reply)
-        return reply.type('text/html; charset=utf-8').send(html)
+        return reply.type('text/html; charset=utf-8').header('vary', 'accept-language, cookie').send(await renderPage(app, request, template))
       })
     }
     await app.register(fastifyStatic, { root: docsDir, prefix: '/docs/', setHeaders: pageHeaders, decorateReply: false, index: false })

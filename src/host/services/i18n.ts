@@ -76,17 +76,67 @@ export class I18n {
     return undefined
   }
 
-  /** `?locale=` if we have it, else the best `Accept-Language` match, else English. */
-  resolveLocale (requested: unknown, acceptLanguage: string | undefined): string {
-    const available = new Set(this.locales())
-    if (typeof requested === 'string' && available.has(requested)) return requested
-    for (const candidate of parseAcceptLanguage(acceptLanguage ?? '')) {
-      if (available.has(candidate)) return candidate
-      const base = baseLanguage(candidate)
-      if (available.has(base)) return base
-    }
-    return FALLBACK
+  /** The locale a reader gets when nothing they send names one we have: the site's `defaultLocale`. */
+  defaultLocale = FALLBACK
+
+  /** An owner's strings in one locale, as its file has them (for a page to carry to the browser). */
+  catalogue (owner: string, locale: string): Strings | undefined {
+    return this.catalogues.get(owner)?.get(locale)
   }
+
+  /** Every owner with strings. */
+  owners (): string[] {
+    return [...this.catalogues.keys()]
+  }
+
+  /** A locale we have, spelled as its file is (`pt-br` → `pt-BR`), or undefined. */
+  known (locale: unknown): string | undefined {
+    if (typeof locale !== 'string') return undefined
+    const wanted = locale.toLowerCase()
+    return this.locales().find(candidate => candidate.toLowerCase() === wanted)
+  }
+
+  /**
+   * The reader's language: `requested` (their preference: `?locale=`, their saved choice)
+   * when we have it, else the best match of `Accept-Language`, else the site's default.
+   */
+  resolveLocale (requested: unknown, acceptLanguage: string | undefined, ...preferences: unknown[]): string {
+    for (const preference of [requested, ...preferences]) {
+      const found = this.known(preference)
+      if (found !== undefined) return found
+    }
+    return negotiateLocale(acceptLanguage, this.locales()) ?? this.defaultLocale
+  }
+}
+
+/** Languages written right to left (of those a site may ship). */
+const RIGHT_TO_LEFT = new Set(['ar', 'fa', 'he', 'ur', 'ps', 'yi', 'dv', 'ckb', 'sd', 'ug'])
+
+/** `rtl` for a language written right to left, else `ltr`: the page's `dir`. */
+export function directionOf (locale: string): 'ltr' | 'rtl' {
+  return RIGHT_TO_LEFT.has(baseLanguage(locale).toLowerCase()) ? 'rtl' : 'ltr'
+}
+
+/**
+ * The best of `available` for an `Accept-Language` header (RFC 9110 q-values; RFC 4647
+ * lookup): each range in order of its q (0 refuses it, ties keep the header's order)
+ * matches a locale we have exactly (whatever the case), else one of the same language
+ * (`pt` and `pt-PT` find `pt-BR`; `de-AT` finds `de`), preferring the plain language.
+ * `*` takes the first available. Undefined when nothing matches.
+ */
+export function negotiateLocale (header: string | undefined, available: readonly string[]): string | undefined {
+  const byLower = new Map(available.map(locale => [locale.toLowerCase(), locale]))
+  for (const range of parseAcceptLanguage(header ?? '')) {
+    if (range === '*') return available[0]
+    const exact = byLower.get(range)
+    if (exact !== undefined) return exact
+    const language = baseLanguage(range)
+    const plain = byLower.get(language)
+    if (plain !== undefined) return plain
+    const sibling = available.find(locale => baseLanguage(locale).toLowerCase() === language)
+    if (sibling !== undefined) return sibling
+  }
+  return undefined
 }
 
 function baseLanguage (locale: string): string {
@@ -94,13 +144,14 @@ function baseLanguage (locale: string): string {
 }
 
 function parseAcceptLanguage (header: string): string[] {
-  return header.split(',')
+  return header.slice(0, 1000).split(',').slice(0, 32)
     .map((part, index) => {
       const [tag = '', ...params] = part.trim().split(';')
-      const q = params.map(p => p.trim()).find(p => p.startsWith('q='))
-      return { tag: tag.trim().toLowerCase(), q: q === undefined ? 1 : Number(q.slice(2)) || 0, index }
+      const q = params.map(p => p.trim().toLowerCase()).find(p => p.startsWith('q='))
+      const weight = q === undefined ? 1 : Number(q.slice(2))
+      return { tag: tag.trim().toLowerCase(), q: Number.isFinite(weight) && weight >= 0 && weight <= 1 ? weight : 0, index }
     })
-    .filter(entry => entry.tag !== '' && entry.tag !== '*' && entry.q > 0)
+    .filter(entry => /^(\*|[a-z]{1,8}(-[a-z0-9]{1,8})*)$/.test(entry.tag) && entry.q > 0)
     .sort((a, b) => b.q - a.q || a.index - b.index)
     .map(entry => entry.tag)
 }

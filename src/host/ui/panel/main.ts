@@ -168,7 +168,6 @@ function show (t: T, locale: string, user: PanelUser | null, ...content: HTMLEle
   const language = h('select', { id: 'language' }, ...LOCALES.map(([code, name]) => h('option', { value: code, selected: code === locale }, name))) as HTMLSelectElement
   language.addEventListener('change', () => {
     chooseLocale(language.value)
-    void start()
   })
   const signOut = async (): Promise<void> => {
     await api('POST', '/api/auth/logout')

@@ -1,24 +1,30 @@
-import { translator, type ApiAnswer } from '../../../sdk/ui.js'
+import { pageLocale, pageStrings, translator, type ApiAnswer } from '../../../sdk/ui.js'
+import { LANGUAGE_NAMES } from '../../site-face/languages.js'
 import en from '../../lang/en.json' with { type: 'json' }
-import tr from '../../lang/tr.json' with { type: 'json' }
 
-export const LOCALES: ReadonlyArray<[string, string]> = [['en', 'English'], ['tr', 'Türkçe']]
-const KEY = 'shoutbox.locale'
+/** Every language the site ships, each in its own words, for the language menus. */
+export const LOCALES: ReadonlyArray<[string, string]> = Object.entries(LANGUAGE_NAMES)
 
+/** The cookie the server reads for a reader's choice (site-face/reader-locale.ts's LOCALE_COOKIE). */
+const COOKIE = 'shoutbox_locale'
+
+/** The language the server drew this page in (the reader's preference, their browser's, the site's). */
 export function chosenLocale (): string {
-  const saved = localStorage.getItem(KEY)
-  if (saved !== null && LOCALES.some(([code]) => code === saved)) return saved
-  return navigator.language.toLowerCase().startsWith('tr') ? 'tr' : 'en'
+  return pageLocale()
 }
 
+/** Keeps `locale` as this browser's choice; the page is drawn again in it (the server carries its strings). */
 export function chooseLocale (locale: string): void {
-  localStorage.setItem(KEY, locale)
+  document.cookie = `${COOKIE}=${encodeURIComponent(locale)}; path=/; max-age=31536000; samesite=lax`
+  location.reload()
 }
 
 export type T = ReturnType<typeof translator>
 
+/** The host's strings: bundled English, and the page's language as the server carried it in. */
 export function hostStrings (locale: string): T {
-  return translator({ en, tr }, locale)
+  const carried = pageStrings('host')
+  return translator(carried?.locale === locale ? { en, [locale]: carried.strings } : { en }, locale)
 }
 
 /**

@@ -17,7 +17,7 @@ import { announce, applyKeptTheme, applyTheme, deleteAccount, preferencesForm, t
 interface User { readonly username: string }
 type Form = 'sign-in' | 'sign-up' | 'preferences'
 
-const locale = (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
+const locale = document.documentElement.lang || 'en'
 const t = hostStrings(locale)
 applyKeptTheme()
 const area = document.querySelector<HTMLElement>('[data-account]')

@@ -6,7 +6,7 @@ import { errorText, hostStrings } from '../panel/strings.js'
  * The `/email-change` page: the link mailed to a new address (`#token=…`, a fragment, so
  * it reaches no log) confirms it with one button; no session needed.
  */
-const locale = (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
+const locale = document.documentElement.lang || 'en'
 const t = hostStrings(locale)
 const root = document.querySelector<HTMLElement>('[data-email-change]')
 

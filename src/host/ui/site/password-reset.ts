@@ -8,7 +8,7 @@ import { errorText, hostStrings } from '../panel/strings.js'
  * a fragment, so the token is never sent in a request line, a log or a Referer): a form
  * for the new password, which signs in on success.
  */
-const locale = (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
+const locale = document.documentElement.lang || 'en'
 const t = hostStrings(locale)
 const root = document.querySelector<HTMLElement>('[data-password-reset]')
 

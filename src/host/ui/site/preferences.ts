@@ -1,12 +1,14 @@
 import { field, h, outcome } from '../../../sdk/ui.js'
 import { api } from '../panel/api.js'
-import { errorText, type hostStrings } from '../panel/strings.js'
+import { errorText, LOCALES, type hostStrings } from '../panel/strings.js'
 
 /** As `GET /api/users/me/preferences` answers them. */
 export interface Preferences {
   readonly sound: boolean
   readonly desktopNotifications: boolean
   readonly theme: 'system' | 'light' | 'dark'
+  /** The language pages are drawn in; null: the browser's. */
+  readonly locale?: string | null
 }
 
 /** The last theme chosen on this browser, applied before the answer comes so the page does not flash. */
@@ -56,11 +58,15 @@ export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Prefere
   }
   const themes = (['system', 'light', 'dark'] as const).map(theme => h('label', { class: 'choice' },
     h('input', { type: 'radio', name: 'theme', value: theme, checked: now.theme === theme }), t(`site.theme.${theme}`)))
+  const language = h('select', { name: 'locale' },
+    h('option', { value: '', selected: now.locale === null || now.locale === undefined }, t('site.preferences.languageBrowser')),
+    ...LOCALES.map(([code, name]) => h('option', { value: code, lang: code, selected: now.locale === code }, name))) as HTMLSelectElement
   const form = h('form', { class: 'account-form' },
     h('fieldset', {}, h('legend', {}, t('site.preferences.notifications')),
       box('sound', now.sound, t('site.preferences.sound'), t('site.preferences.soundHint')),
       box('desktopNotifications', now.desktopNotifications, t('site.preferences.desktop'), t('site.preferences.desktopHint'))),
     h('fieldset', {}, h('legend', {}, t('site.preferences.theme')), ...themes),
+    field(t('site.preferences.language'), language),
     // Everything stored about the member, as one file (the browser saves it: Content-Disposition).
     h('p', { class: 'hint' }, h('a', { href: '/api/users/me/export', download: '' }, t('site.preferences.export')), ' ', t('site.preferences.exportHint')),
     result,
@@ -70,7 +76,8 @@ export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Prefere
     const chosen: Preferences = {
       sound: (form.elements.namedItem('sound') as HTMLInputElement).checked,
       desktopNotifications: (form.elements.namedItem('desktopNotifications') as HTMLInputElement).checked,
-      theme: (form.querySelector<HTMLInputElement>('input[name=theme]:checked')?.value ?? 'system') as Preferences['theme']
+      theme: (form.querySelector<HTMLInputElement>('input[name=theme]:checked')?.value ?? 'system') as Preferences['theme'],
+      locale: language.value === '' ? null : language.value
     }
     void save(chosen)
   })
@@ -88,6 +95,11 @@ export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Prefere
     const saved = answer.body!.preferences as Preferences
     applyTheme(saved.theme)
     announce(saved)
+    // Another language: the page is drawn again in it (the server carries its strings).
+    if ((saved.locale ?? null) !== (now.locale ?? null) && (saved.locale ?? document.documentElement.lang) !== document.documentElement.lang) {
+      location.reload()
+      return
+    }
     result.ok(saved.desktopNotifications && permission !== 'granted' ? t('site.preferences.savedBlocked') : t('site.preferences.saved'))
   }
   return form

@@ -6,7 +6,7 @@ import { hostStrings } from '../panel/strings.js'
  * The `/privacy` page: what the site stores about people, why, and for how long, as the
  * server says from its settings now (`GET /api/privacy`), in a table.
  */
-const locale = (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
+const locale = document.documentElement.lang || 'en'
 const t = hostStrings(locale)
 const root = document.querySelector<HTMLElement>('[data-privacy]')
 

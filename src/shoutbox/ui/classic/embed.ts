@@ -7,16 +7,21 @@
  *
  *   data-room   the room's address name (the default room when absent)
  *   data-limit  how many shouts it shows, 1–50 (10 when absent)
+ *   data-lang   its language (the page's `lang`, else the browser's, when absent): the
+ *               board's strings in it are fetched from the board (English is built in)
  *
  * The page restyles it through the board's custom properties (`--shoutbox-*`), set on
  * the element it adds (`.shoutbox-embed`) or on any ancestor.
  */
 import { h } from '../../../sdk/ui.js'
-import { shoutboxStrings } from '../strings.js'
+import { shoutboxStrings, useStrings } from '../strings.js'
 import { LiveShouts } from '../shared/live-shouts.js'
 import { DEFAULT_ROOM, isRoomSlug, pageLocale, shoutItem } from '../shared/shout-view.js'
 import palette from '../palette.css'
 import widget from '../widget.css'
+
+/** Languages written right to left: the embed's box mirrors for them. */
+const RIGHT_TO_LEFT = /^(ar|fa|he|ur)(-|$)/i
 
 const DEFAULT_LIMIT = 10
 const MAX_LIMIT = 50
@@ -28,16 +33,32 @@ const EMBED_CSS = `
 .shoutbox-embed-join { margin: .6rem 0 0; font-size: .9rem; }
 `
 
-function embed (script: HTMLScriptElement): void {
+/** The board's strings in the embed's language (`GET /api/strings/shoutbox/:locale`); English when it has none. */
+async function embedLocale (script: HTMLScriptElement, origin: string): Promise<string> {
+  const asked = script.dataset.lang ?? (pageLocale() || navigator.language)
+  if (asked.toLowerCase().startsWith('en')) return 'en'
+  try {
+    const response = await fetch(`${origin}/api/strings/shoutbox/${encodeURIComponent(asked)}`, { credentials: 'omit' })
+    if (!response.ok) return 'en'
+    const body = await response.json() as { locale: string, strings: Record<string, string> }
+    useStrings(body.locale, body.strings)
+    return body.locale
+  } catch {
+    return 'en'
+  }
+}
+
+async function embed (script: HTMLScriptElement): Promise<void> {
   const origin = new URL(script.src).origin
   const room = isRoomSlug(script.dataset.room ?? '') ? script.dataset.room! : DEFAULT_ROOM
   const asked = Number(script.dataset.limit ?? DEFAULT_LIMIT)
   const limit = Number.isInteger(asked) ? Math.min(Math.max(asked, 1), MAX_LIMIT) : DEFAULT_LIMIT
-  const locale = pageLocale()
-  const t = shoutboxStrings(locale)
-
   const host = h('div', { class: 'shoutbox-embed' })
   script.after(host)
+  const locale = await embedLocale(script, origin)
+  const t = shoutboxStrings(locale)
+  host.lang = locale
+  host.dir = RIGHT_TO_LEFT.test(locale) ? 'rtl' : 'ltr'
   const shadow = host.attachShadow({ mode: 'open' })
   // Constructed, so a page whose CSP forbids inline styles still draws it.
   const sheet = new CSSStyleSheet()
@@ -97,4 +118,4 @@ function embed (script: HTMLScriptElement): void {
 }
 
 const script = document.currentScript
-if (script instanceof HTMLScriptElement && script.src !== '') embed(script)
+if (script instanceof HTMLScriptElement && script.src !== '') void embed(script)

@@ -5,7 +5,7 @@ import { shoutboxStrings } from '../strings.js'
 
 /** The language of the page a module is on: the theme's `lang`, else the browser's. */
 export function pageLocale (): string {
-  return (document.documentElement.lang || navigator.language).toLowerCase().startsWith('tr') ? 'tr' : 'en'
+  return document.documentElement.lang || 'en'
 }
 
 /** What shout text's formatting says in words (a spoiler's button), in `locale`. */

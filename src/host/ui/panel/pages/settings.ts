@@ -1,6 +1,6 @@
 import { field, h, onSubmit, outcome } from '../../../../sdk/ui.js'
 import { api } from '../api.js'
-import { errorText, type T } from '../strings.js'
+import { errorText, LOCALES, type T } from '../strings.js'
 
 interface Role { id: number, name: string }
 
@@ -24,7 +24,7 @@ export function settingsPage (t: T) {
     onSubmit(form, result, answer => errorText(t, answer),
       () => api('PUT', '/panel/api/settings', { signUp: signUp.checked, defaultRoleId: Number(role.value), activityKeepDays: keepDays.value === '' ? null : Number(keepDays.value), erasure: erasure.value }),
       () => result.ok(t('ui.settings.saved')))
-    root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
+    root.replaceChildren(h('h1', {}, t('ui.settings.title')), form, faceForm(t))
     void api('GET', '/panel/api/settings').then(answer => {
       if (!answer.ok) {
         result.error(errorText(t, answer))
@@ -38,4 +38,41 @@ export function settingsPage (t: T) {
       erasure.value = answer.body!.erasure as string
     })
   }
+}
+
+/** The site's face: its name, the home page's welcome, the accent colour and the default language (live on every page once saved). */
+function faceForm (t: T): HTMLElement {
+  const result = outcome()
+  const text = (id: string, maxLength: number) => h('input', { type: 'text', id, maxlength: maxLength, placeholder: t('ui.face.emptyHint') }) as HTMLInputElement
+  const siteName = text('face-site-name', 80)
+  const welcomeTitle = text('face-welcome-title', 120)
+  const welcomeText = h('textarea', { id: 'face-welcome-text', rows: 4, maxlength: 2000, placeholder: t('ui.face.emptyHint') }) as HTMLTextAreaElement
+  const accent = h('input', { type: 'text', id: 'face-accent', maxlength: 64, placeholder: '#2554c7', spellcheck: 'false', autocomplete: 'off' }) as HTMLInputElement
+  const defaultLocale = h('select', { id: 'face-default-locale' }, ...LOCALES.map(([code, name]) => h('option', { value: code, lang: code }, name))) as HTMLSelectElement
+  const orNull = (value: string): string | null => value.trim() === '' ? null : value
+  const form = h('form', { class: 'stack card', 'aria-labelledby': 'face-title' },
+    h('h2', { id: 'face-title' }, t('ui.face.title')),
+    h('p', { class: 'hint' }, t('ui.face.intro')),
+    field(t('ui.face.siteName'), siteName),
+    field(t('ui.face.welcomeTitle'), welcomeTitle),
+    field(t('ui.face.welcomeText'), welcomeText),
+    field(t('ui.face.accent'), accent, t('ui.face.accentHint')),
+    field(t('ui.face.defaultLocale'), defaultLocale),
+    result,
+    h('div', {}, h('button', { type: 'submit' }, t('ui.face.save')))) as HTMLFormElement
+  onSubmit(form, result, answer => errorText(t, answer),
+    () => api('PUT', '/panel/api/site-face', {
+      siteName: orNull(siteName.value), welcomeTitle: orNull(welcomeTitle.value), welcomeText: orNull(welcomeText.value), accent: orNull(accent.value), defaultLocale: defaultLocale.value
+    }),
+    () => result.ok(t('ui.face.saved')))
+  void api('GET', '/panel/api/site-face').then(answer => {
+    if (!answer.ok) return
+    const face = answer.body!.face as Record<string, string | null>
+    siteName.value = face.siteName ?? ''
+    welcomeTitle.value = face.welcomeTitle ?? ''
+    welcomeText.value = face.welcomeText ?? ''
+    accent.value = face.accent ?? ''
+    defaultLocale.value = face.defaultLocale ?? 'en'
+  })
+  return form
 }
