@@ -83,13 +83,13 @@ export function incomingHooksRepository (db: Database, now: () => number = Date.
         with counted as (
           update ?? set recent = array(select t from unnest(recent) as t where t > ? order by t) || ?::bigint
           where id = ? and cardinality(array(select t from unnest(recent) as t where t > ?)) < ?
-            and coalesce((select max(t) from unnest(recent) as t), 0) <= ?
+            and (?::bigint = 0 or coalesce((select max(t) from unnest(recent) as t), 0) <= ?)
           returning id)
         select exists (select 1 from counted) as admitted,
           (select min(t) from unnest(h.recent) as t where t > ?) as oldest,
           (select max(t) from unnest(h.recent) as t) as newest
         from ?? as h where h.id = ?`,
-      [INCOMING_HOOKS_TABLE, since, at, id, since, perMinute, at - gapMs, since, INCOMING_HOOKS_TABLE, id])
+      [INCOMING_HOOKS_TABLE, since, at, id, since, perMinute, gapMs, at - gapMs, since, INCOMING_HOOKS_TABLE, id])
       const row = rows[0]
       if (row === undefined) return 'gone'
       if (row.admitted) return { admitted: true }
