@@ -343,4 +343,19 @@ t.test('outgoing formats: slack and discord, signed the same way; shouts that ca
     t.same([value.status, value.response_code], ['delivered', null], 'done, with no answer to record')
     t.equal(discord.received.length, sentBefore, 'and nothing was sent')
   })
+
+  t.test('a hook that names a room gets only that room\'s shouts (a channel bridged to one room)', async t => {
+    const side = await receiver(t)
+    t.equal((await as(app, admin).post('/api/panel/shoutbox/rooms', { slug: 'side', name: 'Side' })).statusCode, 200)
+    const created = await as(app, admin).post('/api/panel/webhooks', { url: side.url, events: ['shout.created'], format: 'discord', room: 'side' })
+    t.equal(created.json().webhook.room, 'side')
+    t.same(answer(await as(app, admin).post('/api/panel/webhooks', { url: side.url, events: ['shout.created'], room: 'Not A Slug' })).slice(0, 1), [400])
+    const before = slack.received.length
+    t.equal((await as(app, member).post('/api/shoutbox', { message: 'in general' })).statusCode, 200)
+    t.equal((await as(app, member).post('/api/shoutbox/rooms/side/shouts', { message: 'in the side room' })).statusCode, 200)
+    await eventually(() => slack.received.length, n => n >= before + 2)
+    await eventually(() => side.received.length, n => n >= 1)
+    t.same(side.received.map(each => each.body.content), ['in the side room'])
+    t.same(slack.received.slice(before).map(each => each.body.text).sort(), ['in general', 'in the side room'], 'a hook that names none gets every room\'s')
+  })
 })
