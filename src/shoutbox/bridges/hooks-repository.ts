@@ -30,6 +30,11 @@ export function incomingHooksRepository (db: Database, now: () => number = Date.
       return (await db(INCOMING_HOOKS_TABLE).orderBy('id').select<HookRow[]>(COLUMNS)).map(toHook)
     },
 
+    /** Locks the table against other adds until `trx` ends: a count against the most is then true. */
+    async lockForAdd (trx: Transaction): Promise<void> {
+      await trx.raw('lock table ?? in share row exclusive mode', [INCOMING_HOOKS_TABLE])
+    },
+
     async count (trx: Transaction): Promise<number> {
       const [row] = await trx(INCOMING_HOOKS_TABLE).count<Array<{ count: number | string }>>({ count: '*' })
       return Number(row?.count ?? 0)

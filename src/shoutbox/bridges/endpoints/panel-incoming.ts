@@ -2,7 +2,7 @@ import { BadRequest, Conflict, IdParamsSchema, NoPermission, NotFound, PanelApi,
 import { RoomArchived } from '../../errors.js'
 import { canRead, Rooms, type Room } from '../../rooms.js'
 import { SLUG_PATTERN } from '../../schemas.js'
-import { incomingHooksRepository, INCOMING_HOOKS_TABLE, type IncomingHook } from '../hooks-repository.js'
+import { incomingHooksRepository, type IncomingHook } from '../hooks-repository.js'
 
 /** The host's node for webhooks, incoming ones included. */
 const MANAGE_WEBHOOKS = 'panel.manage.webhooks'
@@ -88,8 +88,8 @@ export class CreateIncomingHook extends PanelApi<typeof CreateSchema> {
     const room = await Rooms.of(ctx).readableBySlug(body.room, call.viewer)
     if (room.archived) throw new RoomArchived()
     const made = await ctx.transaction(async trx => {
-      await trx.raw(`lock table ${INCOMING_HOOKS_TABLE} in share row exclusive mode`)
       const hooks = incomingHooksRepository(ctx.db)
+      await hooks.lockForAdd(trx)
       if (await hooks.count(trx) >= MAX_INCOMING_HOOKS) throw new Conflict({ reason: `at most ${MAX_INCOMING_HOOKS} incoming hooks` })
       const created = await hooks.create({ roomId: room.id, name, createdBy: user.id }, trx)
       await ctx.activityLog.write({ type: 'CREATED_INCOMING_HOOK', user, details: { hookId: created.hook.id, name, room: room.slug } }, trx)
