@@ -27,7 +27,7 @@ export function webhooksPage (t: T, locale: string) {
       const boxes = events.map(event => h('input', { type: 'checkbox', value: event, id: `hook-event-${event}`, checked: event.startsWith('shout.') }) as HTMLInputElement)
       const secret = h('div', { class: 'secret', hidden: true })
       const format = h('select', { id: 'hook-format' }, ...(['shoutbox', 'slack', 'discord'] as const).map(value => h('option', { value }, t(`ui.webhooks.format.${value}`)))) as HTMLSelectElement
-      const room = h('input', { type: 'text', id: 'hook-room', maxlength: 32, pattern: '[a-z0-9][a-z0-9-]{0,31}', autocomplete: 'off', placeholder: 'general' }) as HTMLInputElement
+      const room = h('input', { type: 'text', id: 'hook-room', maxlength: 32, pattern: '[a-z0-9][a-z0-9\\-]{0,31}', autocomplete: 'off', placeholder: 'general' }) as HTMLInputElement
       // A chat channel takes new shouts only.
       format.addEventListener('change', () => {
         if (format.value === 'shoutbox') return
