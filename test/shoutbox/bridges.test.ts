@@ -166,6 +166,8 @@ t.test('incoming hooks', async t => {
     t.equal((await post(app, hook.path, { text: '   ' })).json().error, 'BAD_REQUEST')
     t.same((await post(app, hook.path, { username: 'ada' })).json().bodyValidationError, 'body must hold `text` (Slack) or `content` (Discord), a string')
     t.equal((await post(app, hook.path, { text: 'hi', username: 'x'.repeat(81) })).statusCode, 400)
+    t.equal((await post(app, hook.path, { content: null, text: 'a null is as absent', username: null })).statusCode, 200)
+    t.has((await latest(app, undefined))[0], { message: 'a null is as absent', username: 'rules' })
     await as(app, admin).put('/api/panel/shoutbox/config', { maxMessageLength: 500 })
     for (const [pattern, action] of [['casino', 'block'], ['darn', 'censor'], ['moneyback', 'hold']]) {
       t.equal((await as(app, admin).post('/api/panel/shoutbox/words', { pattern, action })).statusCode, 200)

@@ -8,9 +8,9 @@ const HookUrlSchema = {
     secret: Type.String({ description: "the hook's secret, as in its URL (shown once, when the hook was added)" })
   }),
   body: Type.Object({
-    text: Type.Optional(Type.String({ description: "Slack's shape: the message (Slack's escapes `&amp;` `&lt;` `&gt;` and `<url|label>` links are read back to text)" })),
-    content: Type.Optional(Type.String({ description: "Discord's shape: the message, as it is" })),
-    username: Type.Optional(Type.String({ description: "who said it, in the tool that sends it (at most 80 characters); the hook's name when absent" }))
+    text: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "Slack's shape: the message (Slack's escapes `&amp;` `&lt;` `&gt;` and `<url|label>` links are read back to text)" })),
+    content: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "Discord's shape: the message, as it is" })),
+    username: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: "who said it, in the tool that sends it (at most 80 characters); the hook's name when absent" }))
   }, { description: 'a Slack-shaped `{text, username?}` or a Discord-shaped `{content, username?}` body; other fields (attachments, embeds, avatars) are ignored' })
 }
 
