@@ -8,8 +8,8 @@ import { sessionCookieFor } from '../../src/host/identity/sessions.js'
 import { testDatabase, type TestDatabase } from './database.js'
 import type { Tap } from './types.js'
 
-/** Cheap scrypt parameters for tests; production uses OWASP's (see passwords.ts). */
-export const testHasher = new PasswordHasher({ logN: 10, r: 8, p: 1 })
+/** Cheap argon2id parameters for tests; production uses OWASP's (see passwords.ts). */
+export const testHasher = new PasswordHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 })
 
 /** What the tests' hosts hold as ADDRESS_SECRET: the keys of client addresses are derived from it. */
 export const ADDRESS_SECRET = 'tests-address-secret-0123456789abcdef'

@@ -75,7 +75,7 @@ t.test('logs hold no password, hash, session token, e-mail address or SQL parame
   for (const [what, secret] of [
     ['the e-mail address', VICTIM.email], ['the admin\'s address', ADMIN.email],
     ['the password', VICTIM.password], ['the admin\'s password', ADMIN.password],
-    ['the password hash', hash], ['any scrypt hash', 'scrypt$'],
+    ['the password hash', hash], ['any argon2id hash', '$argon2id$'], ['any scrypt hash', 'scrypt$'],
     ['the admin\'s session token', adminToken], ['the session token', sessionToken],
     ['the client\'s address', CLIENT]
   ] as const) {

@@ -102,24 +102,32 @@ t.test('who may not read the overview figures', async t => {
     t.same(await get(url, 'shoutbox_session=' + 'x'.repeat(43)), [401, error('NOT_LOGGED_IN')], `${url}: a forged cookie`)
   }
   t.same(await get('/panel/api/shoutbox/overview', helper), [403, error('NO_PERMISSION')], 'the board\'s figures need MANAGE_SHOUTBOX')
-  t.same(await get('/panel/api/overview', helper), [200, { result: 'ok', members: 1 }], 'the site\'s figures need panel access only')
+  t.same(await get('/panel/api/overview', helper), [200, { result: 'ok', members: 1, accounts: 3 }], 'the site\'s figures need panel access only')
   const fresh = await build(t)
   const before = await fresh.inject({ url: '/panel/api/overview' })
   t.same([before.statusCode, before.json()], [503, error('INSTALLATION_REQUIRED')], 'before setup')
 })
 
-t.test('GET /api/panel/overview: active accounts with the member role, no one else', async t => {
+t.test('GET /api/panel/overview: active accounts with the member role, and every active person\'s account', async t => {
   const app = await build(t)
   const admin = await setUp(app)
-  const count = async (): Promise<number> => (await app.inject({ url: '/panel/api/overview', headers: { cookie: admin } })).json().members
+  const figures = async (): Promise<{ members: number, accounts: number }> => (await app.inject({ url: '/panel/api/overview', headers: { cookie: admin } })).json()
+  const count = async (): Promise<number> => (await figures()).members
   t.equal(await count(), 0, 'the administrator is not a member')
+  t.equal((await figures()).accounts, 1, 'but has an account')
   await account(app, admin, 'ayse', 'member')
   await account(app, admin, 'mehmet', 'member')
-  t.equal(await count(), 2)
+  await account(app, admin, 'zeynep', 'member')
+  t.equal(await count(), 3)
   const users = (await app.inject({ url: '/api/panel/users', headers: { cookie: admin } })).json().users as Array<{ id: number, username: string }>
+  const zeynep = users.find(user => user.username === 'zeynep')!
+  const moderators = (await app.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name: 'moderators', permissions: ['panel.access'] } })).json().role as { id: number }
+  const moved = await app.inject({ method: 'PUT', url: `/api/panel/users/${zeynep.id}`, headers: { cookie: admin }, payload: { roleId: moderators.id } })
+  t.equal(moved.statusCode, 200, moved.body)
+  t.same(await figures(), { result: 'ok', members: 2, accounts: 4 }, 'a sign-up made a moderator leaves the member figure, not the accounts')
   const mehmet = users.find(user => user.username === 'mehmet')!
   await app.inject({ method: 'PUT', url: `/api/panel/users/${mehmet.id}`, headers: { cookie: admin }, payload: { disabled: true } })
-  t.equal(await count(), 1, 'a disabled account is not counted')
+  t.same(await figures(), { result: 'ok', members: 1, accounts: 3 }, 'a disabled account is counted in neither')
 })
 
 t.test('a burst of overview requests: each answered alike, none fails', async t => {

@@ -153,6 +153,18 @@ t.test('pinned shouts', async t => {
     t.same(await pinned(app), { result: 'ok', shouts: [five, one, two] })
     t.equal(counts.made, made + 1, 'a pin makes it anew')
   })
+
+  t.test('a pinned shout a moderator edits shows its new text and `edited` among the pinned, at once', async t => {
+    const before = Date.now()
+    const edit = await app.inject({ method: 'PUT', url: `/api/panel/shoutbox/${one.id}`, headers: { cookie: admin }, payload: { message: 'one, said better' } })
+    t.equal(edit.statusCode, 200, edit.body)
+    const shown = (await pinned(app)).shouts as Array<Shout & { edited?: number }>
+    const edited = shown.find(shout => shout.id === one.id)!
+    t.equal(edited.message, 'one, said better')
+    t.ok(Number.isInteger(edited.edited) && edited.edited! >= before && edited.edited! <= Date.now(), '`edited` says when')
+    t.same(Object.keys(edited), [...ANSWERED_KEYS, 'edited'], '`edited` comes last')
+    t.same(shown.filter(shout => shout.id !== one.id), [five, two], 'the other pins are as they were')
+  })
 })
 
 t.test('pins and unpins are events on the live stream', async t => {

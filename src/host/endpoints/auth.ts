@@ -31,6 +31,12 @@ export class Login extends Api<typeof LoginSchema, HostContext> {
     await checkedAttempt(identity, call.ip, login, () => user === undefined
       ? identity.passwords.verifyNobody(password, call.ip)
       : identity.passwords.verify(password, user.passwordHash, call.ip))
+    // The password is proved: a hash of an older scheme (scrypt) or weaker parameters is
+    // replaced by one the hasher makes now (unless the password changed meanwhile). Only
+    // the hash changes: sessions stay.
+    if (identity.passwords.needsRehash(user!.passwordHash)) {
+      await identity.users.rehash(user!.id, user!.passwordHash, await identity.passwords.hash(password, call.ip))
+    }
     return new Successful({ user: await signIn(call, user!) })
   }
 }

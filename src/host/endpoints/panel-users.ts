@@ -42,7 +42,7 @@ const CreateUserSchema = {
   })
 }
 
-/** A bot's password hash: no scrypt string, so no password ever matches it (and a sign-in never finds a bot). */
+/** A bot's password hash: no hash string of any scheme, so no password ever matches it (and a sign-in never finds a bot). */
 const NO_PASSWORD = 'bot:no-password'
 
 /**

@@ -175,6 +175,12 @@ export function usersRepository (db: Database) {
       return rows.map(row => row.username)
     },
 
+    /** Active (not disabled) accounts of people, whatever their role: bots are not counted. */
+    async countPeople (): Promise<number> {
+      const [row] = await db(USERS_TABLE).where({ disabled: false, bot: false }).count<Array<{ count: number | string }>>({ count: '*' })
+      return Number(row?.count ?? 0)
+    },
+
     /** Active (not disabled) accounts holding the role `roleId`. */
     async countWithRole (roleId: number): Promise<number> {
       const [row] = await db(USERS_TABLE).where({ role_id: roleId, disabled: false }).count<Array<{ count: number | string }>>({ count: '*' })
@@ -184,6 +190,14 @@ export function usersRepository (db: Database) {
     async list (): Promise<User[]> {
       const rows: Row[] = await db(USERS_TABLE).orderBy('id')
       return rows.map(row => withoutHash(toUser(row)))
+    },
+
+    /**
+     * Puts `next` in the place of the password hash `previous` (the same password, hashed
+     * anew): nothing happens if the password was changed meanwhile.
+     */
+    async rehash (id: number, previous: string, next: string): Promise<void> {
+      await db(USERS_TABLE).where({ id, password_hash: previous }).update({ password_hash: next })
     },
 
     /** The user as changed; undefined when there is no such user. */

@@ -14,7 +14,7 @@ import { SetupState } from '../services/setup-state.js'
 export interface IdentityOptions {
   /** What stands for a client's address in the database (keys derived from the address secret). */
   readonly addresses: AddressKeys
-  /** scrypt and its parameters (tests use cheap ones). */
+  /** argon2id and its parameters (tests use cheap ones). */
   readonly passwords?: PasswordHasher
   /** How many hashes at once and waiting (`defaultHashingLimits` for what is not given). */
   readonly hashing?: Partial<HashingLimits>

@@ -19,7 +19,7 @@ class HeldHasher extends PasswordHasher {
   readonly verified: string[] = []
 
   constructor () {
-    super({ logN: 10, r: 8, p: 1 })
+    super({ memoryCost: 1024, timeCost: 1, parallelism: 1 })
   }
 
   hold (): void {

@@ -1,3 +1,4 @@
+import { randomBytes, scrypt } from 'node:crypto'
 import t from 'tap'
 import { ADMIN, build, login, setUp } from '../../helpers/app.js'
 import { client, feed, signIn, snapshot } from '../../helpers/identity.js'
@@ -60,6 +61,21 @@ t.test('a signed-in user\'s own password: POST /api/auth/password', async t => {
     t.same(await feed(app, await login(app, 'admin', ADMIN.password), 1, 'tr'), [
       { type: 'CHANGED_PASSWORD', userId: 2, username: 'bob', addonId: null, details: {}, text: 'bob parolasını değiştirdi' }
     ])
+  })
+
+  t.test('an earlier version\'s scrypt hash: a wrong password is refused and changes nothing; the right one signs in and leaves an argon2id hash, sessions kept', async t => {
+    const salt = randomBytes(16)
+    const key = await new Promise<Buffer>((resolve, reject) => scrypt('my new password', salt, 32, { N: 1024, r: 8, p: 1 }, (error, derived) => error ? reject(error) : resolve(derived)))
+    const old = ['scrypt', 10, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$')
+    await app.db('users').where({ id: 2 }).update({ password_hash: old })
+    const kept = await login(app, 'bob', 'my new password')
+    const hashOf = async (): Promise<string> => (await app.db('users').where({ id: 2 }).first('password_hash')).password_hash
+    t.match(await hashOf(), /^\$argon2id\$v=19\$/, 'the sign-in hashed the password anew')
+    t.same(await signIn(app, 'bob', 'my new password'), [200, { result: 'ok', user: { id: 2, username: 'bob', role: { id: 3, name: 'Members' } } }], 'and the new hash signs in')
+    t.equal((await client(app, kept)('GET', '/api/auth/me'))[0], 200, 'the session stays')
+    await app.db('users').where({ id: 2 }).update({ password_hash: old })
+    t.same(await signIn(app, 'bob', 'not the password'), [401, INVALID_CREDENTIALS])
+    t.equal(await hashOf(), old, 'a wrong password rewrites nothing')
   })
 })
 

@@ -86,6 +86,13 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     const picker = original.getByRole('group', { name: 'Reactions to choose from' })
     await picker.waitFor()
     t.equal(await member.evaluate(() => document.activeElement?.getAttribute('aria-label')), 'React with 👍', 'the first emoji takes the focus')
+    // The open picker covers nothing of the shout: not its text, not its author.
+    const pickerBox = await picker.boundingBox()
+    for (const [part, name] of [['p.text', 'text'], ['p.meta', 'author and time']] as const) {
+      const box = await original.locator(part).first().boundingBox()
+      t.ok(pickerBox !== null && box !== null && (pickerBox.y >= box.y + box.height || pickerBox.y + pickerBox.height <= box.y),
+        `the picker does not cover the shout's ${name}`)
+    }
     await picker.getByRole('button', { name: 'React with 🎉' }).click()
     const mine = original.getByRole('button', { name: '🎉 1 reaction, yours' })
     await mine.waitFor()

@@ -88,6 +88,8 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     t.equal(await page.locator('svg.chart rect').count(), 30, 'a bar for each of 30 days')
     t.equal(await page.locator('svg.chart rect').last().locator('title').textContent().then(text => /: 3$/.test(text ?? '')), true, 'today: 3 shouts')
     await page.locator('#overview-members', { hasText: '1' }).waitFor()
+    await page.locator('#overview-accounts', { hasText: /^\d+$/ }).waitFor()
+    t.ok(Number(await page.locator('#overview-accounts').innerText()) >= 2, 'every person\'s account, the administrator\'s included, beside the member role\'s')
     t.equal(await page.locator('#overview-readers').innerText(), '0', 'no stream open while the panel looks')
     await page.screenshot({ path: path.join(shots, 'overview-desktop.png'), fullPage: true })
 
@@ -95,7 +97,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await turkish.goto(`${server.url}/panel/`)
     await turkish.getByRole('heading', { name: 'Genel bakış' }).waitFor()
     await turkish.locator('figcaption', { hasText: 'Günlük duyuru sayısı, son 30 gün' }).waitFor()
-    await turkish.getByText('Üyeler').waitFor()
+    await turkish.getByText('Üye rolündekiler').waitFor()
     t.ok(await turkish.evaluate(() => document.documentElement.scrollWidth) <= 375, 'no sideways scrolling on a phone')
     await turkish.screenshot({ path: path.join(shots, 'overview-phone-tr.png'), fullPage: true })
   })
