@@ -1,13 +1,18 @@
 /**
  * The runnable examples in examples/ (§18): the webhook receiver checks the signature and
- * the timestamp and de-duplicates by id; the bot posts a shout with an API token.
+ * the timestamp and de-duplicates by id; the bot posts a shout with an API token; the
+ * board bridge joins two boards' rooms both ways, with no echo.
  */
 import crypto from 'node:crypto'
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import t from 'tap'
+import { bridgeBoards } from '../examples/board-bridge.mjs'
 import { postShout } from '../examples/bot.mjs'
 import { createReceiver, type Delivery } from '../examples/webhook-receiver.mjs'
+import { ADMIN, build, setUp } from './helpers/app.js'
+import { eventually } from './helpers/eventually.js'
+import { account } from './helpers/identity.js'
 
 /** The part of tap's test object the helpers use. */
 interface Teardown {
@@ -190,4 +195,43 @@ t.test('the bot', async t => {
     await t.rejects(postShout({ baseUrl, token: 'sbx_' + 'A'.repeat(43), message: 'nope' }), { message: /NOT_LOGGED_IN/, code: 'NOT_LOGGED_IN', status: 401 })
     await t.rejects(postShout({ baseUrl, token: TOKEN, message: 'nope', room: 'nowhere' }), { message: /NO_SUCH_ROOM.*404/ })
   })
+})
+
+t.test('the two-board bridge: a shout on either board appears once on the other, never echoed back', async t => {
+  const quick = { config: { webhooksAllowHttp: true, webhooksAllowPrivate: true }, webhooks: { pollMs: 20 } }
+  const boards = []
+  for (const name of ['a', 'b']) {
+    const app = await build(t, quick)
+    const admin = await setUp(app)
+    await app.inject({ method: 'PUT', url: '/api/panel/shoutbox/config', headers: { cookie: admin }, payload: { minSecondsBetweenShouts: 0 } })
+    const member = await account(app, admin, `member-${name}`)
+    const url = await app.listen({ port: 0, host: '127.0.0.1' })
+    boards.push({ app, admin, member, url })
+  }
+  const [a, b] = boards as [typeof boards[0], typeof boards[0]]
+  const bridge = await bridgeBoards({
+    a: { url: a.url, username: ADMIN.username, password: ADMIN.password, name: 'board A' },
+    b: { url: b.url, username: ADMIN.username, password: ADMIN.password, name: 'board B' }
+  })
+  const shoutsOf = async (board: typeof a) => ((await board.app.inject({ url: '/api/shoutbox/latest?room=general' })).json().shouts as Array<{ message: string, username: string, via?: string }>)
+    .map(shout => [shout.message, shout.username, shout.via ?? null])
+  const say = (board: typeof a, message: string) => board.app.inject({ method: 'POST', url: '/api/shoutbox', headers: { cookie: board.member }, payload: { message } })
+
+  t.equal((await say(a, 'hello from A <b>&</b>')).statusCode, 200)
+  t.equal((await say(b, 'hello from B **bold**')).statusCode, 200)
+  const onB = await eventually(() => shoutsOf(b), shouts => shouts.length >= 2)
+  const onA = await eventually(() => shoutsOf(a), shouts => shouts.length >= 2)
+  t.ok(onA.ms < Infinity && onB.ms < Infinity, `each reached the other (A in ${onA.ms} ms, B in ${onB.ms} ms)`)
+
+  // Everything either board had to send is sent: then nothing more can come.
+  const settled = async (board: typeof a, id: number) => ((await board.app.inject({ url: `/api/panel/webhooks/${id}/deliveries`, headers: { cookie: board.admin } })).json().deliveries as Array<{ status: string }>)
+  const aSent = await eventually(() => settled(a, bridge.aToB.webhookId), deliveries => deliveries.length > 0 && deliveries.every(each => each.status === 'delivered'))
+  const bSent = await eventually(() => settled(b, bridge.bToA.webhookId), deliveries => deliveries.length > 0 && deliveries.every(each => each.status === 'delivered'))
+  t.equal(aSent.value.length, 1, 'A sent its own shout, and not the one that came from B')
+  t.equal(bSent.value.length, 1, 'B sent its own shout, and not the one that came from A')
+  t.same((await shoutsOf(a)).sort(), [['hello from A <b>&</b>', 'member-a', null], ['hello from B **bold**', 'member-b', 'board B']], 'A: its own shout and B\'s, once each, as written')
+  t.same((await shoutsOf(b)).sort(), [['hello from A <b>&</b>', 'member-a', 'board A'], ['hello from B **bold**', 'member-b', null]], 'B: its own shout and A\'s, once each, as written')
+
+  await bridge.unbridge()
+  t.same((await a.app.inject({ url: '/api/panel/shoutbox/incoming', headers: { cookie: a.admin } })).json().hooks, [], 'unbridged: the hooks are gone')
 })

@@ -13,7 +13,7 @@ import { DrainingServer } from './http/draining-server.js'
 import { ConditionLog } from './http/error-handler.js'
 import { answerClientError, refusedWithoutHost } from './http/early-answers.js'
 import { registerPages } from './http/pages.js'
-import { rewritePanelUrl } from './http/panel-rewrite.js'
+import { rewriteEntryUrl } from './http/panel-rewrite.js'
 import { trustProxyFunction } from './http/proxies.js'
 import { validatorCompiler } from './http/validation.js'
 import { AddressKeys } from './identity/address-keys.js'
@@ -134,7 +134,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
     }),
     logger: safeLogging(options.logger, config.logClientAddresses ? 'in clear' : addresses),
     logController: new LogController({ disableRequestLogging: !config.logRequests }),
-    rewriteUrl: request => rewritePanelUrl(request.url ?? '/'),
+    rewriteUrl: request => rewriteEntryUrl(request.url ?? '/'),
     bodyLimit: BODY_LIMIT,
     trustProxy: trustProxyFunction(config.trustProxy),
     // A request that reached us before a stop began is served, not refused; and no
@@ -177,7 +177,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       sender: { allowPrivate: config.webhooksAllowPrivate, ...options.webhooks }
     })
     await app.register(mailPlugin, { smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, publicUrl: config.publicUrl, dev: config.dev, port: config.port, ...(options.mail === undefined ? {} : { sender: options.mail }) })
-    await app.register(addonsPlugin, { found, host })
+    await app.register(addonsPlugin, { found, host, publicUrl: config.publicUrl })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
     await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams, opensPerMinute: config.streamOpensPerMinute } })
     await app.register(heavyAnswersPlugin)

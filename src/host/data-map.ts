@@ -89,7 +89,7 @@ export const HOST_DATA_MAP: DataMap = [
   {
     table: 'webhooks',
     personal: { secret: { holds: 'secret', export: 'left out (the site\'s)', erase: 'not a person\'s' } },
-    other: ['id', 'url', 'events', 'active', 'created_at']
+    other: ['id', 'url', 'events', 'active', 'created_at', 'format', 'room']
   },
   {
     table: 'mail_outbox',

@@ -91,7 +91,11 @@ function safeRequest (request: LoggedRequest, clients: ClientsInLog): Fields {
   return address === undefined ? line : { ...line, client: clients.pseudonym(address) }
 }
 
-export function safeUrl (url: string): string {
+/** An incoming hook's address: its last part is the hook's secret. */
+const HOOK_SECRET_PATH = /^(\/(?:api\/)?hooks\/[^/?]+\/[^/?]+\/)[^/?]+/
+
+export function safeUrl (logged: string): string {
+  const url = logged.replace(HOOK_SECRET_PATH, `$1${REDACTED}`)
   const query = url.indexOf('?')
   if (query === -1) return url
   return url.slice(0, query + 1) + url.slice(query + 1).split('&').map(pair => {

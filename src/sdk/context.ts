@@ -235,6 +235,12 @@ export interface AddonContext {
   readonly addresses: AddressKeys
   readonly metrics: Metrics
   readonly log: Logger
+  /**
+   * The site's public origin (PUBLIC_URL, e.g. `https://shouts.example.org`) when the
+   * operator set it: what an address handed out to another tool is made from. Unset, the
+   * request's own origin is the best there is.
+   */
+  readonly publicUrl?: string | undefined
 }
 
 /** Held by the built-in admin role: passes every permission check. */

@@ -1,4 +1,5 @@
 import type { DataMap } from '../sdk/index.js'
+import { BRIDGES_DATA_MAP } from './bridges/data-map.js'
 
 /**
  * The board's tables in the data map (see `src/sdk/data-map.ts`): each copy of a person's
@@ -13,14 +14,14 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
       message: {
         holds: 'text',
         export: 'shouts[].message (the text as it is now)',
-        erase: 'anonymise: kept under `deleted user`; delete: the shout goes',
+        erase: 'anonymise: kept under `deleted user`; delete: the shout goes (one that came in through an incoming hook has no author: staff delete it)',
         edit: 'replaced; the earlier events carry the new text',
         delete: 'the row goes'
       },
-      username: { holds: 'name', export: 'implied (the author)', erase: 'anonymise: `deleted user`, no author; delete: the shout goes' },
+      username: { holds: 'name', export: 'implied (the author)', erase: 'anonymise: `deleted user`, no author; delete: the shout goes (through an incoming hook: the name the sending tool gave, no account\'s)' },
       why: { holds: 'text', export: 'left out (the moderators\' reason a shout is held or hidden)', erase: 'a held or hidden shout of theirs goes, whatever the mode' }
     },
-    other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot', 'state', 'since', 'vouched', 'approved', 'edited_at']
+    other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot', 'state', 'since', 'vouched', 'approved', 'edited_at', 'via']
   },
   {
     table: 'shoutbox_events',
@@ -94,5 +95,6 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
     personal: {},
     other: ['id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'created_at']
   },
-  { table: 'shoutbox_pins', personal: {}, other: ['id', 'shout_id', 'pinned_at'] }
+  { table: 'shoutbox_pins', personal: {}, other: ['id', 'shout_id', 'pinned_at'] },
+  ...BRIDGES_DATA_MAP
 ]

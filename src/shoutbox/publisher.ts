@@ -21,7 +21,8 @@ export interface PublishOptions {
 
 interface Waiting {
   readonly shout: NewShout
-  readonly user: Actor
+  /** Its author; null for a shout that came in through an incoming hook (no account: it notifies nobody, it is never logged). */
+  readonly user: Actor | null
   readonly logged: boolean
   readonly room: string
   readonly resolve: (shout: RoomShout) => void
@@ -63,14 +64,29 @@ export class Publisher {
   /** Stores a checked message as `user`'s shout, dated now; resolves once it is committed. */
   publish (user: Actor & { readonly bot?: boolean }, message: string, { logged, room, replyTo = null }: PublishOptions): Promise<RoomShout> {
     return new Promise((resolve, reject) => {
-      this.waiting.push({ shout: { message, username: user.username, date: Date.now(), authorId: user.id, roomId: room.id, replyToId: replyTo, bot: user.bot === true }, user, logged, room: room.slug, resolve, reject })
-      if (this.writing) return
-      this.writing = true
-      // Requests already read from the network in this turn of the event loop join this
-      // one. It matters for the embedded database, whose statements run without letting
-      // the event loop turn: without this wait, each of its transactions would hold one publish.
-      setImmediate(() => { void this.writeAll() })
+      this.enqueue({ shout: { message, username: user.username, date: Date.now(), authorId: user.id, roomId: room.id, replyToId: replyTo, bot: user.bot === true }, user, logged, room: room.slug, resolve, reject })
     })
+  }
+
+  /**
+   * Stores a checked message that came in through the incoming hook named `via`, under
+   * the name the sending tool gave (`username`), as a bot's shout of no account: it is not
+   * logged and notifies nobody. Resolves once it is committed.
+   */
+  relay (via: string, username: string, message: string, room: Pick<Room, 'id' | 'slug'>): Promise<RoomShout> {
+    return new Promise((resolve, reject) => {
+      this.enqueue({ shout: { message, username, date: Date.now(), authorId: null, roomId: room.id, replyToId: null, bot: true, via }, user: null, logged: false, room: room.slug, resolve, reject })
+    })
+  }
+
+  private enqueue (waiting: Waiting): void {
+    this.waiting.push(waiting)
+    if (this.writing) return
+    this.writing = true
+    // Requests already read from the network in this turn of the event loop join this
+    // one. It matters for the embedded database, whose statements run without letting
+    // the event loop turn: without this wait, each of its transactions would hold one publish.
+    setImmediate(() => { void this.writeAll() })
   }
 
   private async writeAll (): Promise<void> {
@@ -87,7 +103,7 @@ export class Publisher {
     let shouts: RoomShout[]
     try {
       const { notice, sent } = await shoutsRepository(ctx.db).insertAnnounced(batch.map(waiting => waiting.shout), {
-        also: ctx.activityLog.insertion(batch.flatMap(({ shout, user, logged, room }) => logged
+        also: ctx.activityLog.insertion(batch.flatMap(({ shout, user, logged, room }) => logged && user !== null
           ? [{ type: 'CREATED_SHOUT', user, details: { message: shout.message, room } }]
           : [])),
         hooked: rows => ctx.webhooks.insertion('shout.created', rows),
@@ -105,7 +121,7 @@ export class Publisher {
     batch.forEach((waiting, index) => {
       const shout = shouts[index]!
       ctx.events.emit(ShoutCreated, shout)
-      Mentions.of(ctx).afterPublish(shout, waiting.user)
+      if (waiting.user !== null) Mentions.of(ctx).afterPublish(shout, waiting.user)
       waiting.resolve(shout)
     })
   }

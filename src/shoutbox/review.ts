@@ -85,10 +85,12 @@ const OFF_BOARD_COLUMNS = ['id', 'room_id', 'author_id', 'username', 'message', 
 export function reviewRepository (db: Database) {
   return {
     /** Stores a shout held before it ever reached the board: no stream event, no webhook, until it is approved. */
-    async hold (shout: Omit<OffBoard, 'id' | 'since' | 'state'>, trx: Database = db): Promise<OffBoard> {
+    async hold (shout: Omit<OffBoard, 'id' | 'since' | 'state'> & { readonly via?: string }, trx: Database = db): Promise<OffBoard> {
       const [row] = await trx(SHOUTS_TABLE).insert({
         room_id: shout.roomId, author_id: shout.authorId, username: shout.username, message: shout.message, date: shout.date,
-        reply_to_id: shout.replyToId, state: 'held', why: shout.why, since: Date.now()
+        reply_to_id: shout.replyToId, state: 'held', why: shout.why, since: Date.now(),
+        // A shout that came in through an incoming hook keeps its hook's name: approved, it is a bot's shout as any other from the hook.
+        ...(shout.via === undefined ? {} : { bot: true, via: shout.via })
       }).returning<OffBoardRow[]>([...OFF_BOARD_COLUMNS])
       return offBoard(row!)
     },
@@ -270,7 +272,7 @@ export async function review (ctx: AddonContext, moderator: SessionUser, shoutId
     if (off === undefined && (on === undefined || await reports.openCount(shoutId, trx) === 0)) throw new NotFound()
     if (off?.state === 'held' && action === 'dismiss') throw new BadRequest({ reason: 'a held shout has no reports: approve or delete it' })
     const room = rooms.find(each => each.id === (off?.roomId ?? on!.roomId))
-    const about = { room: room?.slug ?? '', message: off?.message ?? on!.message, authorId: off?.authorId ?? on!.authorId, username: off?.username ?? on!.username }
+    const about = { room: room?.slug ?? '', message: off?.message ?? on!.message, authorId: off !== undefined ? off.authorId : on!.authorId, username: off?.username ?? on!.username }
     const details = { shoutId, author: about.username, message: about.message, room: about.room }
     const reporters = await reports.resolve(shoutId, action, trx)
     if (action === 'delete') {

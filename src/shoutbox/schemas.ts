@@ -35,7 +35,8 @@ export const RoomShoutSchema = Type.Object({
   date: Type.Integer({ description: 'milliseconds since the Unix epoch, when stored' }),
   room: Type.String({ description: "the room's slug" }),
   replyTo: ReplyToSchema,
-  bot: Type.Optional(Type.Literal(true, { description: 'posted by a bot account (through an API token); absent otherwise' })),
+  bot: Type.Optional(Type.Literal(true, { description: 'posted by a bot account (through an API token) or through an incoming hook; absent otherwise' })),
+  via: Type.Optional(Type.String({ description: 'the name of the incoming hook it came in through (a bridge); `username` is then the name the sending tool gave' })),
   edited: Type.Optional(Type.Integer({ description: 'milliseconds since the Unix epoch, when its text was last changed (by its author or a moderator); absent if never' }))
 }, { additionalProperties: false })
 

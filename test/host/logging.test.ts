@@ -102,6 +102,8 @@ t.test('secret query parameters are blanked in logged URLs', async t => {
   t.equal(safeUrl('/api/x'), '/api/x')
   t.equal(safeUrl('/panel/?setupToken=abc&x=1'), '/panel/?setupToken=[redacted]&x=1')
   t.equal(safeUrl('/a?password=p&api_key=k&session=s&page=2'), '/a?password=[redacted]&api_key=[redacted]&session=[redacted]&page=2')
+  t.equal(safeUrl('/hooks/incoming/12/AbC-dEf_123?x=1'), '/hooks/incoming/12/[redacted]?x=1', 'an incoming hook\'s secret, in its path')
+  t.equal(safeUrl('/api/hooks/incoming/12/AbC-dEf_123'), '/api/hooks/incoming/12/[redacted]')
 })
 
 t.test('a client that closes its connection halfway through its body: one info line, no warning, no stack', async t => {

@@ -224,6 +224,17 @@ t.test('every documented success answer: produced by the real app, valid against
       return asAdmin('DELETE', `/panel/api/webhooks/${JSON.parse(made.body).webhook.id as number}`)
     },
     'host.PingWebhook': async () => ping,
+    // Bridges: an incoming hook, a post through it, the list, a removal.
+    'shoutbox.CreateIncomingHook': () => asAdmin('POST', '/panel/api/shoutbox/incoming', { room: 'general', name: 'Discord #lobby' }),
+    'shoutbox.ListIncomingHooks': () => asAdmin('GET', '/panel/api/shoutbox/incoming'),
+    'shoutbox.DeleteIncomingHook': async () => {
+      const made = await asAdmin('POST', '/panel/api/shoutbox/incoming', { room: 'general', name: 'to be removed' })
+      return asAdmin('DELETE', `/panel/api/shoutbox/incoming/${JSON.parse(made.body).hook.id as number}`)
+    },
+    'shoutbox.PostThroughIncomingHook': async () => {
+      const made = await asAdmin('POST', '/panel/api/shoutbox/incoming', { room: 'general', name: 'Slack #general' })
+      return as(undefined)('POST', new URL(JSON.parse(made.body).url as string).pathname, { text: 'Hello from Slack', username: 'ada' })
+    },
     'host.ListDeliveries': () => asAdmin('GET', `/panel/api/webhooks/${webhookId}/deliveries`),
     'host.RedeliverDelivery': () => asAdmin('POST', `/panel/api/webhooks/${webhookId}/deliveries/${JSON.parse(ping.body).delivery.id as string}/redeliver`),
     'host.DeleteOwnAccount': async () => {

@@ -64,6 +64,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'host', name: '014-webhook-lanes' },
     { owner: 'host', name: '015-mail' },
     { owner: 'host', name: '018-preferred-locale' },
+    { owner: 'host', name: '022-webhook-formats' },
     { owner: 'shoutbox', name: '001-create-shouts' },
     { owner: 'shoutbox', name: '002-create-events' },
     { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' },
@@ -82,7 +83,8 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'shoutbox', name: '016-bot-shouts' },
     { owner: 'shoutbox', name: '017-ignore-changes' },
     { owner: 'shoutbox', name: '018-review-in-place' },
-    { owner: 'shoutbox', name: '019-edited-shouts' }
+    { owner: 'shoutbox', name: '019-edited-shouts' },
+    { owner: 'shoutbox', name: '026-incoming-hooks' }
   ])
   await first.close()
   const second = await build(t, { db })

@@ -108,7 +108,7 @@ t.test('managing hooks', async t => {
     t.equal(created.statusCode, 200)
     const { webhook, secret } = created.json()
     t.match(secret, /^whsec_[A-Za-z0-9_-]{43}$/)
-    t.same({ ...webhook, createdAt: 0 }, { id: webhook.id, url: 'https://chat.example.org/hooks/abc', events: ['shout.created', 'report.created'], active: true, createdAt: 0 })
+    t.same({ ...webhook, createdAt: 0 }, { id: webhook.id, url: 'https://chat.example.org/hooks/abc', events: ['shout.created', 'report.created'], active: true, format: 'shoutbox', room: null, createdAt: 0 })
     const listed = (await as(app, admin).get(url)).json()
     t.same(listed.webhooks, [webhook])
     t.notMatch(JSON.stringify(listed), secret)

@@ -15,7 +15,7 @@ t.test('the built addon folder, dropped into a host\'s addons folder, works afte
   // What `npm run build` does for dist/addon/shoutbox.
   await packageAddon({ addonDir: root, codeDir: path.join(root, 'src/shoutbox'), outDir: built })
   const files = await fs.readdir(built)
-  t.same(files.filter(f => !f.endsWith('.map')).sort(), ['addon.json', 'chunks', 'endpoints', 'index.js', 'lang', 'migrations', 'package.json', 'ui'])
+  t.same(files.filter(f => !f.endsWith('.map')).sort(), ['addon.json', 'bridges', 'chunks', 'endpoints', 'index.js', 'lang', 'migrations', 'package.json', 'ui'])
   t.same((await fs.readdir(path.join(built, 'lang'))).sort(), ['en.json', 'tr.json'])
   t.same((await fs.readdir(path.join(built, 'ui'))).filter(f => /\.(js|css)$/.test(f)).sort(), ['archive.js', 'embed.js', 'history.css', 'palette.css', 'panel.js', 'permalink.js', 'strings.js', 'widget.css', 'widget.js'])
 

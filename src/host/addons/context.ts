@@ -30,6 +30,8 @@ export interface ContextServices {
   readonly users: UsersRepository
   readonly webhooks: WebhookOutboxRepository
   readonly addresses: AddressKeys
+  /** PUBLIC_URL, when the operator set it. */
+  readonly publicUrl?: string | undefined
 }
 
 export interface Owner {
@@ -123,7 +125,8 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
     },
     addresses: { keyOf: ip => services.addresses.keyOf(ip) },
     metrics: { counter: (name, help) => services.metrics.counter(owner.id, name, help) },
-    log: services.log.child({ addon: owner.id })
+    log: services.log.child({ addon: owner.id }),
+    publicUrl: services.publicUrl
   }
 }
 

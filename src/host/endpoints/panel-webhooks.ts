@@ -3,7 +3,7 @@ import {
 } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { WEBHOOKS_TABLE } from '../database/tables.js'
-import { PING, type Webhook } from '../webhooks/outbox.js'
+import { PING, WEBHOOK_FORMATS, type Webhook, type WebhookFormat } from '../webhooks/outbox.js'
 
 /** More hooks than a site needs would only multiply every change's writes. */
 const MAX_WEBHOOKS = 20
@@ -13,6 +13,8 @@ const WebhookSchema = Type.Object({
   url: Type.String(),
   events: Type.Array(Type.String()),
   active: Type.Boolean(),
+  format: Type.Unsafe<WebhookFormat>({ type: 'string', enum: [...WEBHOOK_FORMATS], description: 'what its deliveries look like: "shoutbox" (signed envelope), "slack" ({text, username}) or "discord" ({content, username, allowed_mentions})' }),
+  room: Type.Union([Type.String(), Type.Null()], { description: "only events about this room (its slug); null: every event" }),
   createdAt: Type.Integer()
 })
 const DeliverySchema = Type.Object({
@@ -25,12 +27,22 @@ const DeliverySchema = Type.Object({
   createdAt: Type.Integer()
 })
 
-const WEBHOOK_EXAMPLE = { id: 1, url: 'https://chat.example.org/hooks/shoutbox', events: ['shout.created', 'report.created'], active: true, createdAt: 1795000000000 }
+const WEBHOOK_EXAMPLE = { id: 1, url: 'https://chat.example.org/hooks/shoutbox', events: ['shout.created', 'report.created'], active: true, format: 'shoutbox' as const, room: null, createdAt: 1795000000000 }
 const DELIVERY_EXAMPLE = {
   id: '5b0c3f1e-8d2a-4c7e-9a51-2f6d0b4e7c13', event: 'shout.created', status: 'delivered' as const, attempts: 1, responseCode: 200, nextAttemptAt: null, createdAt: 1795000100000
 }
 
 const UrlSchema = Type.String({ minLength: 8, maxLength: 2000, description: 'https:// (http:// only with WEBHOOKS_ALLOW_HTTP=1); private addresses are refused when sent' })
+const FormatSchema = Type.Unsafe<WebhookFormat>({
+  type: 'string',
+  enum: [...WEBHOOK_FORMATS],
+  description: '"shoutbox" (the default): the signed envelope; "slack" / "discord": the body a Slack or Discord channel\'s incoming webhook takes, for `shout.created` only; shouts that came in through an incoming hook are not sent to these'
+})
+const RoomSchema = Type.Union([Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,31}$' }), Type.Null()], {
+  description: "a room's slug: only events about that room are sent (a chat channel bridged to one room); null or absent: every event"
+})
+/** The only event a chat channel's hook takes: a new shout is a message; nothing else is. */
+const CHAT_EVENTS: readonly string[] = ['shout.created']
 const EventsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 50, description: 'events to send (GET /api/panel/webhooks lists them)' })
 
 /** The hooks' URL rules, checked when one is saved (the address it resolves to is checked at each send). */
@@ -52,6 +64,14 @@ function checkedEvents (events: readonly string[], known: readonly string[]): re
   const unknown = events.filter(event => !known.includes(event))
   if (unknown.length > 0) throw new BadRequest({ reason: `unknown events: ${unknown.join(', ')}` })
   return events
+}
+
+/** A Slack or Discord hook takes new shouts only: the other events have no message in a channel. */
+function checkedFormat (format: WebhookFormat, events: readonly string[]): WebhookFormat {
+  if (format !== 'shoutbox' && events.some(event => !CHAT_EVENTS.includes(event))) {
+    throw new BadRequest({ reason: `a ${format} webhook takes only ${CHAT_EVENTS.join(', ')}` })
+  }
+  return format
 }
 
 /** What the activity feed names a hook by: its host, never its path (which may hold a key). */
@@ -85,7 +105,7 @@ export class ListWebhooks extends PanelApi<object, HostContext> {
 }
 
 const CreateSchema = {
-  body: Type.Object({ url: UrlSchema, events: EventsSchema, active: Type.Optional(Type.Boolean({ default: true })) }, { additionalProperties: false })
+  body: Type.Object({ url: UrlSchema, events: EventsSchema, active: Type.Optional(Type.Boolean({ default: true })), format: Type.Optional(FormatSchema), room: Type.Optional(RoomSchema) }, { additionalProperties: false })
 }
 
 /** POST /api/panel/webhooks — a new hook; its signing secret is in this answer only. */
@@ -103,7 +123,8 @@ export class CreateWebhook extends PanelApi<typeof CreateSchema, HostContext> {
   async handle (call: SignedInCall<typeof CreateSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_WEBHOOKS')
     const { ctx, body } = call
-    const hook = { url: checkedUrl(body.url, ctx.webhookAdmin.allowHttp), events: checkedEvents(body.events, ctx.addons.webhookEvents()), active: body.active ?? true }
+    const events = checkedEvents(body.events, ctx.addons.webhookEvents())
+    const hook = { url: checkedUrl(body.url, ctx.webhookAdmin.allowHttp), events, active: body.active ?? true, format: checkedFormat(body.format ?? 'shoutbox', events), room: body.room ?? null }
     const created = await ctx.transaction(async trx => {
       await trx.raw(`lock table ${WEBHOOKS_TABLE} in share row exclusive mode`)
       if (await ctx.webhookAdmin.hooks.count(trx) >= MAX_WEBHOOKS) throw new Conflict({ reason: `at most ${MAX_WEBHOOKS} webhooks` })
@@ -118,7 +139,7 @@ export class CreateWebhook extends PanelApi<typeof CreateSchema, HostContext> {
 
 const UpdateSchema = {
   params: IdParamsSchema,
-  body: Type.Object({ url: Type.Optional(UrlSchema), events: Type.Optional(EventsSchema), active: Type.Optional(Type.Boolean()) }, { additionalProperties: false, minProperties: 1 })
+  body: Type.Object({ url: Type.Optional(UrlSchema), events: Type.Optional(EventsSchema), active: Type.Optional(Type.Boolean()), format: Type.Optional(FormatSchema), room: Type.Optional(RoomSchema) }, { additionalProperties: false, minProperties: 1 })
 }
 
 /** PUT /api/panel/webhooks/:id — changes the fields sent (its secret stays). */
@@ -138,7 +159,11 @@ export class UpdateWebhook extends PanelApi<typeof UpdateSchema, HostContext> {
       ...(body.active === undefined ? {} : { active: body.active })
     }
     const webhook = await ctx.transaction(async trx => {
-      const updated = await ctx.webhookAdmin.hooks.update(Number(call.params.id), change, trx)
+      const id = Number(call.params.id)
+      const before = await ctx.webhookAdmin.hooks.find(id, trx)
+      if (before === undefined) throw new NotFound()
+      checkedFormat(body.format ?? before.format, change.events ?? before.events)
+      const updated = await ctx.webhookAdmin.hooks.update(id, { ...change, ...(body.format === undefined ? {} : { format: body.format }), ...(body.room === undefined ? {} : { room: body.room }) }, trx)
       if (updated === undefined) throw new NotFound()
       await ctx.activityLog.write({ type: 'UPDATED_WEBHOOK', user: call.user, details: about(updated) }, trx)
       await ctx.webhookAdmin.sender.hooksChanged(trx)

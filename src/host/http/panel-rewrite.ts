@@ -9,3 +9,16 @@ export const PANEL_API_PREFIX = '/api/panel/'
 export function rewritePanelUrl (url: string): string {
   return url.startsWith(PANEL_PATH_PREFIX) ? PANEL_API_PREFIX + url.slice(PANEL_PATH_PREFIX.length) : url
 }
+
+/** Where another tool posts into an incoming hook, and how its endpoints are declared. */
+export const HOOKS_PATH_PREFIX = '/hooks/'
+export const HOOKS_API_PREFIX = '/api/hooks/'
+
+/**
+ * Every rewrite made on entry: the panel's `/panel/api/<rest>`, and the short public
+ * address of the hooks other tools post to, `/hooks/<rest>` → `/api/hooks/<rest>` (a
+ * URL pasted into a Slack or Discord bridge's settings).
+ */
+export function rewriteEntryUrl (url: string): string {
+  return url.startsWith(HOOKS_PATH_PREFIX) ? HOOKS_API_PREFIX + url.slice(HOOKS_PATH_PREFIX.length) : rewritePanelUrl(url)
+}

@@ -16,6 +16,8 @@ declare module 'fastify' {
 export interface AddonsOptions {
   readonly found: readonly LoadedAddon[]
   readonly host: DiscoveredCode & { readonly langDir: string }
+  /** PUBLIC_URL: the site's public origin, for the addresses an addon hands out. */
+  readonly publicUrl?: string | undefined
 }
 
 /**
@@ -23,9 +25,9 @@ export interface AddonsOptions {
  * addons stop before the server closes (their event streams end), and the services
  * they used close after it, in order.
  */
-export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host }) => {
+export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host, publicUrl }) => {
   const services = {
-    db: app.db, log: app.log, activity: app.activity, notifications: app.notifications, config: addonConfigRepository(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n, metrics: app.metrics, users: app.identity.users, webhooks: app.webhooks.outbox, addresses: { keyOf: async (ip: string) => app.identity.addresses.of(ip) }
+    db: app.db, log: app.log, activity: app.activity, notifications: app.notifications, config: addonConfigRepository(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n, metrics: app.metrics, users: app.identity.users, webhooks: app.webhooks.outbox, addresses: { keyOf: async (ip: string) => app.identity.addresses.of(ip) }, publicUrl
   }
   const registry = new AddonRegistry({ found, host, services, identity: app.identity, webhooks: app.webhooks, mail: app.mail })
   app.decorate('addons', registry)

@@ -11,11 +11,21 @@ export const PING = 'ping'
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed'
 
+/**
+ * What a hook's deliveries look like: Shoutbox's own signed envelope, or the body a Slack
+ * or Discord channel's incoming webhook takes (see `formats.ts`).
+ */
+export const WEBHOOK_FORMATS = ['shoutbox', 'slack', 'discord'] as const
+export type WebhookFormat = typeof WEBHOOK_FORMATS[number]
+
 export interface Webhook {
   readonly id: number
   readonly url: string
   readonly events: readonly string[]
   readonly active: boolean
+  readonly format: WebhookFormat
+  /** Only events about this room (its slug, `data.room`); null: every event. */
+  readonly room: string | null
   readonly createdAt: number
 }
 
@@ -38,10 +48,11 @@ export interface OutboxItem {
 /** Announced when hooks change, so every process's sender knows whether there is any to send to. */
 export const WEBHOOKS_CHANGED = 'host:webhooks-changed'
 
-interface HookRow { id: number, url: string, events: string[], active: boolean, created_at: number | string }
+interface HookRow { id: number, url: string, events: string[], active: boolean, format: WebhookFormat, room: string | null, created_at: number | string }
 interface DeliveryRow { id: string, event: string, status: DeliveryStatus, attempts: number, response_code: number | null, next_attempt_at: number | string, created_at: number | string }
 
-const toHook = (row: HookRow): Webhook => ({ id: row.id, url: row.url, events: row.events, active: row.active, createdAt: Number(row.created_at) })
+const toHook = (row: HookRow): Webhook => ({ id: row.id, url: row.url, events: row.events, active: row.active, format: row.format, room: row.room, createdAt: Number(row.created_at) })
+const HOOK_COLUMNS = ['id', 'url', 'events', 'active', 'format', 'room', 'created_at']
 const toDelivery = (row: DeliveryRow): Delivery => ({
   id: row.id,
   event: row.event,
@@ -62,13 +73,17 @@ export function webhookOutboxRepository (db: Database, now: () => number = Date.
   /**
    * The INSERT of `event`'s deliveries as a statement part (a CTE of the change's own
    * statement): `rows` is a SELECT of `data` (jsonb) and `subject` (text) columns, which
-   * may read the statement's other CTEs.
+   * may read the statement's other CTEs. A row whose `data` names `via` came in through
+   * a bridge (an incoming hook): it goes to no chat-shaped hook (Slack, Discord), so two
+   * bridged boards never send a shout back where it came from. A hook that names a room
+   * gets only the rows whose `data.room` is that room.
    */
   const insertion = (event: string, rows: SqlPart): SqlPart => {
     const at = now()
     return db.raw(`insert into ${WEBHOOK_DELIVERIES_TABLE} (hook_id, event, data, subject, next_attempt_at, created_at)
       select h.id, ?::text, d.data, d.subject, ?::bigint, ?::bigint from (?) as d cross join ${WEBHOOKS_TABLE} h
-      where h.active and h.events @> ?::jsonb`, [event, at, at, rows, JSON.stringify([event])])
+      where h.active and h.events @> ?::jsonb and (h.format = 'shoutbox' or d.data->'via' is null or d.data->'via' = 'null'::jsonb)
+        and (h.room is null or d.data->>'room' = h.room)`, [event, at, at, rows, JSON.stringify([event])])
   }
 
   return {
@@ -134,26 +149,28 @@ export function webhooksRepository (db: Database, now: () => number = Date.now) 
     },
 
     /** A new hook and its signing secret (kept to sign with, shown once). */
-    async create (hook: { url: string, events: readonly string[], active: boolean }, trx: Transaction): Promise<{ webhook: Webhook, secret: string }> {
+    async create (hook: { url: string, events: readonly string[], active: boolean, format?: WebhookFormat, room?: string | null }, trx: Transaction): Promise<{ webhook: Webhook, secret: string }> {
       const secret = `whsec_${randomBytes(32).toString('base64url')}`
-      const [row] = await trx(WEBHOOKS_TABLE).insert({ url: hook.url, events: JSON.stringify([...new Set(hook.events)]), active: hook.active, secret, created_at: now() })
-        .returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
+      const [row] = await trx(WEBHOOKS_TABLE).insert({ url: hook.url, events: JSON.stringify([...new Set(hook.events)]), active: hook.active, format: hook.format ?? 'shoutbox', room: hook.room ?? null, secret, created_at: now() })
+        .returning<HookRow[]>(HOOK_COLUMNS)
       return { webhook: toHook(row!), secret }
     },
 
-    async update (id: number, change: { url?: string, events?: readonly string[], active?: boolean }, trx: Transaction): Promise<Webhook | undefined> {
+    async update (id: number, change: { url?: string, events?: readonly string[], active?: boolean, format?: WebhookFormat, room?: string | null }, trx: Transaction): Promise<Webhook | undefined> {
       const columns = {
+        ...(change.room === undefined ? {} : { room: change.room }),
+        ...(change.format === undefined ? {} : { format: change.format }),
         ...(change.url === undefined ? {} : { url: change.url }),
         ...(change.events === undefined ? {} : { events: JSON.stringify([...new Set(change.events)]) }),
         ...(change.active === undefined ? {} : { active: change.active })
       }
-      const [row] = await trx(WEBHOOKS_TABLE).where({ id }).update(columns).returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
+      const [row] = await trx(WEBHOOKS_TABLE).where({ id }).update(columns).returning<HookRow[]>(HOOK_COLUMNS)
       return row === undefined ? undefined : toHook(row)
     },
 
     /** The hook and its deliveries go. */
     async delete (id: number, trx: Transaction): Promise<Webhook | undefined> {
-      const [row] = await trx(WEBHOOKS_TABLE).where({ id }).delete().returning<HookRow[]>(['id', 'url', 'events', 'active', 'created_at'])
+      const [row] = await trx(WEBHOOKS_TABLE).where({ id }).delete().returning<HookRow[]>(HOOK_COLUMNS)
       return row === undefined ? undefined : toHook(row)
     },
 

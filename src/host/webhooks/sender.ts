@@ -5,7 +5,8 @@ import type { Database, Transaction } from '../../sdk/index.js'
 import { WEBHOOKS_TABLE, WEBHOOK_DELIVERIES_TABLE } from '../database/tables.js'
 import type { Cluster } from '../services/cluster.js'
 import { systemResolver, type Resolver } from './address-guard.js'
-import { WEBHOOKS_CHANGED } from './outbox.js'
+import { deliveryBody } from './formats.js'
+import { WEBHOOKS_CHANGED, type WebhookFormat } from './outbox.js'
 import { OutcomeWriter } from './outcomes.js'
 import { post, type Outcome } from './post.js'
 
@@ -44,6 +45,7 @@ interface Claimed {
   attempts: number
   url: string
   secret: string
+  format: WebhookFormat
 }
 
 /** How long a delivery done with (delivered or failed) stays in the panel's log. */
@@ -55,6 +57,8 @@ const PRUNE_EVERY_MS = 60 * 60_000
  * each: a busy hook's deliveries then cost a claim a batch, not a claim a delivery.
  */
 const GATHER_MS = 10
+/** The outcome of a delivery its hook's format has nothing to send for: done, with no answer to record. */
+const NOTHING_TO_SEND = -1
 /** The reason a try is abandoned when the host stops: its claim is let go, not counted as failed. */
 const STOPPING = new Error('the host is stopping')
 
@@ -235,7 +239,7 @@ export class WebhookSender {
       ) claimed,
       ${WEBHOOKS_TABLE} h
       where d.id = claimed.id and h.id = d.hook_id
-      returning d.id, d.hook_id, d.event, d.data, d.created_at, d.attempts, h.url, h.secret`, {
+      returning d.id, d.hook_id, d.event, d.data, d.created_at, d.attempts, h.url, h.secret, h.format`, {
       now,
       lease: now + this.timeoutMs + 20_000,
       free,
@@ -253,10 +257,13 @@ export class WebhookSender {
     this.busy.set(hook, (this.busy.get(hook) ?? 0) + 1)
     const controller = new AbortController()
     const timer = setTimeout(() => { controller.abort(new Error(`no answer within ${this.timeoutMs} ms`)) }, this.timeoutMs)
-    const body = JSON.stringify({ id: delivery.id, event: delivery.event, createdAt: Number(delivery.created_at), data: delivery.data })
-    const tried = post({ id: delivery.id, event: delivery.event, url: delivery.url, secret: delivery.secret, body }, {
-      agents: this.agents, resolve: this.resolve, allowPrivate: this.options.allowPrivate, now: this.now, signal: controller.signal
-    })
+    const body = deliveryBody(delivery.format, { id: delivery.id, event: delivery.event, createdAt: Number(delivery.created_at), data: delivery.data })
+    // Nothing to say in the hook's format (a chat channel and a shout deleted meanwhile): done, with no request.
+    const tried = (body === null
+      ? Promise.resolve<Outcome>({ status: NOTHING_TO_SEND })
+      : post({ id: delivery.id, event: delivery.event, url: delivery.url, secret: delivery.secret, body }, {
+        agents: this.agents, resolve: this.resolve, allowPrivate: this.options.allowPrivate, now: this.now, signal: controller.signal
+      }))
       .then(async outcome => {
         clearTimeout(timer)
         if (outcome.status === null && controller.signal.reason === STOPPING) await this.release(delivery)
@@ -275,6 +282,10 @@ export class WebhookSender {
 
   /** What the try came to, written only while the claim is still this try's (with others that ended meanwhile). */
   private async record (delivery: Claimed, outcome: Outcome): Promise<void> {
+    if (outcome.status === NOTHING_TO_SEND) {
+      await this.outcomes.write({ id: delivery.id, attempts: delivery.attempts, status: 'delivered', responseCode: null, nextAttemptAt: null })
+      return
+    }
     const delivered = outcome.status !== null && outcome.status >= 200 && outcome.status < 300
     const failed = !delivered && delivery.attempts >= this.maxAttempts
     if (outcome.status === null) this.slow.add(delivery.hook_id)

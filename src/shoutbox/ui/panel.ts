@@ -1,6 +1,7 @@
 import { KnownUsers } from '../../sdk/rich-text.js'
 import { barChart, field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
 import type { Shout } from '../schemas.js'
+import { incomingHooksPage } from '../bridges/ui/incoming-page.js'
 import { LiveShouts } from './shared/live-shouts.js'
 import { DEFAULT_ROOM, quotedWords, shoutText } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
@@ -40,6 +41,8 @@ export default function register (panel: PanelHost): void {
   panel.addPage({ id: 'review', title: t('ui.review.title'), permission: MANAGE, render: root => reviewPage(root) })
   panel.addPage({ id: 'words', title: t('ui.words.title'), permission: MANAGE, render: root => wordsPage(root) })
   panel.addPage({ id: 'settings', title: t('ui.settings.title'), permission: MANAGE, render: root => settingsPage(root) })
+  // Beside the host's Webhooks page (each links to the other): who may manage webhooks manages these.
+  panel.addPage({ id: 'incoming', title: t('ui.incoming.title'), permission: 'panel.manage.webhooks', render: incomingHooksPage(panel, t, say) })
   panel.addOverview({ title: t('ui.overview.title'), permission: MANAGE, render: root => overview(root) })
   panel.addSetupStep({ title: t('ui.setupStep.title'), permission: MANAGE, render: (root, done) => setupStep(root, done) })
 

@@ -537,7 +537,8 @@ function drawActions (item: Item, again = false): void {
   const mode = !isOwn(item.shout) ? (isModerator() ? 'moderated' : 'none') : editable(item.shout) ? 'editable' : 'own'
   const replyable = mayTalk()
   // A member may ignore another member (not a moderator: the server refuses, and says so).
-  const ignorable = me !== null && mode === 'none'
+  // A shout that came in through an incoming hook has no account behind it: nobody to ignore.
+  const ignorable = me !== null && mode === 'none' && !('via' in item.shout)
   if (item.mode === 'editing' || item.mode === 'confirming' || item.mode === 'muting' || item.mode === 'reporting' || (!again && item.mode === mode && item.replyable === replyable && item.ignorable === ignorable)) return
   item.mode = mode
   item.replyable = replyable
@@ -568,6 +569,8 @@ function drawActions (item: Item, again = false): void {
  */
 const mutableAuthors = new Map<string, boolean | 'asking'>()
 function mutable (item: Item): boolean | undefined {
+  // Through an incoming hook: the name a tool gave, no account (and perhaps a member's name).
+  if ('via' in item.shout) return false
   const { username } = item.shout
   const known = mutableAuthors.get(username)
   if (known !== undefined) return known === 'asking' ? undefined : known

@@ -105,6 +105,9 @@ export async function story (t: Test, browser: Browser): Promise<void> {
   await call('POST', '/api/panel/shoutbox/words', { pattern: 'cheap watches here', action: 'hold' })
   await call('POST', '/api/shoutbox', { message: 'cheap watches here, and more' }, bora)
   await call('POST', '/api/panel/webhooks', { url: 'https://example.org/hook', events: ['shout.created'] })
+  // A bridge: a shout through an incoming hook, marked "via" on every page that shows it.
+  const incoming = await call('POST', '/api/panel/shoutbox/incoming', { room: 'general', name: 'Discord #lobby' }) as { url: string }
+  t.equal((await http(server, 'POST', new URL(incoming.url).pathname, { body: { content: 'Hello from the Discord side', username: 'grace' } })).status, 200)
 
   const widget = (text: string): Ready => page => page.locator('.shoutbox-widget').getByText(text).first().waitFor()
   /** The shout that says `text` (not a reply that quotes it). */
@@ -173,6 +176,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     panel('addons', page => page.getByText('Shoutbox 0.1.0').waitFor()),
     panel('settings', page => page.getByLabel('Role of new accounts').waitFor()),
     panel('webhooks', page => page.getByText('https://example.org/hook').first().waitFor()),
+    panel('shoutbox/incoming', page => page.getByText('Discord #lobby').first().waitFor()),
     panel('mail', page => page.getByText('No mail yet.').waitFor()),
     panel('password', page => page.getByLabel('Current password').waitFor())
   ]

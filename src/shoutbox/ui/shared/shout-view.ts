@@ -40,8 +40,12 @@ export function useStylesheet (name: string, moduleUrl: string): void {
   if (document.querySelector(`link[href="${href}"]`) === null) document.head.append(h('link', { rel: 'stylesheet', href }))
 }
 
-/** After a bot's name: a badge saying a bot account posted it (through an API token); nothing for a person's shout. */
-export function botBadge (shout: object, t: (key: string) => string): HTMLElement | null {
+/**
+ * After a bot's name: a badge saying a bot account posted it (through an API token), or
+ * which incoming hook (a bridge) it came in through; nothing for a person's shout.
+ */
+export function botBadge (shout: object, t: (key: string, values?: Record<string, unknown>) => string): HTMLElement | null {
+  if ('via' in shout && typeof shout.via === 'string') return h('span', { class: 'shoutbox-bot', title: t('shout.viaTitle', { name: shout.via }) }, t('shout.via', { name: shout.via }))
   return 'bot' in shout && shout.bot === true ? h('span', { class: 'shoutbox-bot', title: t('shout.botTitle') }, t('shout.bot')) : null
 }
 

@@ -3,7 +3,7 @@ import { api } from '../api.js'
 import { buttonAction } from '../button-action.js'
 import { errorText, type T } from '../strings.js'
 
-interface Webhook { id: number, url: string, events: string[], active: boolean, createdAt: number }
+interface Webhook { id: number, url: string, events: string[], active: boolean, format: 'shoutbox' | 'slack' | 'discord', room: string | null, createdAt: number }
 interface Delivery { id: string, event: string, status: 'pending' | 'delivered' | 'failed', attempts: number, responseCode: number | null, nextAttemptAt: number | null, createdAt: number }
 
 /**
@@ -26,13 +26,22 @@ export function webhooksPage (t: T, locale: string) {
       const url = h('input', { type: 'url', required: true, maxlength: 2000, placeholder: 'https://chat.example.org/hooks/shoutbox', autocomplete: 'off' }) as HTMLInputElement
       const boxes = events.map(event => h('input', { type: 'checkbox', value: event, id: `hook-event-${event}`, checked: event.startsWith('shout.') }) as HTMLInputElement)
       const secret = h('div', { class: 'secret', hidden: true })
+      const format = h('select', { id: 'hook-format' }, ...(['shoutbox', 'slack', 'discord'] as const).map(value => h('option', { value }, t(`ui.webhooks.format.${value}`)))) as HTMLSelectElement
+      const room = h('input', { type: 'text', id: 'hook-room', maxlength: 32, pattern: '[a-z0-9][a-z0-9\\-]{0,31}', autocomplete: 'off', placeholder: 'general' }) as HTMLInputElement
+      // A chat channel takes new shouts only.
+      format.addEventListener('change', () => {
+        if (format.value === 'shoutbox') return
+        for (const box of boxes) box.checked = box.value === 'shout.created'
+      })
       const form = h('form', { class: 'stack', 'aria-label': t('ui.webhooks.create') },
         // The hint says what this server takes (WEBHOOKS_ALLOW_HTTP).
         field(t('ui.webhooks.url'), url, t(answer.body!.allowHttp === true ? 'ui.webhooks.urlHintHttp' : 'ui.webhooks.urlHint')),
+        field(t('ui.webhooks.format'), format, t('ui.webhooks.formatHint')),
+        field(t('ui.webhooks.room'), room, t('ui.webhooks.roomHint')),
         h('fieldset', {}, h('legend', {}, t('ui.webhooks.events')),
           ...boxes.map(box => h('div', { class: 'check' }, box, h('label', { for: box.id }, box.value)))),
         h('div', {}, h('button', { type: 'submit' }, t('ui.webhooks.create')))) as HTMLFormElement
-      onSubmit(form, result, say, () => api('POST', '/panel/api/webhooks', { url: url.value, events: boxes.filter(box => box.checked).map(box => box.value) }), async created => {
+      onSubmit(form, result, say, () => api('POST', '/panel/api/webhooks', { url: url.value, events: boxes.filter(box => box.checked).map(box => box.value), format: format.value, ...(room.value === '' ? {} : { room: room.value }) }), async created => {
         await load()
         result.ok(t('ui.webhooks.created'))
         showSecret(created.body!.secret as string)
@@ -50,7 +59,7 @@ export function webhooksPage (t: T, locale: string) {
       const box = h('div', { class: 'card secret', role: 'status' }, h('p', {}, h('strong', {}, t('ui.webhooks.secret'))), h('p', {}, code), h('p', { class: 'hint' }, t('ui.webhooks.secretHint')))
       body.prepend(box)
     }
-    root.replaceChildren(h('h1', {}, t('ui.webhooks.title')), h('p', { class: 'hint' }, t('ui.webhooks.intro')), result, body)
+    root.replaceChildren(h('h1', {}, t('ui.webhooks.title')), h('p', { class: 'hint' }, t('ui.webhooks.intro'), ' ', h('a', { href: '#/shoutbox/incoming' }, t('ui.webhooks.incomingLink'))), result, body)
     void load()
   }
 }
@@ -121,7 +130,7 @@ function hookItem (t: T, locale: string, hook: Webhook, say: (answer: ApiAnswer)
   void deliveries()
   return h('li', {},
     h('div', { class: 'row' }, h('strong', { class: 'hook-url' }, hook.url), state),
-    h('span', { class: 'meta' }, hook.events.join(', ')),
+    h('span', { class: 'meta' }, [hook.format === 'shoutbox' ? null : t(`ui.webhooks.format.${hook.format}`), hook.room === null ? null : t('ui.webhooks.onlyRoom', { room: hook.room }), hook.events.join(', ')].filter(part => part !== null).join(' · ')),
     h('div', { class: 'row' }, toggle, ping, refresh, remove),
     said,
     h('div', { class: 'table-scroll' }, log))
