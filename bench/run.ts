@@ -120,6 +120,7 @@ import { EXPORT_SHOUTS, measureExports } from './exports.js'
 import {
   ADMIN, DATABASE_URL, PIN, cpuMs, described, firstLine, freePort, lines, load, log, median, node, openFilesLimit, residentMiB, sleep, startBareServer, type Load
 } from './parts/processes.js'
+import { listPart } from './parts/list.js'
 import { Site } from './parts/site.js'
 
 const { values: options } = parseArgs({
@@ -180,16 +181,6 @@ async function startBare (label: string, site: Site): Promise<{ url: string, sto
   return { url: `http://127.0.0.1:${bare.port}/`, stop: async () => { bare.stop() } }
 }
 
-
-/** The list of `site` against a bare node:http server sending the identical bytes and headers. */
-async function compareList (label: string, site: Site): Promise<Comparison> {
-  const bare = await startBare(label, site)
-  try {
-    return await compare(label, [bare.url, `${await site.url()}/api/shoutbox/list`])
-  } finally {
-    await bare.stop()
-  }
-}
 
 /** The busy part's list load: the connections the issue measured with. */
 const BUSY_CONNECTIONS = 64
@@ -967,10 +958,6 @@ const latency = (loads: Load[]): string => {
   return answered.length === 0 ? '—' : `${fmt(median(answered.map(l => l.p50)))} / ${fmt(median(answered.map(l => l.p99)))} ms`
 }
 const failures = (loads: Load[]): number => loads.reduce((sum, l) => sum + l.non2xx + l.errors + l.timeouts, 0)
-/** A row of the host's list against the bare server (first: bare, second: host). */
-const listRow = (label: string, c: Comparison): void => {
-  rows.push([label, fmt(rps(c.second)), fmt(rps(c.first)), fmt(c.ratio, 2), latency(c.second), fmt(failures(c.second))])
-}
 
 const site = new Site()
 const mid = new Site()
@@ -982,15 +969,8 @@ try {
 
   if (PARTS.has('words')) wordsPart()
 
-  if (PARTS.has('list')) {
-    await site.seedTo(1000)
-    await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: null })
-    listRow('list, all of 1,000 shouts', await compareList('1,000 stored, no maxShouts', site))
-
-    await site.seedTo(10_000)
-    await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
-    listRow('list, maxShouts 50 of 10,000', await compareList('10,000 stored, maxShouts 50', site))
-  }
+  // The list at its limit: wrk pinned to the other core, against two bare servers (bench/parts/list.ts).
+  if (PARTS.has('list')) rows.push(...await listPart(site, { rounds: ROUNDS, seconds: SECONDS }))
 
   if (PARTS.has('million')) {
     // Two fresh installations, 10,000 and 1,000,000 shouts, measured in the same rounds.

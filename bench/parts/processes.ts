@@ -15,6 +15,8 @@ export const root = fileURLToPath(new URL('../../', import.meta.url))
 
 export const DATABASE_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
 export const SETUP_TOKEN = 'benchmark-setup-token'
+/** The hosts' address secret on PostgreSQL, where each process must be given one (32 characters or more). */
+export const ADDRESS_SECRET = 'benchmark-address-secret-0123456789abcdef'
 /** The first administrator; as a body it finishes setup (the hosts hold SETUP_TOKEN). */
 export const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'benchmark password', setupToken: SETUP_TOKEN }
 
@@ -147,10 +149,10 @@ export async function load (job: Record<string, unknown>): Promise<Load> {
 /** A run's rate and steal, for the logs. */
 export const described = (which: string, run: Load): string => `${which} ${Math.round(run.requestsPerSecond)} (${Number.isNaN(run.stolen) ? '?' : run.stolen.toFixed(1)} % stolen)`
 
-/** bench/bare-server.ts on the servers' core, answering every request with `body` and `headers`. */
-export async function startBareServer (body: string, headers: Record<string, string>): Promise<{ port: number, stop: () => void }> {
-  const file = path.join(os.tmpdir(), `shoutbox-bench-body-${process.pid}.json`)
-  await fs.writeFile(file, JSON.stringify({ body, headers }))
+/** bench/bare-server.ts on the servers' core, answering every request with `status` (200 by default), `body` and `headers`. */
+export async function startBareServer (body: string, headers: Record<string, string>, status = 200): Promise<{ port: number, pid: number, stop: () => void }> {
+  const file = path.join(os.tmpdir(), `shoutbox-bench-body-${process.pid}-${Math.random().toString(36).slice(2)}.json`)
+  await fs.writeFile(file, JSON.stringify({ body, headers, status }))
   const port = await freePort()
   const bare = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(port)], {}, 0)
   try {
@@ -158,5 +160,5 @@ export async function startBareServer (body: string, headers: Record<string, str
   } finally {
     await fs.rm(file, { force: true })
   }
-  return { port, stop: () => bare.kill('SIGTERM') }
+  return { port, pid: bare.pid!, stop: () => bare.kill('SIGTERM') }
 }

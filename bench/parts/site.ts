@@ -11,7 +11,7 @@ import path from 'node:path'
 import pg from 'pg'
 import { START_FLAGS } from '../../test/helpers/start-flags.js'
 import { querySql } from '../../test/helpers/storage-sql.js'
-import { ADMIN, DATABASE_URL, SETUP_TOKEN, freePort, log, node, residentMiB } from './processes.js'
+import { ADDRESS_SECRET, ADMIN, DATABASE_URL, SETUP_TOKEN, freePort, log, node, residentMiB } from './processes.js'
 
 /** One installation: its own storage (a schema, or a data folder) and its host process. */
 export class Site {
@@ -23,7 +23,8 @@ export class Site {
 
   get env (): NodeJS.ProcessEnv {
     const storage = DATABASE_URL === undefined ? { DATA_DIR: this.dataDir, DATABASE_URL: '' } : { DATABASE_URL, DATABASE_SCHEMA: this.schema }
-    return { ...storage, SETUP_TOKEN }
+    // On PostgreSQL the host refuses to start without the secret its address keys derive from (every process must share it).
+    return { ...storage, SETUP_TOKEN, ...(DATABASE_URL === undefined ? {} : { ADDRESS_SECRET }) }
   }
 
   async url (): Promise<string> {
@@ -44,7 +45,9 @@ export class Site {
   async start (): Promise<void> {
     // BENCH_HOST_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": flags for the host's node alone (a profile of the host, not of the load).
     const flags = process.env.BENCH_HOST_FLAGS?.split(' ').filter(flag => flag !== '') ?? []
-    this.child = node([...START_FLAGS, ...flags, 'dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], {
+    // BENCH_START_FLAGS="": the production start's own flags replaced (here, by none), to measure what they cost.
+    const start = process.env.BENCH_START_FLAGS?.split(' ').filter(flag => flag !== '') ?? START_FLAGS
+    this.child = node([...start, ...flags, 'dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], {
       ...this.env,
       LOG_LEVEL: 'warn',
       // Harmless where nothing reads it: the stream parts connect 10,000 from loopback (20 an address),
