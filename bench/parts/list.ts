@@ -41,7 +41,13 @@ interface Measured {
   /** Median over the rounds of host / same and host / body. */
   readonly toSame: number
   readonly toBody: number
+  /** The same ratios of requests a second of the server's CPU: what each answer costs, whatever share of its core the machine left it. */
+  readonly cpuToSame: number
+  readonly cpuToBody: number
 }
+
+/** Requests answered a second of the server's CPU time. */
+const perCpuSecond = (run: WrkRun): number => run.requestsPerSecond / (run.serverCpu / 100)
 
 /** The answer's headers a bare server repeats: those the host adds to Node's own. */
 const REPEATED = ['content-type', 'etag', 'cache-control', 'x-content-type-options', 'vary', 'access-control-allow-origin']
@@ -78,19 +84,20 @@ async function measure (site: Site, url: string, scenario: Scenario, rounds: num
       for (const which of order) runs[which].push(await wrk(job(which, seconds)))
       const last = (which: Server): string => {
         const run = runs[which].at(-1)!
-        return `${which} ${Math.round(run.requestsPerSecond)} (server ${Math.round(run.serverCpu)} %, wrk ${Math.round(run.wrkCpu)} %)`
+        return `${which} ${Math.round(run.requestsPerSecond)} (server ${Math.round(run.serverCpu)} %, wrk ${Math.round(run.wrkCpu)} %, ${Math.round(perCpuSecond(run))} a CPU second)`
       }
       log(`list, ${scenario.label}, round ${round}: ${SERVERS.map(last).join(', ')} req/s; load average ${os.loadavg().map(n => n.toFixed(2)).join(' ')}`)
     }
-    const ratio = (other: Server): number => median(runs.host.map((run, i) => run.requestsPerSecond / runs[other][i]!.requestsPerSecond))
-    return { scenario, runs, toSame: ratio('same'), toBody: ratio('body') }
+    const ratio = (other: Server, of: (run: WrkRun) => number): number => median(runs.host.map((run, i) => of(run) / of(runs[other][i]!)))
+    const rate = (run: WrkRun): number => run.requestsPerSecond
+    return { scenario, runs, toSame: ratio('same', rate), toBody: ratio('body', rate), cpuToSame: ratio('same', perCpuSecond), cpuToBody: ratio('body', perCpuSecond) }
   } finally {
     same.stop()
     body.stop()
   }
 }
 
-function rowsOf ({ scenario, runs, toSame, toBody }: Measured): Row[] {
+function rowsOf ({ scenario, runs, toSame, toBody, cpuToSame, cpuToBody }: Measured): Row[] {
   const mid = (which: Server, key: keyof Omit<WrkRun, 'loadAverage'>): number => median(runs[which].map(run => run[key]))
   const failures = SERVERS.reduce((sum, which) => sum + runs[which].reduce((n, run) => n + run.errors + run.badStatus, 0), 0)
   const all = SERVERS.flatMap(which => runs[which])
@@ -101,9 +108,11 @@ function rowsOf ({ scenario, runs, toSame, toBody }: Measured): Row[] {
       `${fmt(mid('host', 'p50Ms'), 2)} / ${fmt(mid('host', 'p99Ms'), 2)} ms`, fmt(failures)],
     ['  bare node:http sending the body alone', '', fmt(mid('body', 'requestsPerSecond')), fmt(toBody, 2), `${fmt(mid('body', 'p50Ms'), 2)} / ${fmt(mid('body', 'p99Ms'), 2)} ms`, ''],
     note(`    bytes a response: host ${fmt(mid('host', 'bytesPerResponse'))}, same ${fmt(mid('same', 'bytesPerResponse'))}, body alone ${fmt(mid('body', 'bytesPerResponse'))}`),
+    note(`    requests a second of the server's CPU (medians): host ${fmt(median(runs.host.map(perCpuSecond)))}, same ${fmt(median(runs.same.map(perCpuSecond)))}, body alone ${fmt(median(runs.body.map(perCpuSecond)))}; ` +
+      `host / same ${fmt(cpuToSame, 2)}, host / body alone ${fmt(cpuToBody, 2)}`),
     note(`    CPU, % of a core (medians): server ${cpu('serverCpu')}; wrk ${cpu('wrkCpu')}; core 0 busy ${fmt(median(all.map(run => run.core0Busy)))}, core 1 ${fmt(median(all.map(run => run.core1Busy)))}`),
     note(`    generator: ${bound === 0 ? 'not saturated in any run' : `at or above ${WRK_SATURATED} % of a core in ${bound} of ${all.length} runs — those runs measure wrk, not the server`}; ` +
-      `load average at the end ${all.at(-1)!.loadAverage.map(n => n.toFixed(2)).join(' ')}`)
+      `load average (1 min) ${fmt(Math.min(...all.map(run => run.loadAverage[0]!)), 2)}–${fmt(Math.max(...all.map(run => run.loadAverage[0]!)), 2)} over the runs`)
   ]
 }
 
