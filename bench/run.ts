@@ -8,9 +8,11 @@
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
- * Every figure comes from real HTTP over loopback, with the load generator (autocannon)
- * in its own process. The list is compared with a bare node:http server sending the
- * identical bytes, and a million stored shouts with ten thousand: each comparison is
+ * Every figure comes from real HTTP over loopback, with the load generator in its own
+ * process: wrk (pinned to the other core) for the list in the list, busy, sources and rooms
+ * parts when it is installed (bench/parts/wrk.ts), autocannon (bench/load.ts) otherwise.
+ * The list part is described in bench/parts/list.ts. A million stored shouts are
+ * compared with ten thousand: each comparison is
  * `--rounds` pairs of back-to-back runs of `--seconds`; the figures are medians, the
  * ratio the median of the pairs' ratios.
  *
@@ -122,6 +124,7 @@ import {
 } from './parts/processes.js'
 import { listPart } from './parts/list.js'
 import { Site } from './parts/site.js'
+import { WRK_INSTALL, wrk, wrkAvailable } from './parts/wrk.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -181,6 +184,31 @@ async function startBare (label: string, site: Site): Promise<{ url: string, sto
   return { url: `http://127.0.0.1:${bare.port}/`, stop: async () => { bare.stop() } }
 }
 
+
+/** Whether wrk is installed: the list's load in the busy, sources and rooms parts (listLoad). */
+const WRK_HERE = await wrkAvailable()
+
+/**
+ * The list's load in the busy, sources and rooms parts: wrk pinned to core 1 when it is
+ * installed (autocannon cannot outrun a bare server: bench/parts/wrk.ts), else autocannon.
+ * Runs that count answers by the wall clock (`bucketMs`: the alternating part) stay on autocannon.
+ */
+async function listLoad (job: { url: string, connections: number, durationSeconds: number }): Promise<Load> {
+  if (!WRK_HERE) return load(job)
+  const run = await wrk({ url: job.url, seconds: job.durationSeconds, connections: job.connections })
+  return {
+    requestsPerSecond: run.requestsPerSecond,
+    total: run.requests,
+    sent: run.requests,
+    p50: run.p50Ms,
+    p99: run.p99Ms,
+    non2xx: run.badStatus,
+    errors: run.errors,
+    timeouts: 0,
+    status2xx: run.requests - run.badStatus,
+    stolen: run.stolen
+  }
+}
 
 /** The busy part's list load: the connections the issue measured with. */
 const BUSY_CONNECTIONS = 64
@@ -274,7 +302,8 @@ async function busyList (site: Site, rate: number, round: number, { source = 'ho
   try {
     if (await next() !== 'started') throw new Error('the publisher did not start')
     await sleep(BUSY_LEAD_IN_MS)
-    const measured = await load({ url: `${siteUrl}${listPath}`, connections: BUSY_CONNECTIONS, durationSeconds: seconds, ...(windows === undefined ? {} : { bucketMs: BUCKET_MS }) })
+    const job = { url: `${siteUrl}${listPath}`, connections: BUSY_CONNECTIONS, durationSeconds: seconds }
+    const measured = windows === undefined ? await listLoad(job) : await load({ ...job, bucketMs: BUCKET_MS })
     publisher.stdin!.write('stop\n')
     const result = JSON.parse(await next()) as PublisherResult
     // Its last publishes answered, the host is given a moment before the next run.
@@ -335,7 +364,7 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
   const listUrl = await busyBoardList(site)
   const sources: PublishSource[] = DATABASE_URL === undefined ? ['sink', 'host'] : ['sink', 'database', 'host']
   const results: SourcesRate[] = []
-  await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+  await listLoad({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
   for (const rate of RATES) {
     const runs: SourcesRate['runs'] = { idle: [], sink: [], database: [], host: [] }
     const kinds = ['idle', ...sources] as const
@@ -344,7 +373,7 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
       const achieved: string[] = []
       for (const which of order) {
         if (which === 'idle') {
-          runs.idle.push(await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
+          runs.idle.push(await listLoad({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
           continue
         }
         const { load: measured, publisher } = await busyList(site, rate, round, { source: which })
@@ -452,7 +481,7 @@ async function busyBoard (site: Site): Promise<BusyRate[]> {
     const bare = await startBare(`busy, ${rate} publishes/s`, site)
     const runs = { idle: [] as Load[], busy: [] as Load[], bare: [] as Load[], publishers: [] as PublisherResult[] }
     try {
-      for (const url of [listUrl, bare.url]) await load({ url, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+      for (const url of [listUrl, bare.url]) await listLoad({ url, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
       for (let round = 1; round <= ROUNDS; round++) {
         const order = (['idle', 'busy', 'bare'] as const).map((_, i, all) => all[(i + round - 1) % 3]!)
         for (const which of order) {
@@ -461,7 +490,7 @@ async function busyBoard (site: Site): Promise<BusyRate[]> {
             runs.busy.push(measured)
             runs.publishers.push(publisher)
           } else {
-            runs[which].push(await load({ url: which === 'idle' ? listUrl : bare.url, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
+            runs[which].push(await listLoad({ url: which === 'idle' ? listUrl : bare.url, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
           }
         }
         const publisher = runs.publishers.at(-1)!
@@ -566,7 +595,7 @@ async function roomsBoard (site: Site): Promise<RoomsResult> {
   const path = `/api/shoutbox/latest?room=${QUIET_ROOM}&limit=50`
   const rates: RoomsRate[] = []
   try {
-    await load({ url: `${siteUrl}${path}`, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+    await listLoad({ url: `${siteUrl}${path}`, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
     for (const rate of RATES) {
       const runs = { idle: [] as Load[], busy: [] as Load[], publishers: [] as PublisherResult[] }
       for (let round = 1; round <= ROUNDS; round++) {
@@ -577,7 +606,7 @@ async function roomsBoard (site: Site): Promise<RoomsResult> {
             runs.busy.push(measured)
             runs.publishers.push(publisher)
           } else {
-            runs.idle.push(await load({ url: `${siteUrl}${path}`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
+            runs.idle.push(await listLoad({ url: `${siteUrl}${path}`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
           }
         }
         log(`rooms, ${rate} publishes/s in ${BUSY_ROOM}, round ${round}: ${described('idle', runs.idle.at(-1)!)}, ${described('busy', runs.busy.at(-1)!)} req/s of ${QUIET_ROOM}'s page`)
@@ -964,7 +993,8 @@ const mid = new Site()
 const big = new Site()
 const archived = new Site()
 try {
-  log(`database: ${DATABASE_URL === undefined ? 'embedded (PGlite)' : 'PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s`)
+  log(`database: ${DATABASE_URL === undefined ? 'embedded (PGlite)' : 'PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s; ` +
+    `the busy, sources and rooms parts' list load from ${WRK_HERE ? 'wrk' : `autocannon (wrk is not installed: ${WRK_INSTALL})`}`)
   await site.create()
 
   if (PARTS.has('words')) wordsPart()

@@ -36,12 +36,12 @@ const SUMMARY_SCRIPT = `done = function(summary, latency, requests)
 end
 `
 
-/** One core's time so far, in ticks: all of it, and the idle part (idle and iowait). */
-async function coreTicks (core: number): Promise<{ all: number, idle: number } | undefined> {
+/** A core's time so far (`cpu0`, `cpu1`; `cpu` for the machine), in ticks: all of it, the idle part (idle and iowait), and what the hypervisor stole. */
+async function coreTicks (core: number | ''): Promise<{ all: number, idle: number, stolen: number } | undefined> {
   try {
     const line = (await fs.readFile('/proc/stat', 'utf8')).split('\n').find(each => each.startsWith(`cpu${core} `))
     const fields = line!.trim().split(/\s+/).slice(1, 9).map(Number)
-    return { all: fields.reduce((a, b) => a + b, 0), idle: fields[3]! + fields[4]! }
+    return { all: fields.reduce((a, b) => a + b, 0), idle: fields[3]! + fields[4]!, stolen: fields[7]! }
   } catch {
     return undefined
   }
@@ -70,14 +70,16 @@ export interface WrkRun {
   /** How busy cores 0 and 1 were over it, whoever used them, %. */
   readonly core0Busy: number
   readonly core1Busy: number
+  /** The share of the machine's CPU time (%) its hypervisor gave to other guests meanwhile (steal). */
+  readonly stolen: number
   /** The load average when the run ended (1, 5, 15 minutes). */
   readonly loadAverage: readonly number[]
 }
 
 export interface WrkJob {
   readonly url: string
-  /** The server's process, whose CPU is read. */
-  readonly serverPid: number
+  /** The server's process, whose CPU is read (NaN without). */
+  readonly serverPid?: number
   readonly seconds: number
   readonly connections?: number
   readonly headers?: Readonly<Record<string, string>>
@@ -97,7 +99,14 @@ export async function wrk ({ url, serverPid, seconds, connections = 50, headers 
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => { output += chunk })
   const exited = new Promise<number | null>((resolve, reject) => { child.on('exit', resolve); child.on('error', reject) })
   // taskset execs wrk: the child's pid is wrk's.
-  const read = async () => ({ at: performance.now(), server: await processMs(serverPid), wrk: await processMs(child.pid!), core0: await coreTicks(0), core1: await coreTicks(1) })
+  const read = async () => ({
+    at: performance.now(),
+    server: serverPid === undefined ? NaN : await processMs(serverPid),
+    wrk: await processMs(child.pid!),
+    core0: await coreTicks(0),
+    core1: await coreTicks(1),
+    machine: await coreTicks('')
+  })
   await sleep(300)
   const before = await read()
   await sleep(seconds * 1000 - 500)
@@ -107,7 +116,8 @@ export async function wrk ({ url, serverPid, seconds, connections = 50, headers 
   if (line === undefined) throw new Error(`wrk exited with ${code} and no summary:\n${output}`)
   const summary = JSON.parse(line) as { durationUs: number, requests: number, bytes: number, connect: number, read: number, write: number, status: number, timeout: number, p50Us: number, p99Us: number }
   const wallMs = after.at - before.at
-  const busy = (a: { all: number, idle: number } | undefined, b: { all: number, idle: number } | undefined): number =>
+  type Ticks = { all: number, idle: number } | undefined
+  const busy = (a: Ticks, b: Ticks): number =>
     a === undefined || b === undefined || b.all === a.all ? NaN : 100 * (1 - (b.idle - a.idle) / (b.all - a.all))
   return {
     requestsPerSecond: summary.requests / (summary.durationUs / 1e6),
@@ -121,6 +131,9 @@ export async function wrk ({ url, serverPid, seconds, connections = 50, headers 
     wrkCpu: 100 * (after.wrk - before.wrk) / wallMs,
     core0Busy: busy(before.core0, after.core0),
     core1Busy: busy(before.core1, after.core1),
+    stolen: before.machine === undefined || after.machine === undefined || after.machine.all === before.machine.all
+      ? NaN
+      : 100 * (after.machine.stolen - before.machine.stolen) / (after.machine.all - before.machine.all),
     loadAverage: os.loadavg()
   }
 }
