@@ -43,7 +43,7 @@ async function startWith (site: Site, script: string, file: string): Promise<voi
   await site.stop()
   site.child = node([...START_FLAGS, '--trace-gc', script, '--port', String(await site.port), '--host', '127.0.0.1'], { ...site.env, LOG_LEVEL: 'warn' }, 0)
   site.child.stdout!.pipe(createWriteStream(file))
-  const deadline = Date.now() + 60_000
+  const deadline = Date.now() + 180_000
   while (Date.now() < deadline) {
     try {
       if ((await fetch(`${await site.url()}/api/health`)).ok) return

@@ -62,7 +62,8 @@ export class Site {
     // BENCH_HOST_LOG=<file>: the host's log is kept there (appended), to see why a run failed.
     if (process.env.BENCH_HOST_LOG !== undefined) this.child.stdout!.pipe(createWriteStream(process.env.BENCH_HOST_LOG, { flags: 'a' }))
     else this.child.stdout!.resume()
-    const deadline = Date.now() + 60_000
+    // Three minutes: on this shared machine, at a load average of 35, a first start took 55 s.
+    const deadline = Date.now() + 180_000
     while (Date.now() < deadline) {
       try {
         if ((await fetch(`${await this.url()}/api/health`)).ok) return
