@@ -112,6 +112,7 @@ export async function wrk ({ url, serverPid, seconds, connections = 50, headers 
   await sleep(seconds * 1000 - 500)
   const after = await read()
   const code = await exited
+  await fs.rm(script, { force: true })
   const line = output.split('\n').find(each => each.startsWith('{'))
   if (line === undefined) throw new Error(`wrk exited with ${code} and no summary:\n${output}`)
   const summary = JSON.parse(line) as { durationUs: number, requests: number, bytes: number, connect: number, read: number, write: number, status: number, timeout: number, p50Us: number, p99Us: number }
