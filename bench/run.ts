@@ -8,9 +8,11 @@
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *
- * Every figure comes from real HTTP over loopback, with the load generator (autocannon)
- * in its own process. The list is compared with a bare node:http server sending the
- * identical bytes, and a million stored shouts with ten thousand: each comparison is
+ * Every figure comes from real HTTP over loopback, with the load generator in its own
+ * process: wrk (pinned to the other core) for the list in the list, busy, sources and rooms
+ * parts when it is installed (bench/parts/wrk.ts), autocannon (bench/load.ts) otherwise.
+ * The list part is described in bench/parts/list.ts. A million stored shouts are
+ * compared with ten thousand: each comparison is
  * `--rounds` pairs of back-to-back runs of `--seconds`; the figures are medians, the
  * ratio the median of the pairs' ratios.
  *
@@ -102,30 +104,28 @@
  * exports: six data exports at once of a 250,000-shout member, from three addresses
  * (bench/exports.ts): the host's resident memory idle and at most, statuses, time.
  */
-import { spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import type { ChildProcess } from 'node:child_process'
 import fs from 'node:fs/promises'
-import { createWriteStream } from 'node:fs'
 import http from 'node:http'
-import net from 'node:net'
 import os from 'node:os'
-import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import pg from 'pg'
 import { WordFilter } from '../src/shoutbox/watched-words.js'
-import { START_FLAGS } from '../test/helpers/start-flags.js'
-import { querySql } from '../test/helpers/storage-sql.js'
 import { archiveSeedSql, measureArchive, measureSearches, measureSearchFlood, SEARCHES, wholeBoardSearchSql, type Requests } from './archive.js'
 import type { PublisherResult } from './publisher.js'
 import { prepareReactors, startReacting, type ReactingResult, type Reactors } from './reactions.js'
 import type { SubscribersResult } from './subscribers.js'
 import { percentile } from './stats.js'
-import { windowedRates, type Buckets, type Reading, type Windows, type WindowedRates } from './windows.js'
+import { windowedRates, type Reading, type Windows, type WindowedRates } from './windows.js'
 import { startSilentReceiver, startWebhookReceiver } from './webhooks.js'
 import { EXPORT_SHOUTS, measureExports } from './exports.js'
+import {
+  ADMIN, DATABASE_URL, PIN, cpuMs, described, firstLine, freePort, lines, load, log, median, node, openFilesLimit, residentMiB, sleep, startBareServer, type Load
+} from './parts/processes.js'
+import { listPart } from './parts/list.js'
+import { Site } from './parts/site.js'
+import { WRK_INSTALL, wrk, wrkAvailable } from './parts/wrk.js'
 
-const root = fileURLToPath(new URL('../', import.meta.url))
 const { values: options } = parseArgs({
   options: {
     rounds: { type: 'string', default: '3' },
@@ -144,263 +144,8 @@ const SECONDS = Number(options.seconds)
 const SUBSCRIBERS = options.subscribers === undefined ? undefined : Number(options.subscribers)
 const RATES = options.rates.split(',').map(Number)
 if (RATES.some(rate => !(rate > 0 && rate <= 5000))) throw new Error('--rates: publishes a second, 1 to 5000, separated by commas')
-const DATABASE_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
-const SETUP_TOKEN = 'benchmark-setup-token'
-/** The first administrator; as a body it finishes setup (the hosts hold SETUP_TOKEN). */
-const ADMIN = { username: 'admin', email: 'admin@example.org', password: 'benchmark password', setupToken: SETUP_TOKEN }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
-}
-const log = (line: string): void => { process.stderr.write(`# ${line}\n`) }
-const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
-async function freePort (): Promise<number> {
-  return new Promise(resolve => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-/**
- * Servers run on the first core and the load generator on the second (taskset), so a
- * comparison is not decided by where the scheduler happened to put each process.
- */
-const PIN = await new Promise<boolean>(resolve => {
-  const probe = spawn('taskset', ['-c', '0', 'true'])
-  probe.on('error', () => resolve(false))
-  probe.on('exit', code => resolve(code === 0 && os.cpus().length >= 2))
-})
-
-/**
- * A node process, pinned to `core` when pinning works. Started through sh, which raises
- * its soft limit of open files to the hard one first: ten thousand streams are ten
- * thousand descriptors in the host (checked before the stream parts, see fanOut).
- */
-function node (args: string[], env: NodeJS.ProcessEnv = {}, core?: 0 | 1): ChildProcess {
-  const command = [...(PIN && core !== undefined ? ['taskset', '-c', String(core)] : []), process.execPath, ...args]
-  return spawn('/bin/sh', ['-c', 'ulimit -n "$(ulimit -H -n)" 2>/dev/null; exec "$@"', 'sh', ...command], {
-    cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit']
-  })
-}
-
-/** Resident memory of process `pid`, in MiB. */
-async function residentMiB (pid: number): Promise<number> {
-  const status = await fs.readFile(`/proc/${pid}/status`, 'utf8')
-  return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024
-}
-
-/** The soft limit of open files of process `pid` (Infinity where /proc cannot tell). */
-async function openFilesLimit (pid: number): Promise<number> {
-  try {
-    const soft = /^Max open files\s+(\S+)/m.exec(await fs.readFile(`/proc/${pid}/limits`, 'utf8'))?.[1]
-    return soft === undefined || soft === 'unlimited' ? Infinity : Number(soft)
-  } catch {
-    return Infinity
-  }
-}
-
-function firstLine (child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = ''
-    child.stdout!.setEncoding('utf8')
-    const onData = (chunk: string): void => {
-      text += chunk
-      const end = text.indexOf('\n')
-      if (end !== -1) {
-        child.stdout!.off('data', onData)
-        resolve(text.slice(0, end))
-      }
-    }
-    child.stdout!.on('data', onData)
-    child.once('exit', code => reject(new Error(`exited with ${code} before answering`)))
-  })
-}
-
-/** The lines a child prints, one per call, in order; rejects once it has closed its output. */
-function lines (child: ChildProcess): () => Promise<string> {
-  const ready: string[] = []
-  const waiting: Array<{ resolve: (line: string) => void, reject: (error: Error) => void }> = []
-  let text = ''
-  let closed: Error | undefined
-  child.stdout!.setEncoding('utf8')
-  child.stdout!.on('data', (chunk: string) => {
-    text += chunk
-    let end
-    while ((end = text.indexOf('\n')) !== -1) {
-      const line = text.slice(0, end)
-      text = text.slice(end + 1)
-      const waiter = waiting.shift()
-      if (waiter === undefined) ready.push(line)
-      else waiter.resolve(line)
-    }
-  })
-  child.once('close', code => {
-    closed = new Error(`exited with ${code} before answering`)
-    for (const waiter of waiting.splice(0)) waiter.reject(closed)
-  })
-  return () => {
-    if (ready.length > 0) return Promise.resolve(ready.shift()!)
-    if (closed !== undefined) return Promise.reject(closed)
-    return new Promise((resolve, reject) => waiting.push({ resolve, reject }))
-  }
-}
-
-// ---------------------------------------------------------------- sites: storage and a host process
-
-/** One installation: its own storage (a schema, or a data folder) and its host process. */
-class Site {
-  readonly schema = `bench_${randomBytes(4).toString('hex')}`
-  dataDir: string | undefined
-  child: ChildProcess | undefined
-  cookie = ''
-  readonly port: Promise<number> = freePort()
-
-  get env (): NodeJS.ProcessEnv {
-    const storage = DATABASE_URL === undefined ? { DATA_DIR: this.dataDir, DATABASE_URL: '' } : { DATABASE_URL, DATABASE_SCHEMA: this.schema }
-    return { ...storage, SETUP_TOKEN }
-  }
-
-  async url (): Promise<string> {
-    return `http://127.0.0.1:${await this.port}`
-  }
-
-  /** A fresh installation, set up, with the administrator signed in. */
-  async create (): Promise<void> {
-    if (DATABASE_URL === undefined) this.dataDir = await fs.mkdtemp(path.join(os.tmpdir(), 'shoutbox-bench-'))
-    await this.start()
-    if ((await this.api('POST', '/api/setup/finish', ADMIN)).status !== 200) throw new Error('setup failed')
-    const login = await fetch(`${await this.url()}/api/auth/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.username, password: ADMIN.password })
-    })
-    this.cookie = login.headers.getSetCookie()[0]!.split(';')[0]!
-  }
-
-  async start (): Promise<void> {
-    // BENCH_HOST_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof": flags for the host's node alone (a profile of the host, not of the load).
-    const flags = process.env.BENCH_HOST_FLAGS?.split(' ').filter(flag => flag !== '') ?? []
-    this.child = node([...START_FLAGS, ...flags, 'dist/host/server.js', '--port', String(await this.port), '--host', '127.0.0.1'], {
-      ...this.env,
-      LOG_LEVEL: 'warn',
-      // Harmless where nothing reads it: the stream parts connect 10,000 from loopback (20 an address),
-      // and the reactions part one more reader besides; the webhooks part's receiver is on loopback.
-      STREAMS_PER_CLIENT: '100000',
-      MAX_STREAMS: '20000',
-      WEBHOOKS_ALLOW_HTTP: '1',
-      // The exports part's clients come from loopback, each named by X-Forwarded-For.
-      TRUST_PROXY: '127.0.0.1',
-      WEBHOOKS_ALLOW_PRIVATE: '1'
-    }, 0)
-    // BENCH_HOST_LOG=<file>: the host's log is kept there (appended), to see why a run failed.
-    if (process.env.BENCH_HOST_LOG !== undefined) this.child.stdout!.pipe(createWriteStream(process.env.BENCH_HOST_LOG, { flags: 'a' }))
-    else this.child.stdout!.resume()
-    const deadline = Date.now() + 60_000
-    while (Date.now() < deadline) {
-      try {
-        if ((await fetch(`${await this.url()}/api/health`)).ok) return
-      } catch {
-        // not yet listening
-      }
-      await new Promise(resolve => setTimeout(resolve, 100))
-    }
-    throw new Error('the host did not start')
-  }
-
-  async stop (): Promise<void> {
-    const child = this.child
-    if (child === undefined || child.exitCode !== null) return
-    const exited = new Promise(resolve => child.once('exit', resolve))
-    child.kill('SIGTERM')
-    await exited
-  }
-
-  async destroy (): Promise<void> {
-    await this.stop()
-    if (DATABASE_URL !== undefined) {
-      const client = new pg.Client({ connectionString: DATABASE_URL })
-      await client.connect()
-      await client.query(`drop schema if exists "${this.schema}" cascade`)
-      await client.end()
-    } else if (this.dataDir !== undefined) {
-      await fs.rm(this.dataDir, { recursive: true, force: true })
-    }
-  }
-
-  /** Resident memory of the host process, in MiB. */
-  async rssMiB (): Promise<number> {
-    return residentMiB(this.child!.pid!)
-  }
-
-  async api (method: string, url: string, body?: unknown): Promise<{ status: number, json: Record<string, unknown> }> {
-    const response = await fetch(`${await this.url()}${url}`, {
-      method,
-      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(this.cookie === '' ? {} : { cookie: this.cookie }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) })
-    })
-    const text = await response.text()
-    return { status: response.status, json: text === '' ? {} : JSON.parse(text) as Record<string, unknown> }
-  }
-
-  /** SQL on the site's database, directly: the embedded one only while its host is stopped (see offline). */
-  async sql<T = Record<string, unknown>> (query: string): Promise<T[]> {
-    return querySql<T>({ env: this.env }, query)
-  }
-
-  /** Work on the database that needs the embedded one to itself: the host is stopped around it. */
-  async offline<T> (work: () => Promise<T>): Promise<T> {
-    if (DATABASE_URL !== undefined) return work()
-    await this.stop()
-    try {
-      return await work()
-    } finally {
-      await this.start()
-    }
-  }
-
-  async count (table: string, where = 'true'): Promise<number> {
-    return this.offline(async () => Number((await this.sql<{ n: number }>(`select count(*)::int as n from ${table} where ${where}`))[0]!.n))
-  }
-
-  async seedTo (total: number): Promise<void> {
-    await this.offline(async () => {
-      const current = Number((await this.sql<{ n: number }>('select count(*)::int as n from shoutbox_shouts'))[0]!.n)
-      if (total <= current) return
-      log(`seeding ${total - current} shouts (to ${total})`)
-      await this.sql(`insert into shoutbox_shouts (message, username, date)
-        select 'Seeded shout number ' || lpad(g::text, 7, '0') || ', about as long as a real one.', 'admin', ${Date.now()} + g
-        from generate_series(1, ${total - current}) as g`)
-      // Done now rather than by autovacuum or the checkpointer in the middle of a measurement.
-      await this.sql('vacuum analyze shoutbox_shouts')
-      await this.sql('checkpoint')
-    })
-    await new Promise(resolve => setTimeout(resolve, 3000))
-    // Written behind the service's back: a settings write announces a change, dropping caches.
-    await this.api('PUT', '/api/panel/shoutbox/config', { maxMessageLength: 500 })
-  }
-}
-
-// ---------------------------------------------------------------- measurements
-
-interface Load {
-  /** The answers by when they came, when the job asked for them (`bucketMs`). */
-  buckets?: Buckets
-  requestsPerSecond: number, total: number, sent: number, p50: number, p99: number, non2xx: number, errors: number, timeouts: number, status2xx: number
-  /** The share of this machine's CPU time (%) its hypervisor gave to others during the run (steal, /proc/stat); NaN where unknown. */
-  stolen: number
-}
-
-async function load (job: Record<string, unknown>): Promise<Load> {
-  const child = node(['--import', 'tsx', 'bench/load.ts', JSON.stringify(job)], {}, 1)
-  const measured = JSON.parse(await firstLine(child)) as Omit<Load, 'stolen'> & { stolen: number | null }
-  return { ...measured, stolen: measured.stolen ?? NaN }
-}
-
-/** A run's rate and steal, for the logs. */
-const described = (which: string, run: Load): string => `${which} ${Math.round(run.requestsPerSecond)} (${Number.isNaN(run.stolen) ? '?' : run.stolen.toFixed(1)} % stolen)`
 
 /** Measurements of two servers, pair by pair, and the second's throughput over the first's. */
 interface Comparison { first: Load[], second: Load[], ratio: number }
@@ -439,27 +184,29 @@ async function startBare (label: string, site: Site): Promise<{ url: string, sto
   return { url: `http://127.0.0.1:${bare.port}/`, stop: async () => { bare.stop() } }
 }
 
-/** bench/bare-server.ts on the servers' core, answering every request with `body` and `headers`. */
-async function startBareServer (body: string, headers: Record<string, string>): Promise<{ port: number, stop: () => void }> {
-  const file = path.join(os.tmpdir(), `shoutbox-bench-body-${process.pid}.json`)
-  await fs.writeFile(file, JSON.stringify({ body, headers }))
-  const port = await freePort()
-  const bare = node(['--import', 'tsx', 'bench/bare-server.ts', file, String(port)], {}, 0)
-  try {
-    await firstLine(bare)
-  } finally {
-    await fs.rm(file, { force: true })
-  }
-  return { port, stop: () => bare.kill('SIGTERM') }
-}
 
-/** The list of `site` against a bare node:http server sending the identical bytes and headers. */
-async function compareList (label: string, site: Site): Promise<Comparison> {
-  const bare = await startBare(label, site)
-  try {
-    return await compare(label, [bare.url, `${await site.url()}/api/shoutbox/list`])
-  } finally {
-    await bare.stop()
+/** Whether wrk is installed: the list's load in the busy, sources and rooms parts (listLoad). */
+const WRK_HERE = await wrkAvailable()
+
+/**
+ * The list's load in the busy, sources and rooms parts: wrk pinned to core 1 when it is
+ * installed (autocannon cannot outrun a bare server: bench/parts/wrk.ts), else autocannon.
+ * Runs that count answers by the wall clock (`bucketMs`: the alternating part) stay on autocannon.
+ */
+async function listLoad (job: { url: string, connections: number, durationSeconds: number }): Promise<Load> {
+  if (!WRK_HERE) return load(job)
+  const run = await wrk({ url: job.url, seconds: job.durationSeconds, connections: job.connections })
+  return {
+    requestsPerSecond: run.requestsPerSecond,
+    total: run.requests,
+    sent: run.requests,
+    p50: run.p50Ms,
+    p99: run.p99Ms,
+    non2xx: run.badStatus,
+    errors: run.errors,
+    timeouts: 0,
+    status2xx: run.requests - run.badStatus,
+    stolen: run.stolen
   }
 }
 
@@ -555,7 +302,8 @@ async function busyList (site: Site, rate: number, round: number, { source = 'ho
   try {
     if (await next() !== 'started') throw new Error('the publisher did not start')
     await sleep(BUSY_LEAD_IN_MS)
-    const measured = await load({ url: `${siteUrl}${listPath}`, connections: BUSY_CONNECTIONS, durationSeconds: seconds, ...(windows === undefined ? {} : { bucketMs: BUCKET_MS }) })
+    const job = { url: `${siteUrl}${listPath}`, connections: BUSY_CONNECTIONS, durationSeconds: seconds }
+    const measured = windows === undefined ? await listLoad(job) : await load({ ...job, bucketMs: BUCKET_MS })
     publisher.stdin!.write('stop\n')
     const result = JSON.parse(await next()) as PublisherResult
     // Its last publishes answered, the host is given a moment before the next run.
@@ -616,7 +364,7 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
   const listUrl = await busyBoardList(site)
   const sources: PublishSource[] = DATABASE_URL === undefined ? ['sink', 'host'] : ['sink', 'database', 'host']
   const results: SourcesRate[] = []
-  await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+  await listLoad({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
   for (const rate of RATES) {
     const runs: SourcesRate['runs'] = { idle: [], sink: [], database: [], host: [] }
     const kinds = ['idle', ...sources] as const
@@ -625,7 +373,7 @@ async function busySources (site: Site): Promise<SourcesRate[]> {
       const achieved: string[] = []
       for (const which of order) {
         if (which === 'idle') {
-          runs.idle.push(await load({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
+          runs.idle.push(await listLoad({ url: listUrl, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
           continue
         }
         const { load: measured, publisher } = await busyList(site, rate, round, { source: which })
@@ -733,7 +481,7 @@ async function busyBoard (site: Site): Promise<BusyRate[]> {
     const bare = await startBare(`busy, ${rate} publishes/s`, site)
     const runs = { idle: [] as Load[], busy: [] as Load[], bare: [] as Load[], publishers: [] as PublisherResult[] }
     try {
-      for (const url of [listUrl, bare.url]) await load({ url, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+      for (const url of [listUrl, bare.url]) await listLoad({ url, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
       for (let round = 1; round <= ROUNDS; round++) {
         const order = (['idle', 'busy', 'bare'] as const).map((_, i, all) => all[(i + round - 1) % 3]!)
         for (const which of order) {
@@ -742,7 +490,7 @@ async function busyBoard (site: Site): Promise<BusyRate[]> {
             runs.busy.push(measured)
             runs.publishers.push(publisher)
           } else {
-            runs[which].push(await load({ url: which === 'idle' ? listUrl : bare.url, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
+            runs[which].push(await listLoad({ url: which === 'idle' ? listUrl : bare.url, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
           }
         }
         const publisher = runs.publishers.at(-1)!
@@ -847,7 +595,7 @@ async function roomsBoard (site: Site): Promise<RoomsResult> {
   const path = `/api/shoutbox/latest?room=${QUIET_ROOM}&limit=50`
   const rates: RoomsRate[] = []
   try {
-    await load({ url: `${siteUrl}${path}`, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
+    await listLoad({ url: `${siteUrl}${path}`, connections: BUSY_CONNECTIONS, durationSeconds: 1 })
     for (const rate of RATES) {
       const runs = { idle: [] as Load[], busy: [] as Load[], publishers: [] as PublisherResult[] }
       for (let round = 1; round <= ROUNDS; round++) {
@@ -858,7 +606,7 @@ async function roomsBoard (site: Site): Promise<RoomsResult> {
             runs.busy.push(measured)
             runs.publishers.push(publisher)
           } else {
-            runs.idle.push(await load({ url: `${siteUrl}${path}`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
+            runs.idle.push(await listLoad({ url: `${siteUrl}${path}`, connections: BUSY_CONNECTIONS, durationSeconds: SECONDS }))
           }
         }
         log(`rooms, ${rate} publishes/s in ${BUSY_ROOM}, round ${round}: ${described('idle', runs.idle.at(-1)!)}, ${described('busy', runs.busy.at(-1)!)} req/s of ${QUIET_ROOM}'s page`)
@@ -874,16 +622,6 @@ async function roomsBoard (site: Site): Promise<RoomsResult> {
   return { rates, heardInBusyRoom, heardElsewhere: [...heard.entries()].filter(([slug]) => slug !== BUSY_ROOM).reduce((sum, [, n]) => sum + n, 0), readers: readers.length }
 }
 
-/** CPU time of process `pid` (user and system, ms) from /proc; 0 for a process gone. */
-async function cpuMs (pid: number): Promise<{ user: number, system: number }> {
-  try {
-    const fields = (await fs.readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ')
-    const tick = 1000 / 100 // USER_HZ
-    return { user: Number(fields[11]) * tick, system: Number(fields[12]) * tick }
-  } catch {
-    return { user: 0, system: 0 }
-  }
-}
 
 /** The PostgreSQL server's processes (every backend, the WAL writer, …), for their CPU time. */
 async function postgresPids (): Promise<number[]> {
@@ -1249,30 +987,20 @@ const latency = (loads: Load[]): string => {
   return answered.length === 0 ? '—' : `${fmt(median(answered.map(l => l.p50)))} / ${fmt(median(answered.map(l => l.p99)))} ms`
 }
 const failures = (loads: Load[]): number => loads.reduce((sum, l) => sum + l.non2xx + l.errors + l.timeouts, 0)
-/** A row of the host's list against the bare server (first: bare, second: host). */
-const listRow = (label: string, c: Comparison): void => {
-  rows.push([label, fmt(rps(c.second)), fmt(rps(c.first)), fmt(c.ratio, 2), latency(c.second), fmt(failures(c.second))])
-}
 
 const site = new Site()
 const mid = new Site()
 const big = new Site()
 const archived = new Site()
 try {
-  log(`database: ${DATABASE_URL === undefined ? 'embedded (PGlite)' : 'PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s`)
+  log(`database: ${DATABASE_URL === undefined ? 'embedded (PGlite)' : 'PostgreSQL'}; ${ROUNDS} rounds of ${SECONDS} s; ` +
+    `the busy, sources and rooms parts' list load from ${WRK_HERE ? 'wrk' : `autocannon (wrk is not installed: ${WRK_INSTALL})`}`)
   await site.create()
 
   if (PARTS.has('words')) wordsPart()
 
-  if (PARTS.has('list')) {
-    await site.seedTo(1000)
-    await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: null })
-    listRow('list, all of 1,000 shouts', await compareList('1,000 stored, no maxShouts', site))
-
-    await site.seedTo(10_000)
-    await site.api('PUT', '/api/panel/shoutbox/config', { maxShouts: 50 })
-    listRow('list, maxShouts 50 of 10,000', await compareList('10,000 stored, maxShouts 50', site))
-  }
+  // The list at its limit: wrk pinned to the other core, against two bare servers (bench/parts/list.ts).
+  if (PARTS.has('list')) rows.push(...await listPart(site, { rounds: ROUNDS, seconds: SECONDS }))
 
   if (PARTS.has('million')) {
     // Two fresh installations, 10,000 and 1,000,000 shouts, measured in the same rounds.

@@ -9,8 +9,15 @@ import { EVERY_ANSWER, JSON_TYPE } from './headers.js'
  * A kept answer: its fields, and — made on first use, once — its bytes and its heads for
  * 200 and 304. A change applied in place costs nothing more until someone reads the list.
  */
+/** How a kept answer goes out: status, head and body (none for a 304). */
+export interface Sent {
+  readonly status: 200 | 304
+  readonly head: OutgoingHttpHeaders
+  readonly body: Buffer | undefined
+}
+
 export class KeptAnswer {
-  private encoded: { body: Buffer, etag: string, head: OutgoingHttpHeaders, notModifiedHead: OutgoingHttpHeaders } | undefined
+  private encoded: { body: Buffer, etag: string, ok: Sent, notModified: Sent } | undefined
 
   /** @param madeAt when `handle` made the answer this one was updated from */
   constructor (readonly fields: Readonly<Record<string, unknown>>, readonly madeAt = Date.now()) {}
@@ -21,7 +28,13 @@ export class KeptAnswer {
       const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`
       // Clients may keep it too, but must ask again (If-None-Match) before using it.
       const common = { ...EVERY_ANSWER, 'cache-control': 'no-cache', etag }
-      this.encoded = { body, etag, head: { ...common, 'content-type': JSON_TYPE, 'content-length': body.length }, notModifiedHead: common }
+      // Both ways it can go out, made once: a request only picks one.
+      this.encoded = {
+        body,
+        etag,
+        ok: { status: 200, head: { ...common, 'content-type': JSON_TYPE, 'content-length': body.length }, body },
+        notModified: { status: 304, head: common, body: undefined }
+      }
     }
     return this.encoded
   }
@@ -35,15 +48,16 @@ export class KeptAnswer {
   }
 
   /** How it goes out: 304 with no body when the client holds it already. */
-  answerFor (ifNoneMatch: string | undefined): { status: 200 | 304, head: OutgoingHttpHeaders, body: Buffer | undefined } {
-    const { body, etag, head, notModifiedHead } = this.wire
-    return matchesEtag(ifNoneMatch, etag) ? { status: 304, head: notModifiedHead, body: undefined } : { status: 200, head, body }
+  answerFor (ifNoneMatch: string | undefined): Sent {
+    const { etag, ok, notModified } = this.wire
+    return matchesEtag(ifNoneMatch, etag) ? notModified : ok
   }
 }
 
-/** `If-None-Match` may list several tags, weak or strong, or `*`. */
+/** `If-None-Match` may list several tags, weak or strong, or `*`; most often it is the one tag a client was given. */
 function matchesEtag (header: string | undefined, etag: string): boolean {
   if (header === undefined) return false
+  if (header === etag) return true
   return header.split(',').some(tag => {
     const trimmed = tag.trim()
     return trimmed === '*' || trimmed === etag || trimmed === `W/${etag}`

@@ -5,9 +5,15 @@ import { isTaken } from './take-socket.js'
 /** Turns of the event loop a stop lets go by to accept what waits in the listen queue, at most: Node's backlog (511) and a margin. */
 const MAX_QUEUE_LOOKS = 600
 
-/** One accepted connection: its answers in progress, and how much it had read when the last one ended. */
+/**
+ * One accepted connection: its answers in progress, and how much it had read when the last
+ * one ended. An array rather than a Set: it holds one answer at a time (more only when a
+ * client pipelines), and emptied it keeps its room, where a Set makes a new table as it
+ * grows and shrinks — two allocations a request, each held by this long-lived connection
+ * until the next collection.
+ */
 interface Connection {
-  readonly responses: Set<http.ServerResponse>
+  readonly responses: http.ServerResponse[]
   bytesAtRest: number
   /** When the process accepted it (Date.now()). */
   readonly acceptedAt: number
@@ -57,7 +63,6 @@ export class DrainingServer extends http.Server {
   private graceOver = false
   private closing: Promise<Error | undefined> | undefined
   private readonly counts = { accepted: 0, requests: 0, answered: 0, openAtStop: 0, answeredWhileStopping: 0, closedIdle: 0 }
-  private readonly onAnswered: (this: http.ServerResponse) => void
   private readonly onEnded: (this: http.ServerResponse) => void
 
   constructor (options: http.ServerOptions, listener: http.RequestListener, private readonly graceMs: number) {
@@ -65,26 +70,22 @@ export class DrainingServer extends http.Server {
       this.track(request.socket, response)
       listener(request, response)
     })
-    // One function for each kind of listener, shared by every socket and answer, not a
-    // closure each (an event stream holds its socket for hours; a list answer is sent
-    // tens of thousands of times a second): Node calls them with the emitter as `this`.
+    // One function, shared by every answer, not a closure each (an event stream holds its
+    // socket for hours; a list answer is sent tens of thousands of times a second): Node
+    // calls it with the emitter as `this`. One listener an answer, on `close`, which
+    // follows `finish` when the answer was sent in full.
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the listeners' own `this` is the emitter
     const server = this
     function forget (this: net.Socket): void {
       server.open.delete(this)
     }
-    function answered (this: http.ServerResponse): void {
-      server.counts.answered++
-      if (server.draining) server.counts.answeredWhileStopping++
-    }
     function ended (this: http.ServerResponse): void {
       server.ended(this)
     }
-    this.onAnswered = answered
     this.onEnded = ended
     this.on('connection', (socket: net.Socket) => {
       this.counts.accepted++
-      const connection = { responses: new Set<http.ServerResponse>(), bytesAtRest: 0, acceptedAt: Date.now() }
+      const connection: Connection = { responses: [], bytesAtRest: 0, acceptedAt: Date.now() }
       this.open.set(socket, connection)
       socket.on('close', forget)
       // Accepted from the listen queue while stopping: it has a grace of its own to send its request.
@@ -95,23 +96,33 @@ export class DrainingServer extends http.Server {
   private track (socket: net.Socket, response: http.ServerResponse): void {
     const connection = this.open.get(socket)
     if (connection === undefined) return
-    connection.responses.add(response)
+    connection.responses.push(response)
     this.counts.requests++
     if (this.draining) response.shouldKeepAlive = false
-    response.on('finish', this.onAnswered)
     response.on('close', this.onEnded)
   }
 
   private ended (response: http.ServerResponse): void {
     const socket = response.req.socket
+    // Sent in full, or (an event stream's) handed to its taker, which emits finish first.
+    const taken = isTaken(socket)
+    if (response.writableFinished || taken) {
+      this.counts.answered++
+      if (this.draining) this.counts.answeredWhileStopping++
+    }
     // Taken from HTTP (an event stream's): no longer a connection of this server's to drain; its taker ends it.
-    if (isTaken(socket)) {
+    if (taken) {
       this.open.delete(socket)
       return
     }
     const connection = this.open.get(socket)
     if (connection === undefined) return
-    connection.responses.delete(response)
+    const { responses } = connection
+    // The oldest in progress, nearly always: answers end in the order their requests came.
+    const at = responses[0] === response ? 0 : responses.indexOf(response)
+    // pop keeps the array's room (setting its length to 0 would let it go).
+    if (at === 0 && responses.length === 1) responses.pop()
+    else if (at !== -1) responses.splice(at, 1)
     connection.bytesAtRest = socket.bytesRead
     if (this.graceOver) this.closeIfIdle(socket, connection)
   }
@@ -120,7 +131,7 @@ export class DrainingServer extends http.Server {
     // Younger than the grace (accepted from the listen queue while stopping): its own timer comes.
     if (this.draining && Date.now() - connection.acceptedAt < this.graceMs - 10) return
     // Bytes read since the last answer ended are the start of a request: let it come.
-    if (connection.responses.size === 0 && socket.bytesRead === connection.bytesAtRest) {
+    if (connection.responses.length === 0 && socket.bytesRead === connection.bytesAtRest) {
       this.counts.closedIdle++
       socket.destroy()
     }
