@@ -9,6 +9,7 @@ import { StreamHub } from './stream-hub.js'
 import { memberData } from './member-export.js'
 import { eraseMember } from './user-data.js'
 import { SHOUTBOX_DATA_MAP } from './data-map.js'
+import { GuestRetention } from './guests/guest-erasure.js'
 
 /**
  * The Shoutbox addon. Its endpoints (endpoints/) and migrations (migrations/) are found
@@ -22,9 +23,11 @@ export default defineAddon({
     RecentChanges.of(ctx).start()
     StreamHub.of(ctx).start()
     Retention.of(ctx).start()
+    GuestRetention.of(ctx).start()
   },
   stop: async ctx => {
     StreamHub.of(ctx).stop()
+    GuestRetention.of(ctx).stop()
     Reactions.of(ctx).stop()
     await Retention.of(ctx).stop()
   },

@@ -28,10 +28,10 @@ export function pinsRepository (db: Database) {
     /** The room's pinned shouts, newest pin first. */
     async list (room: Pick<Room, 'id' | 'slug'>): Promise<RoomShout[]> {
       const rows = await db(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id').where('s.room_id', room.id).whereNull('s.state')
-        .orderBy('p.id', 'desc').select<Array<RoomShout & { by_bot: boolean, edited_at: number | string | null }>>('s.id', 's.message', 's.username', 's.date', db.raw('?::text as room', [room.slug]),
-          db.raw(`${replyToOf('s.reply_to_id')} as "replyTo"`), 's.bot as by_bot', 's.edited_at')
+        .orderBy('p.id', 'desc').select<Array<RoomShout & { by_bot: boolean, by_guest: boolean, edited_at: number | string | null }>>('s.id', 's.message', 's.username', 's.date', db.raw('?::text as room', [room.slug]),
+          db.raw(`${replyToOf('s.reply_to_id')} as "replyTo"`), 's.bot as by_bot', 's.guest as by_guest', 's.edited_at')
       // A bot's shout says so, a changed one when; a person's unchanged one has neither key.
-      return rows.map(({ by_bot: bot, edited_at: editedAt, ...shout }) => ({ ...shout, ...(bot ? { bot: true as const } : {}), ...(editedAt === null ? {} : { edited: Number(editedAt) }) }))
+      return rows.map(({ by_bot: bot, by_guest: guest, edited_at: editedAt, ...shout }) => ({ ...shout, ...(bot ? { bot: true as const } : {}), ...(guest ? { guest: true as const } : {}), ...(editedAt === null ? {} : { edited: Number(editedAt) }) }))
     },
 
     /**

@@ -21,7 +21,8 @@ export interface PublishOptions {
 
 interface Waiting {
   readonly shout: NewShout
-  readonly user: Actor
+  /** The member who wrote it; null for a guest (who notifies no one). */
+  readonly user: Actor | null
   readonly logged: boolean
   readonly room: string
   readonly resolve: (shout: RoomShout) => void
@@ -73,6 +74,24 @@ export class Publisher {
     })
   }
 
+  /**
+   * Stores a guest's checked message under the name they gave, dated now, with what stands
+   * for their address (its HMAC of the day); resolves once it is committed. No author, no
+   * log entry, and no one is notified of the names it mentions.
+   */
+  publishAsGuest (name: string, addressKey: string, message: string, room: Pick<Room, 'id' | 'slug'>): Promise<RoomShout> {
+    return this.enqueue({ message, username: name, date: Date.now(), authorId: null, roomId: room.id, replyToId: null, bot: false, guest: true, guestAddress: addressKey }, null, false, room.slug)
+  }
+
+  private enqueue (shout: NewShout, user: Actor | null, logged: boolean, room: string): Promise<RoomShout> {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ shout, user, logged, room, resolve, reject })
+      if (this.writing) return
+      this.writing = true
+      setImmediate(() => { void this.writeAll() })
+    })
+  }
+
   private async writeAll (): Promise<void> {
     try {
       while (this.waiting.length > 0) await this.write(this.waiting.splice(0, MAX_BATCH))
@@ -87,7 +106,7 @@ export class Publisher {
     let shouts: RoomShout[]
     try {
       const { notice, sent } = await shoutsRepository(ctx.db).insertAnnounced(batch.map(waiting => waiting.shout), {
-        also: ctx.activityLog.insertion(batch.flatMap(({ shout, user, logged, room }) => logged
+        also: ctx.activityLog.insertion(batch.flatMap(({ shout, user, logged, room }) => logged && user !== null
           ? [{ type: 'CREATED_SHOUT', user, details: { message: shout.message, room } }]
           : [])),
         hooked: rows => ctx.webhooks.insertion('shout.created', rows),
@@ -105,7 +124,7 @@ export class Publisher {
     batch.forEach((waiting, index) => {
       const shout = shouts[index]!
       ctx.events.emit(ShoutCreated, shout)
-      Mentions.of(ctx).afterPublish(shout, waiting.user)
+      if (waiting.user !== null) Mentions.of(ctx).afterPublish(shout, waiting.user)
       waiting.resolve(shout)
     })
   }

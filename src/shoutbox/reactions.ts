@@ -374,9 +374,9 @@ export async function withReactions<S extends { id: number }> (ctx: AddonContext
   const { reactions: set } = await ShoutboxSettings.of(ctx).current()
   const ids = shouts.map(shout => shout.id)
   const counts = await reactionsRepository(ctx.db).of(ids, set, viewer?.id ?? null)
-  const { bots, edited } = await shoutsRepository(ctx.db).marks(ids)
+  const { bots, guests, edited } = await shoutsRepository(ctx.db).marks(ids)
   return shouts.map(shout => {
     const changed = edited.get(shout.id)
-    return { ...shout, reactions: counts.get(shout.id) ?? [], ...(bots.has(shout.id) ? { bot: true as const } : {}), ...(changed === undefined ? {} : { edited: changed }) }
+    return { ...shout, reactions: counts.get(shout.id) ?? [], ...(bots.has(shout.id) ? { bot: true as const } : {}), ...(guests.has(shout.id) ? { guest: true as const } : {}), ...(changed === undefined ? {} : { edited: changed }) }
   })
 }

@@ -31,8 +31,8 @@ export type ReportReason = typeof REPORT_REASONS[number]
 export const REVIEW_ACTIONS = ['approve', 'delete', 'dismiss'] as const
 export type ReviewAction = typeof REVIEW_ACTIONS[number]
 
-/** Why a shout is off the board: a watched word, a new member, an edit of an approved shout, or reports. */
-export const HELD_WHY = ['word', 'new-member', 'edited', 'reports'] as const
+/** Why a shout is off the board: a watched word, a new member, an edit of an approved shout, reports, or a guest's (`holdGuestShouts`). */
+export const HELD_WHY = ['word', 'new-member', 'edited', 'reports', 'guest'] as const
 export type HeldWhy = typeof HELD_WHY[number]
 
 /** How many reports one member may make in an hour. */
@@ -270,7 +270,7 @@ export async function review (ctx: AddonContext, moderator: SessionUser, shoutId
     if (off === undefined && (on === undefined || await reports.openCount(shoutId, trx) === 0)) throw new NotFound()
     if (off?.state === 'held' && action === 'dismiss') throw new BadRequest({ reason: 'a held shout has no reports: approve or delete it' })
     const room = rooms.find(each => each.id === (off?.roomId ?? on!.roomId))
-    const about = { room: room?.slug ?? '', message: off?.message ?? on!.message, authorId: off?.authorId ?? on!.authorId, username: off?.username ?? on!.username }
+    const about = { room: room?.slug ?? '', message: off?.message ?? on!.message, authorId: off !== undefined ? off.authorId : on!.authorId, username: off?.username ?? on!.username }
     const details = { shoutId, author: about.username, message: about.message, room: about.room }
     const reporters = await reports.resolve(shoutId, action, trx)
     if (action === 'delete') {

@@ -32,8 +32,11 @@ const WEBHOOK_SHOUT = "jsonb_build_object('id', s.id, 'room', s.room, 'username'
 /** What a shout's webhook deliveries are about: deleting the shout takes its text out of those still waiting. */
 export const shoutSubject = (id: number): string => `shout:${id}`
 
-/** `{"bot": true}` for a bot's shout (the row `row`), else nothing: a shout's json carries `bot` only when it is one. */
-export const botOf = (row: string): string => `case when ${row}.bot then '{"bot":true}'::jsonb else '{}'::jsonb end`
+/**
+ * `{"bot": true}` for a bot's shout (the row `row`), `{"guest": true}` for a guest's, else
+ * nothing: a shout's json carries `bot` or `guest` only when it is one.
+ */
+export const botOf = (row: string): string => `case when ${row}.bot then '{"bot":true}'::jsonb when ${row}.guest then '{"guest":true}'::jsonb else '{}'::jsonb end`
 
 /** `{"edited": <ms>}` for a shout (the row `row`) whose text was changed, else nothing: a shout's json carries `edited` only then. */
 export const editedOf = (row: string): string => `case when ${row}.edited_at is null then '{}'::jsonb else jsonb_build_object('edited', ${row}.edited_at) end`
@@ -57,21 +60,28 @@ export interface Recorded {
 
 /** A shout to store: `authorId` is the user's id, kept to know whose shout it is (never answered); `roomId` its room; `replyToId` the shout it answers. */
 export interface NewShout extends Omit<Shout, 'id'> {
-  readonly authorId: number
+  readonly authorId: number | null
   /** Posted by a bot account. */
   readonly bot: boolean
+  /** Posted by a guest (no account: `authorId` null), from the address `guestAddress` stands for (its HMAC of the day). */
+  readonly guest?: true
+  readonly guestAddress?: string
   readonly roomId: number
   readonly replyToId: number | null
 }
 
-interface RecordedRow extends RoomShout {
+interface RecordedRow extends Omit<RoomShout, 'guest'> {
   readonly event_id: number
   /** Only where the statement returns it (an edit's). */
   readonly edited_at?: number | string | null
+  /** Only where the statement returns it: a guest's shout says so. */
+  readonly guest?: boolean
 }
 
-const recorded = ({ event_id: eventId, edited_at: editedAt, ...shout }: RecordedRow): Recorded =>
-  ({ shout: editedAt === undefined || editedAt === null ? shout : { ...shout, edited: Number(editedAt) }, eventId })
+const recorded = ({ event_id: eventId, edited_at: editedAt, guest, ...row }: RecordedRow): Recorded => {
+  const shout: RoomShout = guest === true ? { ...row, guest } : row
+  return { shout: editedAt === undefined || editedAt === null ? shout : { ...shout, edited: Number(editedAt) }, eventId }
+}
 
 /** The ids a search reads first when the search index cannot narrow it (see `search`). */
 const SEARCH_FIRST_RANGE = 1_000
@@ -112,12 +122,12 @@ export interface ArchiveQuery {
 export function shoutsRepository (db: Database) {
   /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
   const withEvents = (kind: string, change: SqlPart, trx: Transaction) => trx.raw<{ rows: RecordedRow[] }>(`
-    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, edited_at),
+    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, guest, edited_at),
     e as (insert into ?? (kind, shout, created_at)
           select ?, ${EVENT_SHOUT}, ? from s
           order by s.id
           returning id, (shout->>'id')::bigint as shout_id, shout->'replyTo' as reply_to)
-    select s.id, s.message, s.username, s.date, s.room, e.reply_to as "replyTo", s.edited_at, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+    select s.id, s.message, s.username, s.date, s.room, e.reply_to as "replyTo", s.edited_at, s.guest, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
   [change, EVENTS_TABLE, kind, Date.now()])
 
   /** The `replyTo` of a shout read from the shouts table. */
@@ -276,18 +286,20 @@ export function shoutsRepository (db: Database) {
       })
     },
 
-    /** Those of `ids` that a bot account posted, and those whose text was changed (when, last). One query. */
-    async marks (ids: readonly number[]): Promise<{ bots: Set<number>, edited: Map<number, number> }> {
+    /** Those of `ids` that a bot account posted, those a guest posted, and those whose text was changed (when, last). One query. */
+    async marks (ids: readonly number[]): Promise<{ bots: Set<number>, guests: Set<number>, edited: Map<number, number> }> {
       const bots = new Set<number>()
+      const guests = new Set<number>()
       const edited = new Map<number, number>()
-      if (ids.length === 0) return { bots, edited }
-      const rows: Array<{ id: number | string, bot: boolean, edited_at: number | string | null }> = await db(SHOUTS_TABLE).whereIn('id', [...ids])
-        .where(query => query.where('bot', true).orWhereNotNull('edited_at')).select('id', 'bot', 'edited_at')
+      if (ids.length === 0) return { bots, guests, edited }
+      const rows: Array<{ id: number | string, bot: boolean, guest: boolean, edited_at: number | string | null }> = await db(SHOUTS_TABLE).whereIn('id', [...ids])
+        .where(query => query.where('bot', true).orWhere('guest', true).orWhereNotNull('edited_at')).select('id', 'bot', 'guest', 'edited_at')
       for (const row of rows) {
         if (row.bot) bots.add(Number(row.id))
+        if (row.guest) guests.add(Number(row.id))
         if (row.edited_at !== null) edited.set(Number(row.id), Number(row.edited_at))
       }
-      return { bots, edited }
+      return { bots, guests, edited }
     },
 
     /** Whether account `authorId` has a shout on the board in one of `roomIds` (held and hidden shouts are off it): one index probe. */
@@ -364,11 +376,12 @@ export function shoutsRepository (db: Database) {
       readonly maxNoticeBytes: number
     }): Promise<{ notice: string, sent: string | null }> {
       const result = await prepared(db.raw<{ rows: Array<{ notice: string, sent: string | null }> }>(`
-        with s as (insert into ?? (message, username, date, author_id, room_id, reply_to_id, bot)
-              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer, (item->>'replyToId')::bigint, (item->>'bot')::boolean
+        with s as (insert into ?? (message, username, date, author_id, room_id, reply_to_id, bot, guest, guest_address)
+              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer, (item->>'replyToId')::bigint, (item->>'bot')::boolean,
+                coalesce((item->>'guest')::boolean, false), item->>'guestAddress'
               from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
               order by position
-              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, edited_at),
+              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, guest, edited_at),
         e as (insert into ?? (kind, shout, created_at)
               select 'shout-created', ${EVENT_SHOUT}, ? from s
               order by s.id

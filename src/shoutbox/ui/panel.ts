@@ -12,7 +12,7 @@ const PANEL_PAGE = 50
 interface ReviewItem {
   shout: { id: number, message: string, username: string, date: number, room: string }
   state: 'held' | 'hidden' | 'reported'
-  why: 'word' | 'new-member' | 'edited' | 'reports'
+  why: 'word' | 'new-member' | 'edited' | 'reports' | 'guest'
   reports: Array<{ id: number, reporter: string, reason: string, note: string | null, createdAt: number }>
 }
 interface Word { id: number, pattern: string, action: 'block' | 'censor' | 'hold', createdAt: number }
