@@ -8,6 +8,8 @@ import { excerptOf } from '../excerpt.js'
 import { LiveShouts } from './shared/live-shouts.js'
 import { archiveOf, botBadge, DEFAULT_ROOM, isRoomSlug, ownTag, pageLocale, permalinkOf, quoteLine, reactionLabel, shoutItem, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
+import { guestComposer } from './guests/guest-composer.js'
+import { PresenceView } from './presence/presence-view.js'
 
 /**
  * The theme widget. A theme embeds it with one tag:
@@ -45,6 +47,8 @@ interface Room {
   readonly name: string
   readonly description: string
   readonly canPost: boolean
+  /** Guests (no account) may post here. */
+  readonly guestsPost?: true
   /** Signed in: how far the reader has read it, and how many newer shouts of others it holds (up to 100). */
   readonly lastReadId?: number
   readonly unread?: number
@@ -101,8 +105,10 @@ const archiveLink = h('a', { href: '/shouts' }, t('widget.all'))
 const ignoredBox = h('details', { class: 'shoutbox-ignored', hidden: true })
 // A signed-in reader's notifications (a mention), beside the title.
 const bell = new NotificationBell(t, slug => rooms.find(room => room.slug === slug)?.name ?? slug)
+// Who has the room shown open: "N here", the names on demand.
+const presence = new PresenceView(t)
 const widget = h('section', { class: 'shoutbox-widget', 'aria-labelledby': 'shoutbox-title' },
-  h('div', { class: 'shoutbox-head' }, h('h2', { id: 'shoutbox-title' }, t('widget.title')), bell.element), tabs, roomPanel,
+  h('div', { class: 'shoutbox-head' }, h('h2', { id: 'shoutbox-title' }, t('widget.title')), presence.element, bell.element), tabs, roomPanel,
   ignoredBox, h('p', { class: 'shoutbox-more' }, archiveLink))
 if (tag !== undefined) tag.after(widget)
 else document.body.append(widget)
@@ -294,7 +300,12 @@ function mutedNotice (mute: OwnMute): HTMLElement {
 
 function drawYou (): void {
   composerArea = undefined
-  if (me === null) {
+  if (me === null && currentRoom()?.guestsPost === true) {
+    you.replaceChildren(guestComposer({
+      t, base: here, room: () => live.room, post: async (path, body) => await call('POST', path, body), errorText,
+      posted: shout => live.put(shout), announce
+    }), h('p', { class: 'shoutbox-prompt' }, t('widget.guestOrSignIn'), ' ', h('a', { href: '/#sign-in' }, t('widget.signIn'))))
+  } else if (me === null) {
     you.replaceChildren(h('p', { class: 'shoutbox-prompt' },
       signUpOpen ? t('widget.signInOrUpPrompt') : t('widget.signInPrompt'), ' ',
       h('a', { href: '/#sign-in' }, t('widget.signIn')),
@@ -420,6 +431,7 @@ async function showRoom (slug: string, focus: boolean): Promise<void> {
     items.clear()
     log.setAttribute('aria-busy', 'true')
     const shown = live.show(slug)
+    void presence.show(slug)
     drawTabs()
     drawYou()
     await shown
@@ -1024,6 +1036,7 @@ const live = new LiveShouts({
   // tabs and the composer follow.
   reconnected: () => void askRooms(),
   roomsChanged: () => void askRooms(),
+  presence: ({ room, ...now }) => presence.learn(room, now),
   // Muted or let speak again by a moderator, on any process: the composer follows at once.
   heard: () => void refreshSession(),
   changed: fresh => {
@@ -1044,3 +1057,4 @@ setInterval(render, 15_000) // keeps "2 minutes ago" true, and takes Edit away w
 drawYou()
 void refreshSession()
 live.start()
+void presence.show(live.room)

@@ -28,7 +28,7 @@ export class GuestChallenge extends Api {
   readonly schema = {}
   override readonly answers = {
     ok: okAnswer({ challenge: ChallengeSchema, expiresIn: Type.Integer({ description: 'milliseconds it stays valid' }) }, {
-      challenge: { algorithm: 'SHA-256', challenge: '4d5c…', maxnumber: 50000, salt: '1f0a…?expires=1795000600', signature: '9b1e…' }, expiresIn: PROOF_VALID_MS
+      challenge: { algorithm: 'SHA-256', challenge: '4d5c…', maxnumber: 20000, salt: '1f0a…?expires=1795000600', signature: '9b1e…' }, expiresIn: PROOF_VALID_MS
     })
   }
 

@@ -33,6 +33,7 @@ export function useStylesheet (name: string, moduleUrl: string): void {
 
 /** After a bot's name: a badge saying a bot account posted it (through an API token); nothing for a person's shout. */
 export function botBadge (shout: object, t: (key: string) => string): HTMLElement | null {
+  if ('guest' in shout && shout.guest === true) return h('span', { class: 'shoutbox-bot shoutbox-guest', title: t('shout.guestTitle') }, t('shout.guest'))
   return 'bot' in shout && shout.bot === true ? h('span', { class: 'shoutbox-bot', title: t('shout.botTitle') }, t('shout.bot')) : null
 }
 
