@@ -35,6 +35,8 @@ export class Presence {
   private timer: NodeJS.Timeout | undefined
   private soon: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
+  /** A beat was asked for while one ran. */
+  private again = false
   private stopped = false
   /** What each room's readers here were last told, and when (by slug). */
   private readonly told = new Map<string, { key: string, at: number }>()
@@ -64,12 +66,26 @@ export class Presence {
     return (await presenceRepository(this.ctx.db).all(Date.now() - STALE_MS, roomId)).get(roomId) ?? { members: [], guests: 0 }
   }
 
-  /** One beat: write what this process sees, read what all see, tell this process's readers what changed. One at a time. */
+  /**
+   * One beat: write what this process sees, read what all see, tell this process's readers
+   * what changed. One at a time: one asked for while another runs follows it (what it saw
+   * may be out of date already).
+   */
   beat (): Promise<void> {
     if (this.stopped) return Promise.resolve()
-    this.running ??= this.beatOnce()
+    if (this.running !== undefined) {
+      this.again = true
+      return this.running
+    }
+    this.running = this.beatOnce()
       .catch(error => this.ctx.log.warn({ err: error }, 'could not keep presence'))
-      .finally(() => { this.running = undefined })
+      .finally(() => {
+        this.running = undefined
+        if (this.again) {
+          this.again = false
+          void this.beat()
+        }
+      })
     return this.running
   }
 

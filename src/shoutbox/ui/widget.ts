@@ -575,6 +575,8 @@ function drawActions (item: Item, again = false): void {
  */
 const mutableAuthors = new Map<string, boolean | 'asking'>()
 function mutable (item: Item): boolean | undefined {
+  // A guest's address is muted by their shout: no account to ask about.
+  if (item.shout.guest === true) return true
   const { username } = item.shout
   const known = mutableAuthors.get(username)
   if (known !== undefined) return known === 'asking' ? undefined : known
@@ -926,12 +928,19 @@ function startMute (item: Item): void {
     kind: 'mute',
     title: t('widget.muteTitle', { username: item.shout.username }),
     legend: t('widget.muteFor'),
-    choices: MUTE_CHOICES.map(([minutes, key]) => [minutes === null ? '' : String(minutes), t(key)]),
+    // A guest's address is muted for a day at most.
+    choices: MUTE_CHOICES.filter(([minutes]) => item.shout.guest !== true || (minutes !== null && minutes <= 1440)).map(([minutes, key]) => [minutes === null ? '' : String(minutes), t(key)]),
     textLabel: t('widget.muteReason'),
     confirm: t('widget.confirmMute'),
     confirmClass: 'danger',
     back: 'button:last-of-type',
     send: async (chosen, reason) => {
+      if (item.shout.guest === true) {
+        const made = await call('POST', '/api/panel/shoutbox/guest-mutes', { shoutId: item.shout.id, minutes: Number(chosen), ...(reason === undefined || reason === '' ? {} : { reason }) })
+        if (!made.ok) return errorText(made)
+        announce(t('widget.mutedSomeone', { username: item.shout.username, time: when((made.body!.mute as { until: number }).until) }))
+        return undefined
+      }
       const author = await call('GET', `/api/panel/shoutbox/${item.shout.id}/author`)
       if (!author.ok) return errorText(author)
       const who = author.body!.author as { userId: number, username: string, moderator: boolean }
