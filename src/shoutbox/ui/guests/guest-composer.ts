@@ -51,12 +51,14 @@ export function guestComposer (options: GuestComposerOptions): HTMLElement {
   const name = h('input', { id: 'shoutbox-guest-name', name: 'name', type: 'text', autocomplete: 'nickname', required: true, minlength: 2, maxlength: 24, value: storedName(), 'aria-describedby': 'shoutbox-guest-hint' }) as HTMLInputElement
   const area = h('textarea', { id: 'shoutbox-guest-message', name: 'message', rows: 2, required: true, 'aria-describedby': 'shoutbox-guest-hint' }) as HTMLTextAreaElement
   const problem = h('p', { class: 'shoutbox-error', id: 'shoutbox-guest-error', role: 'alert' })
+  // What became of the last shout when it is not on the board yet (held): said, not an error.
+  const note = h('p', { class: 'shoutbox-hint', id: 'shoutbox-guest-note' })
   const send = h('button', { type: 'submit' }, t('widget.guestSend')) as HTMLButtonElement
   const form = h('form', { class: 'shoutbox-composer shoutbox-guest' },
     h('label', { for: 'shoutbox-guest-name' }, t('widget.guestName')), name,
     h('label', { for: 'shoutbox-guest-message' }, t('widget.composer')), area,
     h('div', { class: 'shoutbox-row' }, h('span', { class: 'shoutbox-hint', id: 'shoutbox-guest-hint' }, t('widget.guestHint')), send),
-    problem) as HTMLFormElement
+    problem, note) as HTMLFormElement
   for (const field of [name, area]) field.addEventListener('input', () => proofs.prepare(), { once: true })
   area.addEventListener('keydown', event => {
     if (event.key !== 'Enter' || event.shiftKey || event.isComposing) return
@@ -82,8 +84,7 @@ export function guestComposer (options: GuestComposerOptions): HTMLElement {
         options.posted(shout)
         options.announce(t('widget.posted'))
       }
-      problem.textContent = t(shout.held === true ? 'widget.guestHeld' : 'widget.posted')
-      problem.setAttribute('role', 'status')
+      note.textContent = shout.held === true ? t('widget.guestHeld') : ''
       proofs.prepare()
       area.focus()
       return
@@ -96,7 +97,7 @@ export function guestComposer (options: GuestComposerOptions): HTMLElement {
     event.preventDefault()
     if (sending) return
     problem.textContent = ''
-    problem.setAttribute('role', 'alert')
+    note.textContent = ''
     name.removeAttribute('aria-invalid')
     area.removeAttribute('aria-invalid')
     const given = name.value.trim()
