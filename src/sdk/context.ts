@@ -168,6 +168,13 @@ export interface Users {
   findByNames (names: readonly string[]): Promise<SessionUser[]>
   /** The usernames of the accounts `ids` (those that exist; `active`: and are not disabled), by id. */
   namesOf (ids: readonly number[], options?: { readonly active?: boolean }): Promise<Map<number, string>>
+  /**
+   * Whether an account (a disabled one too) has a username that, in lower case and with
+   * each of `fold`'s pairs replaced in turn (`['m', 'rn']`: every `m` by `rn`), equals
+   * `folded`: how an addon finds a name that would pass for a member's, by its own idea of
+   * look-alike letters. One statement.
+   */
+  usernameFolded (fold: ReadonlyArray<readonly [string, string]>, folded: string): Promise<boolean>
   /** When the account `id` was made (ms); undefined when there is none: a young account weighs less. */
   createdAt (id: number): Promise<number | undefined>
   /**
@@ -212,6 +219,8 @@ export interface Notifier {
 export interface AddressKeys {
   /** The key that stands for `ip` today. */
   keyOf (ip: string): Promise<string>
+  /** The keys that stood for `ip` today and yesterday, today's first: for a rule stored with a key that must hold past midnight (at most a day long). */
+  recentKeysOf (ip: string): Promise<string[]>
 }
 
 /** What the host gives an addon: its only way to reach the platform. */

@@ -18,10 +18,15 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
         edit: 'replaced; the earlier events carry the new text',
         delete: 'the row goes'
       },
-      username: { holds: 'name', export: 'implied (the author)', erase: 'anonymise: `deleted user`, no author; delete: the shout goes (through an incoming hook: the name the sending tool gave, no account\'s)' },
+      username: { holds: 'name', export: 'implied (the author); a guest\'s name is in no member\'s export', erase: 'anonymise: `deleted user`, no author; delete: the shout goes; a guest\'s goes with their shouts (erasure by address); through an incoming hook: the name the sending tool gave, no account\'s' },
+      guest_address: {
+        holds: 'address',
+        export: 'left out (a guest has no account; export walks authors, and a guest\'s shout has none)',
+        erase: 'erasure by address (DELETE /api/shoutbox/guest-shouts) deletes that address\'s guest shouts; cleared on every shout after two days'
+      },
       why: { holds: 'text', export: 'left out (the moderators\' reason a shout is held or hidden)', erase: 'a held or hidden shout of theirs goes, whatever the mode' }
     },
-    other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot', 'state', 'since', 'vouched', 'approved', 'edited_at', 'via']
+    other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot', 'state', 'since', 'vouched', 'approved', 'edited_at', 'via', 'guest']
   },
   {
     table: 'shoutbox_events',
@@ -93,8 +98,44 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
   {
     table: 'shoutbox_rooms',
     personal: {},
-    other: ['id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'created_at']
+    other: ['id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'created_at', 'guests_post']
   },
   { table: 'shoutbox_pins', personal: {}, other: ['id', 'shout_id', 'pinned_at'] },
-  ...BRIDGES_DATA_MAP
+  ...BRIDGES_DATA_MAP,
+  {
+    table: 'shoutbox_guest_proofs',
+    personal: {
+      address_key: { holds: 'address', export: 'left out (a guest has no account)', erase: 'erasure by address deletes them; each goes an hour after its challenge expired' }
+    },
+    other: ['signature', 'expires_at', 'room_id', 'used_at']
+  },
+  {
+    table: 'shoutbox_guest_mutes',
+    personal: {
+      address_key: { holds: 'address', export: 'left out (a guest has no account)', erase: 'kept until the mute ends (a day at most): a muted guest cannot lift it by erasure' },
+      reason: { holds: 'text', export: 'left out (a moderator\'s note about an address)', erase: 'goes with the mute when it ends' }
+    },
+    other: ['id', 'until', 'shout_id', 'by_id', 'created_at']
+  },
+  {
+    table: 'shoutbox_guest_secret',
+    personal: {
+      secret: { holds: 'secret', export: 'left out (the key guests\' challenges are signed with: nobody\'s)', erase: 'kept: nobody\'s' }
+    },
+    other: ['id']
+  },
+  {
+    table: 'shoutbox_presence',
+    personal: {
+      members: { holds: 'name', export: 'left out (who has a room open now, rewritten every few seconds)', erase: 'gone within seconds: their streams end, and the next beat writes the room without them' }
+    },
+    other: ['process', 'room_id', 'guests', 'seen_at']
+  },
+  {
+    table: 'shoutbox_presence_hidden',
+    person: 'user_id',
+    erase: 'rows',
+    personal: {},
+    other: ['user_id', 'created_at']
+  }
 ]

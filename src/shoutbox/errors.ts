@@ -55,3 +55,9 @@ export class RoomSlugTaken extends Conflict {}
 
 /** The default room cannot be archived, nor stop being readable by everyone → DEFAULT_ROOM, 409. */
 export class DefaultRoom extends Conflict {}
+
+/** A guest's name that would pass for a member's (the same skeleton as a username) → NAME_TAKEN, 400. */
+export class NameTaken extends BadRequest {}
+
+/** A guest's proof of work that is forged, expired, already used or not one at all → INVALID_PROOF, 400: ask for a new challenge. */
+export class InvalidProof extends BadRequest {}

@@ -9,6 +9,8 @@ import { StreamHub } from './stream-hub.js'
 import { memberData } from './member-export.js'
 import { eraseMember } from './user-data.js'
 import { SHOUTBOX_DATA_MAP } from './data-map.js'
+import { GuestRetention } from './guests/guest-erasure.js'
+import { Presence } from './presence/presence.js'
 
 /**
  * The Shoutbox addon. Its endpoints (endpoints/) and migrations (migrations/) are found
@@ -22,9 +24,13 @@ export default defineAddon({
     RecentChanges.of(ctx).start()
     StreamHub.of(ctx).start()
     Retention.of(ctx).start()
+    GuestRetention.of(ctx).start()
+    Presence.of(ctx).start()
   },
   stop: async ctx => {
+    await Presence.of(ctx).stop()
     StreamHub.of(ctx).stop()
+    GuestRetention.of(ctx).stop()
     Reactions.of(ctx).stop()
     await Retention.of(ctx).stop()
   },

@@ -28,11 +28,11 @@ export function pinsRepository (db: Database) {
     /** The room's pinned shouts, newest pin first. */
     async list (room: Pick<Room, 'id' | 'slug'>): Promise<RoomShout[]> {
       const rows = await db(`${PINS_TABLE} as p`).join(`${SHOUTS_TABLE} as s`, 's.id', 'p.shout_id').where('s.room_id', room.id).whereNull('s.state')
-        .orderBy('p.id', 'desc').select<Array<RoomShout & { by_bot: boolean, by_hook: string | null, edited_at: number | string | null }>>('s.id', 's.message', 's.username', 's.date', db.raw('?::text as room', [room.slug]),
-          db.raw(`${replyToOf('s.reply_to_id')} as "replyTo"`), 's.bot as by_bot', 's.via as by_hook', 's.edited_at')
-      // A bot's shout says so (and a hook's which), a changed one when; a person's unchanged one has neither key.
-      return rows.map(({ by_bot: bot, by_hook: via, edited_at: editedAt, ...shout }) => ({
-        ...shout, ...(bot || via !== null ? { bot: true as const } : {}), ...(via === null ? {} : { via }), ...(editedAt === null ? {} : { edited: Number(editedAt) })
+        .orderBy('p.id', 'desc').select<Array<RoomShout & { by_bot: boolean, by_hook: string | null, by_guest: boolean, edited_at: number | string | null }>>('s.id', 's.message', 's.username', 's.date', db.raw('?::text as room', [room.slug]),
+          db.raw(`${replyToOf('s.reply_to_id')} as "replyTo"`), 's.bot as by_bot', 's.via as by_hook', 's.guest as by_guest', 's.edited_at')
+      // A bot's shout says so (and a hook's which), a guest's too, a changed one when; a person's unchanged one has none of these keys.
+      return rows.map(({ by_bot: bot, by_hook: via, by_guest: guest, edited_at: editedAt, ...shout }) => ({
+        ...shout, ...(bot || via !== null ? { bot: true as const } : {}), ...(via === null ? {} : { via }), ...(guest ? { guest: true as const } : {}), ...(editedAt === null ? {} : { edited: Number(editedAt) })
       }))
     },
 

@@ -21,7 +21,7 @@ export interface PublishOptions {
 
 interface Waiting {
   readonly shout: NewShout
-  /** Its author; null for a shout that came in through an incoming hook (no account: it notifies nobody, it is never logged). */
+  /** Its author; null for a guest's shout or one that came in through an incoming hook (no account: it notifies nobody, it is never logged). */
   readonly user: Actor | null
   readonly logged: boolean
   readonly room: string
@@ -65,6 +65,17 @@ export class Publisher {
   publish (user: Actor & { readonly bot?: boolean }, message: string, { logged, room, replyTo = null }: PublishOptions): Promise<RoomShout> {
     return new Promise((resolve, reject) => {
       this.enqueue({ shout: { message, username: user.username, date: Date.now(), authorId: user.id, roomId: room.id, replyToId: replyTo, bot: user.bot === true }, user, logged, room: room.slug, resolve, reject })
+    })
+  }
+
+  /**
+   * Stores a guest's checked message under the name they gave, dated now, with what stands
+   * for their address (its HMAC of the day); resolves once it is committed. No author, no
+   * log entry, and no one is notified of the names it mentions.
+   */
+  publishAsGuest (name: string, addressKey: string, message: string, room: Pick<Room, 'id' | 'slug'>): Promise<RoomShout> {
+    return new Promise((resolve, reject) => {
+      this.enqueue({ shout: { message, username: name, date: Date.now(), authorId: null, roomId: room.id, replyToId: null, bot: false, guest: true, guestAddress: addressKey }, user: null, logged: false, room: room.slug, resolve, reject })
     })
   }
 

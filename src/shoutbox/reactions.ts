@@ -374,11 +374,18 @@ export async function withReactions<S extends { id: number }> (ctx: AddonContext
   const { reactions: set } = await ShoutboxSettings.of(ctx).current()
   const ids = shouts.map(shout => shout.id)
   const counts = await reactionsRepository(ctx.db).of(ids, set, viewer?.id ?? null)
-  const { bots, via, edited } = await shoutsRepository(ctx.db).marks(ids)
+  const { bots, via, guests, edited } = await shoutsRepository(ctx.db).marks(ids)
   return shouts.map(shout => {
     const changed = edited.get(shout.id)
-    // `bot`, `via` and `edited` come after the reactions, whether or not the shout came with them.
-    const { bot: _bot, via: _via, edited: _edited, ...fields } = shout as S & { bot?: true, via?: string, edited?: number }
-    return { ...fields as S, reactions: counts.get(shout.id) ?? [], ...(bots.has(shout.id) ? { bot: true as const } : {}), ...(via.has(shout.id) ? { via: via.get(shout.id)! } : {}), ...(changed === undefined ? {} : { edited: changed }) }
+    // `bot`, `via`, `guest` and `edited` come after the reactions, whether or not the shout came with them.
+    const { bot: _bot, via: _via, guest: _guest, edited: _edited, ...fields } = shout as S & { bot?: true, via?: string, guest?: true, edited?: number }
+    return {
+      ...fields as S,
+      reactions: counts.get(shout.id) ?? [],
+      ...(bots.has(shout.id) ? { bot: true as const } : {}),
+      ...(via.has(shout.id) ? { via: via.get(shout.id)! } : {}),
+      ...(guests.has(shout.id) ? { guest: true as const } : {}),
+      ...(changed === undefined ? {} : { edited: changed })
+    }
   })
 }

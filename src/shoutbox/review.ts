@@ -31,8 +31,8 @@ export type ReportReason = typeof REPORT_REASONS[number]
 export const REVIEW_ACTIONS = ['approve', 'delete', 'dismiss'] as const
 export type ReviewAction = typeof REVIEW_ACTIONS[number]
 
-/** Why a shout is off the board: a watched word, a new member, an edit of an approved shout, or reports. */
-export const HELD_WHY = ['word', 'new-member', 'edited', 'reports'] as const
+/** Why a shout is off the board: a watched word, a new member, an edit of an approved shout, reports, or a guest's (`holdGuestShouts`). */
+export const HELD_WHY = ['word', 'new-member', 'edited', 'reports', 'guest'] as const
 export type HeldWhy = typeof HELD_WHY[number]
 
 /** How many reports one member may make in an hour. */

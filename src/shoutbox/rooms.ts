@@ -35,6 +35,8 @@ export interface Room {
   readonly archived: boolean
   /** 0: none; more: at least this long between a member's shouts in this room (the board's `minSecondsBetweenShouts` holds besides). */
   readonly slowModeSeconds: number
+  /** Guests (no account) may post here — only while everyone may read it (`guestsMayPost`). */
+  readonly guestsPost: boolean
 }
 
 export type RoomChanges = Partial<Omit<Room, 'id' | 'slug'>>
@@ -50,6 +52,7 @@ interface RoomRow {
   readonly position: number
   readonly archived: boolean
   readonly slow_mode_seconds: number
+  readonly guests_post: boolean
 }
 
 const fromRow = (row: RoomRow): Room => ({
@@ -61,7 +64,8 @@ const fromRow = (row: RoomRow): Room => ({
   post: row.post_access,
   position: row.position,
   archived: row.archived,
-  slowModeSeconds: row.slow_mode_seconds
+  slowModeSeconds: row.slow_mode_seconds,
+  guestsPost: row.guests_post
 })
 
 const toRow = (changes: RoomChanges): Partial<RoomRow> => {
@@ -73,6 +77,7 @@ const toRow = (changes: RoomChanges): Partial<RoomRow> => {
   if (changes.position !== undefined) row.position = changes.position
   if (changes.archived !== undefined) row.archived = changes.archived
   if (changes.slowModeSeconds !== undefined) row.slow_mode_seconds = changes.slowModeSeconds
+  if (changes.guestsPost !== undefined) row.guests_post = changes.guestsPost
   return row as Partial<RoomRow>
 }
 
@@ -82,7 +87,7 @@ export function roomsRepository (db: Database) {
     /** Every room, archived ones too: the default room first, then by position (then age). */
     async all (trx: Database = db): Promise<Room[]> {
       const rows = await trx(ROOMS_TABLE).orderByRaw('id = ? desc, position, id', [GENERAL_ROOM_ID]).select<RoomRow[]>(
-        'id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds')
+        'id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'guests_post')
       return rows.map(fromRow)
     },
 
@@ -125,6 +130,11 @@ export function canRead (room: Room, viewer: Viewer): boolean {
 /** Whether `viewer` may post in `room` (archived or not): its `post` node, or MANAGE_SHOUTBOX. */
 export function canPost (room: Room, viewer: Viewer): boolean {
   return canRead(room, viewer) && (viewer.holds(room.post) || viewer.holds(MANAGE_NODE))
+}
+
+/** Whether guests may post in `room` now: it lets them, everyone reads it, and it is not archived. */
+export function guestsMayPost (room: Room): boolean {
+  return room.guestsPost && room.read === 'everyone' && !room.archived
 }
 
 /**

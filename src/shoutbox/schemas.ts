@@ -37,6 +37,7 @@ export const RoomShoutSchema = Type.Object({
   replyTo: ReplyToSchema,
   bot: Type.Optional(Type.Literal(true, { description: 'posted by a bot account (through an API token) or through an incoming hook; absent otherwise' })),
   via: Type.Optional(Type.String({ description: 'the name of the incoming hook it came in through (a bridge); `username` is then the name the sending tool gave' })),
+  guest: Type.Optional(Type.Literal(true, { description: 'posted by a guest, without an account (`username` is the name they gave); absent otherwise' })),
   edited: Type.Optional(Type.Integer({ description: 'milliseconds since the Unix epoch, when its text was last changed (by its author or a moderator); absent if never' }))
 }, { additionalProperties: false })
 
@@ -104,6 +105,9 @@ const ReportMinAccountAgeHoursSchema = Type.Integer({ minimum: 0, maximum: 8760,
 const HoldFirstShoutsSchema = Type.Integer({ minimum: 0, maximum: 10, description: "a member's first shouts held for review; 0: none" })
 const AutoMuteAfterSchema = Type.Integer({ minimum: 0, maximum: 1000, description: 'flood refusals within 10 minutes that silence a member; 0: never' })
 const AutoMuteMinutesSchema = Type.Integer({ minimum: 1, maximum: 10_080, description: 'how long an automatic silence lasts' })
+// Guests (people without an account, in rooms that let them).
+const GuestProofCostSchema = Type.Integer({ minimum: 1000, maximum: 10_000_000, description: 'the largest number a guest\'s proof of work may have to try (ALTCHA `maxnumber`): half of it, on average, SHA-256 hashes' })
+const HoldGuestShoutsSchema = Type.Boolean({ description: 'guests\' shouts wait for review before they are on the board' })
 
 /** The reactions a site starts with. */
 export const DEFAULT_REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🎉'] as const
@@ -121,14 +125,16 @@ export const SettingsSchema = Type.Object({
   reportMinAccountAgeHours: ReportMinAccountAgeHoursSchema,
   holdFirstShouts: HoldFirstShoutsSchema,
   autoMuteAfter: AutoMuteAfterSchema,
-  autoMuteMinutes: AutoMuteMinutesSchema
+  autoMuteMinutes: AutoMuteMinutesSchema,
+  guestProofCost: GuestProofCostSchema,
+  holdGuestShouts: HoldGuestShoutsSchema
 })
 
 export type Settings = Static<typeof SettingsSchema>
 
 export const SETTINGS_EXAMPLE: Settings = {
   maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: [...DEFAULT_REACTIONS],
-  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30
+  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30, guestProofCost: 20_000, holdGuestShouts: true
 }
 
 export const UpdateSettingsSchema = {
@@ -145,7 +151,9 @@ export const UpdateSettingsSchema = {
     reportMinAccountAgeHours: Type.Optional(ReportMinAccountAgeHoursSchema),
     holdFirstShouts: Type.Optional(HoldFirstShoutsSchema),
     autoMuteAfter: Type.Optional(AutoMuteAfterSchema),
-    autoMuteMinutes: Type.Optional(AutoMuteMinutesSchema)
+    autoMuteMinutes: Type.Optional(AutoMuteMinutesSchema),
+    guestProofCost: Type.Optional(GuestProofCostSchema),
+    holdGuestShouts: Type.Optional(HoldGuestShoutsSchema)
   }, { minProperties: 1, additionalProperties: false })
 }
 

@@ -44,7 +44,9 @@ export class ShoutboxSettings {
       reportMinAccountAgeHours: values.reportMinAccountAgeHours as number,
       holdFirstShouts: values.holdFirstShouts as number,
       autoMuteAfter: values.autoMuteAfter as number,
-      autoMuteMinutes: values.autoMuteMinutes as number
+      autoMuteMinutes: values.autoMuteMinutes as number,
+      guestProofCost: values.guestProofCost as number,
+      holdGuestShouts: values.holdGuestShouts as boolean
     }
   }
 }

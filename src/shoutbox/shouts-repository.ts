@@ -34,10 +34,11 @@ export const shoutSubject = (id: number): string => `shout:${id}`
 
 /**
  * `{"bot": true}` for a bot's shout (the row `row`), with `via` (the incoming hook's name)
- * for one that came in through a hook, else nothing: a shout's json carries `bot` only
- * when it is one, `via` only when it came through a hook.
+ * for one that came in through a hook, `{"guest": true}` for a guest's, else nothing: a
+ * shout's json carries `bot` only when it is one, `via` only when it came through a hook,
+ * `guest` only when a guest wrote it.
  */
-export const botOf = (row: string): string => `case when ${row}.via is not null then jsonb_build_object('bot', true, 'via', ${row}.via) when ${row}.bot then '{"bot":true}'::jsonb else '{}'::jsonb end`
+export const botOf = (row: string): string => `case when ${row}.via is not null then jsonb_build_object('bot', true, 'via', ${row}.via) when ${row}.bot then '{"bot":true}'::jsonb when ${row}.guest then '{"guest":true}'::jsonb else '{}'::jsonb end`
 
 /** `{"edited": <ms>}` for a shout (the row `row`) whose text was changed, else nothing: a shout's json carries `edited` only then. */
 export const editedOf = (row: string): string => `case when ${row}.edited_at is null then '{}'::jsonb else jsonb_build_object('edited', ${row}.edited_at) end`
@@ -70,20 +71,32 @@ export interface NewShout extends Omit<Shout, 'id'> {
   readonly bot: boolean
   /** The incoming hook's name, for a shout that came in through one. */
   readonly via?: string
+  /** Posted by a guest (no account: `authorId` null), from the address `guestAddress` stands for (its HMAC of the day). */
+  readonly guest?: true
+  readonly guestAddress?: string
   readonly roomId: number
   readonly replyToId: number | null
 }
 
-interface RecordedRow extends Omit<RoomShout, 'via'> {
+interface RecordedRow extends Omit<RoomShout, 'via' | 'guest'> {
   readonly event_id: number
   /** Only where the statement returns it (an edit's). */
   readonly edited_at?: number | string | null
   /** Only where the statement returns it: the incoming hook a shout came in through. */
   readonly via?: string | null
+  /** Only where the statement returns it: a guest's shout says so. */
+  readonly guest?: boolean
 }
 
-const recorded = ({ event_id: eventId, edited_at: editedAt, via, ...shout }: RecordedRow): Recorded =>
-  ({ shout: { ...shout, ...(typeof via === 'string' ? { bot: true as const, via } : {}), ...(editedAt === undefined || editedAt === null ? {} : { edited: Number(editedAt) }) }, eventId })
+const recorded = ({ event_id: eventId, edited_at: editedAt, via, guest, ...row }: RecordedRow): Recorded => ({
+  shout: {
+    ...row,
+    ...(typeof via === 'string' ? { bot: true as const, via } : {}),
+    ...(guest === true ? { guest: true as const } : {}),
+    ...(editedAt === undefined || editedAt === null ? {} : { edited: Number(editedAt) })
+  },
+  eventId
+})
 
 /** The ids a search reads first when the search index cannot narrow it (see `search`). */
 const SEARCH_FIRST_RANGE = 1_000
@@ -124,12 +137,12 @@ export interface ArchiveQuery {
 export function shoutsRepository (db: Database) {
   /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
   const withEvents = (kind: string, change: SqlPart, trx: Transaction) => trx.raw<{ rows: RecordedRow[] }>(`
-    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, via, edited_at),
+    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, via, guest, edited_at),
     e as (insert into ?? (kind, shout, created_at)
           select ?, ${EVENT_SHOUT}, ? from s
           order by s.id
           returning id, (shout->>'id')::bigint as shout_id, shout->'replyTo' as reply_to)
-    select s.id, s.message, s.username, s.date, s.room, e.reply_to as "replyTo", s.edited_at, s.via, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+    select s.id, s.message, s.username, s.date, s.room, e.reply_to as "replyTo", s.edited_at, s.via, s.guest, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
   [change, EVENTS_TABLE, kind, Date.now()])
 
   /** The `replyTo` of a shout read from the shouts table. */
@@ -290,21 +303,24 @@ export function shoutsRepository (db: Database) {
 
     /**
      * Those of `ids` that a bot account posted, those that came in through an incoming hook
-     * (its name, by id), and those whose text was changed (when, last). One query.
+     * (its name, by id), those a guest posted, and those whose text was changed (when,
+     * last). One query.
      */
-    async marks (ids: readonly number[]): Promise<{ bots: Set<number>, via: Map<number, string>, edited: Map<number, number> }> {
+    async marks (ids: readonly number[]): Promise<{ bots: Set<number>, via: Map<number, string>, guests: Set<number>, edited: Map<number, number> }> {
       const bots = new Set<number>()
       const via = new Map<number, string>()
+      const guests = new Set<number>()
       const edited = new Map<number, number>()
-      if (ids.length === 0) return { bots, via, edited }
-      const rows: Array<{ id: number | string, bot: boolean, via: string | null, edited_at: number | string | null }> = await db(SHOUTS_TABLE).whereIn('id', [...ids])
-        .where(query => query.where('bot', true).orWhereNotNull('via').orWhereNotNull('edited_at')).select('id', 'bot', 'via', 'edited_at')
+      if (ids.length === 0) return { bots, via, guests, edited }
+      const rows: Array<{ id: number | string, bot: boolean, via: string | null, guest: boolean, edited_at: number | string | null }> = await db(SHOUTS_TABLE).whereIn('id', [...ids])
+        .where(query => query.where('bot', true).orWhereNotNull('via').orWhere('guest', true).orWhereNotNull('edited_at')).select('id', 'bot', 'via', 'guest', 'edited_at')
       for (const row of rows) {
         if (row.bot || row.via !== null) bots.add(Number(row.id))
         if (row.via !== null) via.set(Number(row.id), row.via)
+        if (row.guest) guests.add(Number(row.id))
         if (row.edited_at !== null) edited.set(Number(row.id), Number(row.edited_at))
       }
-      return { bots, via, edited }
+      return { bots, via, guests, edited }
     },
 
     /** Whether account `authorId` has a shout on the board in one of `roomIds` (held and hidden shouts are off it): one index probe. */
@@ -381,11 +397,12 @@ export function shoutsRepository (db: Database) {
       readonly maxNoticeBytes: number
     }): Promise<{ notice: string, sent: string | null }> {
       const result = await prepared(db.raw<{ rows: Array<{ notice: string, sent: string | null }> }>(`
-        with s as (insert into ?? (message, username, date, author_id, room_id, reply_to_id, bot, via)
-              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer, (item->>'replyToId')::bigint, (item->>'bot')::boolean, item->>'via'
+        with s as (insert into ?? (message, username, date, author_id, room_id, reply_to_id, bot, via, guest, guest_address)
+              select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer, (item->>'replyToId')::bigint, (item->>'bot')::boolean, item->>'via',
+                coalesce((item->>'guest')::boolean, false), item->>'guestAddress'
               from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
               order by position
-              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, via, edited_at),
+              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, via, guest, edited_at),
         e as (insert into ?? (kind, shout, created_at)
               select 'shout-created', ${EVENT_SHOUT}, ? from s
               order by s.id

@@ -11,6 +11,15 @@ import { canRead, Rooms, type Room } from './rooms.js'
 interface Reader {
   readonly viewer: Viewer
   readonly asked: ReadonlySet<string> | undefined
+  /** When the stream opened (ms): since when its reader is here. */
+  readonly since: number
+}
+
+/** An open stream as presence counts it: who reads it, the rooms it hears, since when. */
+export interface PresentReader {
+  readonly viewer: Viewer
+  readonly rooms: ReadonlySet<string>
+  readonly since: number
 }
 
 const PRUNE_EVERY_MS = 3_600_000
@@ -41,6 +50,8 @@ export class StreamHub {
   private readonly roomSets = new Map<string, ReadonlySet<string>>()
   private readonly fanOut: FanOut
   private deliveries: Promise<void> = Promise.resolve()
+  /** Told when a stream here opens or closes (presence writes who is here sooner). */
+  private readonly readersChanged = new Set<() => void>()
   private pruneTimer: NodeJS.Timeout | undefined
 
   private constructor (private readonly ctx: AddonContext) {
@@ -88,12 +99,40 @@ export class StreamHub {
     return this.fanOut.settled(maxMs)
   }
 
+  /** The open streams here, each with its reader, the rooms it hears now, and since when. */
+  * present (): Iterable<PresentReader> {
+    for (const [subscriber, reader] of this.openedBy) {
+      if (!subscriber.stream.closed) yield { viewer: reader.viewer, rooms: subscriber.rooms, since: reader.since }
+    }
+  }
+
+  /** Runs `listener` whenever a stream here opens or closes. */
+  onReadersChange (listener: () => void): void {
+    this.readersChanged.add(listener)
+  }
+
+  /** Writes `frame` (an event with no id: not in the history) to each stream here that hears `room`. */
+  writeToRoom (room: string, frame: EventFrame): void {
+    this.writeEach([...this.subscribers].filter(subscriber => subscriber.rooms.has(room) && !subscriber.stream.closed).map(subscriber => subscriber.stream), frame)
+  }
+
+  private tellReadersChanged (): void {
+    for (const listener of this.readersChanged) {
+      try {
+        listener()
+      } catch (error) {
+        this.ctx.log.warn({ err: error }, 'a listener of the readers failed')
+      }
+    }
+  }
+
   /** The host ends the streams themselves when it stops. */
   stop (): void {
     clearInterval(this.pruneTimer)
     this.subscribers.clear()
     this.openedBy.clear()
     this.members.clear()
+    this.readersChanged.clear()
     this.fanOut.stop()
   }
 
@@ -129,7 +168,8 @@ export class StreamHub {
     }
     const subscriber = new Subscriber(stream, this.fanOut.latest, rooms)
     this.subscribers.add(subscriber)
-    this.openedBy.set(subscriber, { viewer, asked })
+    this.openedBy.set(subscriber, { viewer, asked, since: Date.now() })
+    this.tellReadersChanged()
     if (member !== undefined) {
       const streams = this.members.get(member) ?? new Set()
       streams.add(stream)
@@ -141,6 +181,7 @@ export class StreamHub {
       const streams = member === undefined ? undefined : this.members.get(member)
       streams?.delete(stream)
       if (streams?.size === 0) this.members.delete(member!)
+      this.tellReadersChanged()
     })
     try {
       const events = streamHistoryRepository(this.ctx.db)
@@ -158,7 +199,7 @@ export class StreamHub {
   }
 
   /** The rooms a reader reads, of `rooms`: those it may read (archived ones too), of those it asked for. */
-  private roomsFor ({ viewer, asked }: Reader, rooms: readonly Room[]): ReadonlySet<string> {
+  private roomsFor ({ viewer, asked }: Pick<Reader, 'viewer' | 'asked'>, rooms: readonly Room[]): ReadonlySet<string> {
     const slugs = rooms.filter(room => canRead(room, viewer) && (asked === undefined || asked.has(room.slug))).map(room => room.slug)
     // Readers with the same rooms share one set (never changed: a change of rooms gives a
     // reader a new one), not a set each. Forgotten when it grows past a bound.
@@ -243,7 +284,7 @@ function frameOf (event: ShoutEvent): EventFrame {
   }
   // A deletion names the shout and its room, and nothing of what it said.
   if (CHANGE_KINDS[event.kind].carries === 'id' || !('message' in event.shout)) return eventFrame(event.id, event.kind, JSON.stringify({ id: event.shout.id, room: event.shout.room }))
-  // The fields in the list's order, then the room, what it answers, for a bot's `bot` (and a hook's `via`), and for a changed one `edited` (jsonb keeps its own order).
-  const { id, message, username, date, room, replyTo, bot, via, edited } = event.shout
-  return eventFrame(event.id, event.kind, JSON.stringify({ id, message, username, date, room, replyTo, ...(bot === true ? { bot } : {}), ...(via === undefined ? {} : { via }), ...(edited === undefined ? {} : { edited }) }))
+  // The fields in the list's order, then the room, what it answers, for a bot's `bot` (and a hook's `via`), a guest's `guest`, and for a changed one `edited` (jsonb keeps its own order).
+  const { id, message, username, date, room, replyTo, bot, via, guest, edited } = event.shout
+  return eventFrame(event.id, event.kind, JSON.stringify({ id, message, username, date, room, replyTo, ...(bot === true ? { bot } : {}), ...(via === undefined ? {} : { via }), ...(guest === true ? { guest } : {}), ...(edited === undefined ? {} : { edited }) }))
 }

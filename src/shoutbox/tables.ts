@@ -21,6 +21,16 @@ export const WATCHED_WORDS_TABLE = 'shoutbox_watched_words'
 export const REPORTS_TABLE = 'shoutbox_reports'
 /** Each member's recent posts and edits, for flood control. */
 export const FLOOD_CONTROL_TABLE = 'shoutbox_flood_control'
+/** Guests' proofs of work already used (each is used once), until they expire. */
+export const GUEST_PROOFS_TABLE = 'shoutbox_guest_proofs'
+/** Guests' addresses (their HMAC of the day) a moderator silenced. */
+export const GUEST_MUTES_TABLE = 'shoutbox_guest_mutes'
+/** The key guests' challenges are signed with. */
+export const GUEST_SECRET_TABLE = 'shoutbox_guest_secret'
+/** Who has each room open, as each process last wrote it. */
+export const PRESENCE_TABLE = 'shoutbox_presence'
+/** Members who turned `showPresence` off. */
+export const PRESENCE_HIDDEN_TABLE = 'shoutbox_presence_hidden'
 
 /*
  * The first keys of the addon's advisory locks: constants no other lock of the platform
@@ -31,3 +41,5 @@ export const FLOOD_CONTROL_TABLE = 'shoutbox_flood_control'
 export const PINS_LOCK = 7_310_002
 /** Held by the one pruning run at a time. */
 export const RETENTION_LOCK = 7_310_003
+/** Serialises guests' posts from one address (its flood counts), and a room's guests' posts (the room's guest limit). */
+export const GUEST_POST_LOCK = 7_310_004

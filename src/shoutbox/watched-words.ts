@@ -124,6 +124,11 @@ export function patternKey (pattern: string): string {
     .join(' ')
 }
 
+/** `text`'s words' skeletons, run together: what a name looks like, whatever its case, marks, look-alike letters, spaces and separators (`Ad_m1n` → `adrnln`). */
+export function nameSkeleton (text: string): string {
+  return tokensOf(text).map(token => token.text).join('')
+}
+
 /** How a shout fares: refused (`block`, naming no pattern), held for review, and its text with censored words starred. */
 export interface Verdict {
   readonly action: 'block' | 'hold' | null

@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
+import { solveChallenge } from 'altcha-lib/v1'
 import { newResetToken } from '../../src/host/mail/password-resets.js'
 import { ADMIN, build, login, sessionCookie } from '../helpers/app.js'
 import { openApiDocument, type Operation } from '../helpers/openapi.js'
@@ -91,6 +92,12 @@ t.test('every documented success answer: produced by the real app, valid against
   const ping = await asAdmin('POST', `/panel/api/webhooks/${webhookId}/ping`)
 
   // Each operation's answer, by operationId: every documented example has one here.
+  /** A guest's proof of work, solved as the widget's worker solves it. */
+  const guestProof = async (): Promise<string> => {
+    const { challenge } = (await app.inject({ url: '/api/shoutbox/guest-challenge' })).json() as { challenge: { algorithm: string, challenge: string, maxnumber: number, salt: string, signature: string } }
+    const solved = await solveChallenge(challenge.challenge, challenge.salt, challenge.algorithm, challenge.maxnumber).promise
+    return Buffer.from(JSON.stringify({ ...challenge, number: solved!.number })).toString('base64')
+  }
   const answers: Record<string, () => Promise<Real>> = {
     'host.SetupStatus': async () => status,
     'host.FinishSetup': async () => real(finished),
@@ -250,7 +257,22 @@ t.test('every documented success answer: produced by the real app, valid against
     'host.ChangeSiteFace': () => asAdmin('PUT', '/panel/api/site-face', { siteName: 'Kedi Kulübü', accent: '#c2185b' }),
     'host.ReadStrings': () => as(undefined)('GET', '/api/strings/shoutbox/de'),
     'host.NotificationStream': () => frameOf('/api/notifications/stream', admin, () => asAda('POST', '/api/shoutbox', { message: '@admin once more' }), 'notification'),
-    'shoutbox.StreamShouts': () => frameOf('/api/shoutbox/stream', undefined, () => asAda('POST', '/api/shoutbox', { message: 'live' }), 'shout-created')
+    'shoutbox.StreamShouts': () => frameOf('/api/shoutbox/stream', undefined, () => asAda('POST', '/api/shoutbox', { message: 'live' }), 'shout-created'),
+    // Guests and presence (issue 54).
+    'shoutbox.GuestChallenge': () => as(undefined)('GET', '/api/shoutbox/guest-challenge'),
+    'shoutbox.PostAsGuest': async () => {
+      await asAdmin('POST', '/api/panel/shoutbox/rooms', { slug: 'porch', name: 'Porch', guestsPost: true })
+      return real(await app.inject({ method: 'POST', url: '/api/shoutbox/rooms/porch/guest-shouts', remoteAddress: '203.0.113.40', payload: { message: 'Hello from the porch', name: 'Visitor', proof: await guestProof() } }))
+    },
+    'shoutbox.EraseGuestShouts': async () => real(await app.inject({ method: 'DELETE', url: '/api/shoutbox/guest-shouts', remoteAddress: '203.0.113.40' })),
+    'shoutbox.MuteGuest': async () => {
+      await asAdmin('POST', '/api/panel/shoutbox/rooms', { slug: 'stoop', name: 'Stoop', guestsPost: true })
+      const guest = await app.inject({ method: 'POST', url: '/api/shoutbox/rooms/stoop/guest-shouts', remoteAddress: '203.0.113.41', payload: { message: 'spam', name: 'Spammer', proof: await guestProof() } })
+      return asAdmin('POST', '/api/panel/shoutbox/guest-mutes', { shoutId: guest.json().shout.id, minutes: 60, reason: 'spam' })
+    },
+    'shoutbox.RoomPresence': () => as(undefined)('GET', '/api/shoutbox/rooms/general/presence'),
+    'shoutbox.GetShowPresence': () => asAda('GET', '/api/shoutbox/me/presence'),
+    'shoutbox.SetShowPresence': () => asAda('PUT', '/api/shoutbox/me/presence', { showPresence: false })
   }
 
   const document = await openApiDocument(app)

@@ -59,7 +59,7 @@ t.test('the default room: every board has it, the seed\'s endpoints act on it, a
   t.same(answer(await as(app, admin).delete('/api/panel/shoutbox/rooms/1')), [409, error('DEFAULT_ROOM')], 'it cannot be archived')
   t.same(answer(await as(app, admin).put('/api/panel/shoutbox/rooms/1', { read: 'signed-in' })), [409, error('DEFAULT_ROOM')], 'nor hidden: the seed\'s list is public')
   t.same((await as(app, admin).put('/api/panel/shoutbox/rooms/1', { name: 'Lobby', description: 'Say hello' })).json().room,
-    { id: 1, slug: 'general', name: 'Lobby', description: 'Say hello', read: 'everyone', post: 'addon.shoutbox.post', position: 0, archived: false, slowModeSeconds: 0 },
+    { id: 1, slug: 'general', name: 'Lobby', description: 'Say hello', read: 'everyone', post: 'addon.shoutbox.post', position: 0, archived: false, slowModeSeconds: 0, guestsPost: false },
     'it may be renamed')
 })
 
@@ -69,7 +69,7 @@ t.test('the panel manages rooms: made, changed, reordered and archived, each in 
   const panel = as(app, admin)
   const made = await panel.post('/api/panel/shoutbox/rooms', { slug: 'staff', name: '  Staff  ', description: 'For the team', read: 'panel.access', post: 'panel.access' })
   t.same(answer(made), [200, {
-    result: 'ok', room: { id: 2, slug: 'staff', name: 'Staff', description: 'For the team', read: 'panel.access', post: 'panel.access', position: 1, archived: false, slowModeSeconds: 0 }
+    result: 'ok', room: { id: 2, slug: 'staff', name: 'Staff', description: 'For the team', read: 'panel.access', post: 'panel.access', position: 1, archived: false, slowModeSeconds: 0, guestsPost: false }
   }], 'placed after the default room, its name trimmed')
   t.same(answer(await panel.post('/api/panel/shoutbox/rooms', { slug: 'staff', name: 'Again' })), [409, error('ROOM_SLUG_TAKEN')])
   const made2 = await panel.post('/api/panel/shoutbox/rooms', { slug: 'off-topic', name: 'Off topic' })
@@ -595,6 +595,10 @@ t.test('migration: a board from before rooms moves into the default room with no
   await before.db.raw("update shoutbox_events set shout = shout - 'room'")
   await before.db.raw('alter table shoutbox_flood_control drop column room_posted_at')
   await before.db('schema_migrations').where({ owner: 'shoutbox', name: '010-rooms' }).delete()
+  // Guests (020) came after rooms, and gave the rooms a column: undone too.
+  await before.db.raw('drop table shoutbox_guest_proofs, shoutbox_guest_mutes, shoutbox_guest_secret')
+  await before.db.raw('alter table shoutbox_shouts drop column guest, drop column guest_address')
+  await before.db('schema_migrations').where({ owner: 'shoutbox', name: '020-guests' }).delete()
   const kept = {
     shouts: await before.db('shoutbox_shouts').orderBy('id').select('id', 'message', 'username', 'date', 'author_id'),
     pins: await before.db('shoutbox_pins').select('shout_id'),

@@ -116,6 +116,7 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
       findActive: id => services.users.sessionUser(id, undefined, { active: true }),
       findByNames: names => services.users.activeSessionUsers(names),
       namesOf: (ids, options) => services.users.namesOf(ids, options),
+      usernameFolded: (fold, folded) => services.users.usernameFolded(fold, folded),
       createdAt: async id => (await services.users.find(id))?.createdAt,
       onAccessChange (handler) {
         cluster.subscribeJson(USER_SIGNED_OUT, isUserSignedOut, ({ userId }) => handler(userId))
@@ -123,7 +124,7 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
         cluster.onResync(() => handler(null))
       }
     },
-    addresses: { keyOf: ip => services.addresses.keyOf(ip) },
+    addresses: { keyOf: ip => services.addresses.keyOf(ip), recentKeysOf: ip => services.addresses.recentKeysOf(ip) },
     metrics: { counter: (name, help) => services.metrics.counter(owner.id, name, help) },
     log: services.log.child({ addon: owner.id }),
     publicUrl: services.publicUrl

@@ -41,6 +41,15 @@ export class AddressKeys {
   }
 
   /**
+   * The keys that stood for `address` today and yesterday (UTC), today's first: what a rule
+   * that must outlive midnight (a day-long mute) compares with what it stored.
+   */
+  recent (address: string): string[] {
+    const yesterday = new Date(this.now() - 86_400_000).toISOString().slice(0, 10)
+    return [this.of(address), addressHmac(dayKey(this.secret, yesterday, 'counters'), address)]
+  }
+
+  /**
    * What stands for `address` in today's log lines: a short HMAC under a key of its own,
    * so lines of one client can be told apart within a day, and tied neither to its
    * address nor to its counters without the secret.

@@ -164,6 +164,13 @@ export function usersRepository (db: Database) {
       return rows.map(toSessionUser)
     },
 
+    /** Whether an account (disabled too) has a username that, lower-cased and with each pair of `fold` replaced in turn, is `folded` (see `Users.usernameFolded`). */
+    async usernameFolded (fold: ReadonlyArray<readonly [string, string]>, folded: string): Promise<boolean> {
+      const expression = fold.reduce((sql, [from, to]) => db.raw('replace(?, ?, ?)', [sql, from, to]), db.raw('lower(username)'))
+      const row = await db(USERS_TABLE).whereRaw('? = ?', [expression, folded]).first('id')
+      return row !== undefined
+    },
+
     /** Those of `names` that are the usernames of active accounts (compared case-insensitively), as spelled in the database. */
     async existing (names: readonly string[]): Promise<string[]> {
       if (names.length === 0) return []

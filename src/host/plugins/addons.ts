@@ -27,7 +27,7 @@ export interface AddonsOptions {
  */
 export const addonsPlugin = fp<AddonsOptions>(async (app, { found, host, publicUrl }) => {
   const services = {
-    db: app.db, log: app.log, activity: app.activity, notifications: app.notifications, config: addonConfigRepository(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n, metrics: app.metrics, users: app.identity.users, webhooks: app.webhooks.outbox, addresses: { keyOf: async (ip: string) => app.identity.addresses.of(ip) }, publicUrl
+    db: app.db, log: app.log, activity: app.activity, notifications: app.notifications, config: addonConfigRepository(app.db), cluster: app.cluster, events: app.events, i18n: app.i18n, metrics: app.metrics, users: app.identity.users, webhooks: app.webhooks.outbox, addresses: { keyOf: async (ip: string) => app.identity.addresses.of(ip), recentKeysOf: async (ip: string) => app.identity.addresses.recent(ip) }, publicUrl
   }
   const registry = new AddonRegistry({ found, host, services, identity: app.identity, webhooks: app.webhooks, mail: app.mail })
   app.decorate('addons', registry)

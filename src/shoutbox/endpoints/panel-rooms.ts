@@ -12,6 +12,7 @@ const ReadSchema = Type.String({ pattern: `^everyone$|^signed-in$|${NODE_PATTERN
 const NameSchema = Type.String({ minLength: 1, maxLength: 60 })
 const DescriptionSchema = Type.String({ maxLength: 500 })
 const PositionSchema = Type.Integer({ minimum: 0, maximum: 1_000_000 })
+const GuestsPostSchema = Type.Boolean({ description: 'guests (no account) may post: only in a room everyone reads' })
 const SlowModeSchema = Type.Integer({ minimum: 0, maximum: 3600, description: '0: the board\'s own minSecondsBetweenShouts applies; larger wins' })
 
 /** A room as the panel shows it: every field. */
@@ -24,11 +25,12 @@ const PanelRoomSchema = Type.Object({
   post: Type.String(),
   position: Type.Integer(),
   archived: Type.Boolean(),
-  slowModeSeconds: Type.Integer()
+  slowModeSeconds: Type.Integer(),
+  guestsPost: Type.Boolean()
 }, { additionalProperties: false })
 
 const ROOM_EXAMPLE: Room = {
-  id: 2, slug: 'staff', name: 'Staff', description: 'For the team', read: 'panel.access', post: 'panel.access', position: 1, archived: false, slowModeSeconds: 0
+  id: 2, slug: 'staff', name: 'Staff', description: 'For the team', read: 'panel.access', post: 'panel.access', position: 1, archived: false, slowModeSeconds: 0, guestsPost: false
 }
 
 const CreateRoomSchema = {
@@ -39,7 +41,8 @@ const CreateRoomSchema = {
     read: Type.Optional(ReadSchema),
     post: Type.Optional(NodeSchema),
     position: Type.Optional(PositionSchema),
-    slowModeSeconds: Type.Optional(SlowModeSchema)
+    slowModeSeconds: Type.Optional(SlowModeSchema),
+    guestsPost: Type.Optional(GuestsPostSchema)
   })
 }
 
@@ -52,7 +55,8 @@ const UpdateRoomSchema = {
     post: Type.Optional(NodeSchema),
     position: Type.Optional(PositionSchema),
     archived: Type.Optional(Type.Boolean()),
-    slowModeSeconds: Type.Optional(SlowModeSchema)
+    slowModeSeconds: Type.Optional(SlowModeSchema),
+    guestsPost: Type.Optional(GuestsPostSchema)
   }, { minProperties: 1 })
 }
 
@@ -105,6 +109,7 @@ export class CreateRoom extends PanelApi<typeof CreateRoomSchema> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user, body } = call
     const room = await ctx.transaction(async trx => {
+      if (body.guestsPost === true && (body.read ?? 'everyone') !== 'everyone') throw guestsNeedEveryone()
       const made = await roomsRepository(ctx.db).create({ ...roomChanges(body), post: body.post ?? POST_NODE }, trx)
       if (made === 'taken') throw new RoomSlugTaken()
       await ctx.activityLog.write({ type: 'CREATED_ROOM', user, details: { room: made.slug, name: made.name } }, trx)
@@ -158,13 +163,20 @@ export class ArchiveRoom extends PanelApi<typeof RoomIdSchema> {
   }
 }
 
+/** Guests may post only where everyone reads (they read as everyone does). */
+function guestsNeedEveryone (): BadRequest {
+  return new BadRequest({ bodyValidationError: 'body/guestsPost needs a room whose read is "everyone"' })
+}
+
 /** Applies `changes` to room `id` with its log entry and notice; a change to nothing is neither logged nor announced. */
 async function changeRoom (ctx: AddonContext, id: number, changes: RoomChanges, user: { id: number, username: string }, trx: Transaction): Promise<Room> {
   const rooms = roomsRepository(ctx.db)
   const before = await rooms.lock(id, trx)
   if (before === undefined) throw new NotFound()
   if (id === GENERAL_ROOM_ID && (changes.archived === true || (changes.read !== undefined && changes.read !== 'everyone'))) throw new DefaultRoom()
-  const after = (await rooms.update(id, changes, trx))!
+  if (changes.guestsPost === true && (changes.read ?? before.read) !== 'everyone') throw guestsNeedEveryone()
+  // A room closed to some readers is closed to guests' posts too: they cannot read it.
+  const after = (await rooms.update(id, changes.read !== undefined && changes.read !== 'everyone' ? { ...changes, guestsPost: false } : changes, trx))!
   const changed = (Object.keys(changes) as Array<keyof RoomChanges>).filter(key => before[key] !== after[key])
   if (changed.length === 0) return after
   const archiving = changes.archived === true && !before.archived

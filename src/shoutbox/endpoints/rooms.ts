@@ -5,7 +5,7 @@ import { pinsRepository } from '../pins-repository.js'
 import { postInRoom } from '../posting.js'
 import { MarkLimits, readMarkersRepository, UNREAD_COUNTED } from '../read-markers.js'
 import { withReactions } from '../reactions.js'
-import { canPost, Rooms } from '../rooms.js'
+import { canPost, guestsMayPost, Rooms } from '../rooms.js'
 import { PostBodySchema, ROOM_SHOUT_EXAMPLE, RoomPageSchema, FullShoutSchema, RoomSlugSchema, SLUG_PATTERN } from '../schemas.js'
 
 
@@ -17,6 +17,7 @@ const RoomSchema = Type.Object({
   name: Type.String(),
   description: Type.String(),
   canPost: Type.Boolean({ description: 'the caller\'s role may post in it (a mute aside)' }),
+  guestsPost: Type.Optional(Type.Literal(true, { description: 'guests (no account) may post here; absent otherwise' })),
   lastReadId: Type.Optional(Type.Integer({ minimum: 0, description: 'signed in: the newest shout id the caller has read here (0: none)' })),
   unread: Type.Optional(Type.Integer({ minimum: 0, maximum: UNREAD_COUNTED, description: `signed in: newer shouts others wrote here, counted up to ${UNREAD_COUNTED}` }))
 }, { additionalProperties: false })
@@ -43,7 +44,7 @@ export class ListRooms extends Api {
     const read = user === null ? undefined : await readMarkersRepository(ctx.db).states(user.id, rooms.map(room => room.id))
     return new Successful({
       rooms: rooms.map(room => ({
-        id: room.id, slug: room.slug, name: room.name, description: room.description, canPost: canPost(room, viewer), ...read?.get(room.id)
+        id: room.id, slug: room.slug, name: room.name, description: room.description, canPost: canPost(room, viewer), ...(guestsMayPost(room) ? { guestsPost: true } : {}), ...read?.get(room.id)
       }))
     })
   }

@@ -13,12 +13,12 @@ const PANEL_PAGE = 50
 interface ReviewItem {
   shout: { id: number, message: string, username: string, date: number, room: string }
   state: 'held' | 'hidden' | 'reported'
-  why: 'word' | 'new-member' | 'edited' | 'reports'
+  why: 'word' | 'new-member' | 'edited' | 'reports' | 'guest'
   reports: Array<{ id: number, reporter: string, reason: string, note: string | null, createdAt: number }>
 }
 interface Word { id: number, pattern: string, action: 'block' | 'censor' | 'hold', createdAt: number }
 interface Mute { userId: number, username: string, until: number | null, reason: string | null, by: string }
-interface PanelRoom { id: number, slug: string, name: string, description: string, read: string, post: string, position: number, archived: boolean, slowModeSeconds: number }
+interface PanelRoom { id: number, slug: string, name: string, description: string, read: string, post: string, position: number, archived: boolean, slowModeSeconds: number, guestsPost: boolean }
 
 /** Who may read a room, as the Rooms page offers it: value → the string naming it. */
 const READ_CHOICES = (slug: string): Array<[string, string]> => [
@@ -258,11 +258,14 @@ export default function register (panel: PanelHost): void {
       if (room.id === 1) read.disabled = true
       const post = choice(`${id}-post`, POST_CHOICES(room.slug), room.post)
       const slow = h('input', { type: 'number', id: `${id}-slow`, min: 0, max: 3600, step: 1, value: String(room.slowModeSeconds), required: true }) as HTMLInputElement
+      const guests = h('input', { type: 'checkbox', id: `${id}-guests` }) as HTMLInputElement
+      guests.checked = room.guestsPost
       const form = h('form', { class: 'stack', 'aria-labelledby': `${id}-title` },
         h('h2', { id: `${id}-title` }, room.archived ? t('ui.rooms.archivedName', { name: room.name }) : room.name, ' ', h('code', {}, room.slug)),
         field(t('ui.rooms.name'), name), field(t('ui.rooms.description'), description),
         field(t('ui.rooms.read'), read), field(t('ui.rooms.post'), post),
         field(t('ui.rooms.slowMode'), slow, t('ui.rooms.slowModeHint')),
+        field(t('ui.rooms.guestsPost'), guests, t('ui.rooms.guestsPostHint')),
         h('div', { class: 'row' },
           h('button', { type: 'submit' }, t('ui.rooms.save')),
           // The default room stays first.
@@ -276,7 +279,7 @@ export default function register (panel: PanelHost): void {
       form.addEventListener('submit', event => {
         event.preventDefault()
         void change(room, {
-          name: name.value, description: description.value, ...(room.id === 1 ? {} : { read: read.value }), post: post.value, slowModeSeconds: Number(slow.value)
+          name: name.value, description: description.value, ...(room.id === 1 ? {} : { read: read.value }), post: post.value, slowModeSeconds: Number(slow.value), guestsPost: guests.checked
         }, 'ui.rooms.saved', `${id}-name`)
       })
       return h('section', { class: 'card', id }, form)
@@ -522,6 +525,8 @@ export default function register (panel: PanelHost): void {
       autoMuteAfter: h('input', { type: 'number', id: 'auto-mute-after', min: 0, max: 1000, step: 1, required: true }) as HTMLInputElement,
       autoMuteMinutes: h('input', { type: 'number', id: 'auto-mute-minutes', min: 1, max: 10080, step: 1, required: true }) as HTMLInputElement
     }
+    const guestProofCost = h('input', { type: 'number', id: 'guest-proof-cost', min: 1000, max: 10_000_000, step: 1, required: true }) as HTMLInputElement
+    const holdGuestShouts = h('input', { type: 'checkbox', id: 'hold-guest-shouts' }) as HTMLInputElement
     // Shown while maxShouts is empty on a board of over 1,000 shouts: the list would send them all.
     const unbounded = h('p', { class: 'message warning', id: 'max-shouts-warning', role: 'status', hidden: true }, t('ui.settings.maxShoutsWarning'))
     let manyShouts = false
@@ -540,6 +545,9 @@ export default function register (panel: PanelHost): void {
         field(t('ui.settings.reactions'), reactions, t('ui.settings.reactionsHint'))),
       h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.moderation')),
         ...Object.entries(moderation).map(([key, input]) => field(t(`ui.settings.${key}`), input, t(`ui.settings.${key}Hint`)))),
+      h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.guests')),
+        field(t('ui.settings.guestProofCost'), guestProofCost, t('ui.settings.guestProofCostHint')),
+        field(t('ui.settings.holdGuestShouts'), holdGuestShouts, t('ui.settings.holdGuestShoutsHint'))),
       result,
       h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
     onSubmit(form, result, say, () => panel.api('PUT', '/panel/api/shoutbox/config', {
@@ -548,7 +556,9 @@ export default function register (panel: PanelHost): void {
       maxPinned: Number(maxPinned.value),
       keepDays: keepDays.value === '' ? null : Number(keepDays.value),
       reactions: reactions.value.split(/\s+/u).filter(emoji => emoji !== ''),
-      ...Object.fromEntries(Object.entries(moderation).map(([key, input]) => [key, Number(input.value)]))
+      ...Object.fromEntries(Object.entries(moderation).map(([key, input]) => [key, Number(input.value)])),
+      guestProofCost: Number(guestProofCost.value),
+      holdGuestShouts: holdGuestShouts.checked
     }), () => result.ok(t('ui.settings.saved')))
     root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
     void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
@@ -565,6 +575,8 @@ export default function register (panel: PanelHost): void {
       keepDays.value = answer.body!.keepDays === null ? '' : String(answer.body!.keepDays)
       reactions.value = (answer.body!.reactions as string[]).join(' ')
       for (const [key, input] of Object.entries(moderation)) input.value = String(answer.body![key])
+      guestProofCost.value = String(answer.body!.guestProofCost)
+      holdGuestShouts.checked = answer.body!.holdGuestShouts === true
     })
     void panel.api('GET', '/panel/api/shoutbox/overview').then(answer => {
       manyShouts = answer.ok && answer.body!.manyShouts === true

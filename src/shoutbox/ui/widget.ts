@@ -10,6 +10,8 @@ import { archiveOf, botBadge, DEFAULT_ROOM, isRoomSlug, ownTag, pageLocale, perm
 import { shoutboxStrings } from './strings.js'
 import { composerPreview } from './composer-preview.js'
 import { OlderShouts } from './older-shouts.js'
+import { guestComposer } from './guests/guest-composer.js'
+import { PresenceView } from './presence/presence-view.js'
 
 /**
  * The theme widget. A theme embeds it with one tag:
@@ -47,6 +49,8 @@ interface Room {
   readonly name: string
   readonly description: string
   readonly canPost: boolean
+  /** Guests (no account) may post here. */
+  readonly guestsPost?: true
   /** Signed in: how far the reader has read it, and how many newer shouts of others it holds (up to 100). */
   readonly lastReadId?: number
   readonly unread?: number
@@ -103,8 +107,10 @@ const archiveLink = h('a', { href: '/shouts' }, t('widget.all'))
 const ignoredBox = h('details', { class: 'shoutbox-ignored', hidden: true })
 // A signed-in reader's notifications (a mention), beside the title.
 const bell = new NotificationBell(t, slug => rooms.find(room => room.slug === slug)?.name ?? slug)
+// Who has the room shown open: "N here", the names on demand.
+const presence = new PresenceView(t)
 const widget = h('section', { class: 'shoutbox-widget', 'aria-labelledby': 'shoutbox-title' },
-  h('div', { class: 'shoutbox-head' }, h('h2', { id: 'shoutbox-title' }, t('widget.title')), bell.element), tabs, roomPanel,
+  h('div', { class: 'shoutbox-head' }, h('h2', { id: 'shoutbox-title' }, t('widget.title')), presence.element, bell.element), tabs, roomPanel,
   ignoredBox, h('p', { class: 'shoutbox-more' }, archiveLink))
 if (tag !== undefined) tag.after(widget)
 else document.body.append(widget)
@@ -299,7 +305,12 @@ function mutedNotice (mute: OwnMute): HTMLElement {
 
 function drawYou (): void {
   composerArea = undefined
-  if (me === null) {
+  if (me === null && currentRoom()?.guestsPost === true) {
+    you.replaceChildren(guestComposer({
+      t, base: here, room: () => live.room, post: async (path, body) => await call('POST', path, body), errorText,
+      posted: shout => live.put(shout), announce
+    }), h('p', { class: 'shoutbox-prompt' }, t('widget.guestOrSignIn'), ' ', h('a', { href: '/#sign-in' }, t('widget.signIn'))))
+  } else if (me === null) {
     you.replaceChildren(h('p', { class: 'shoutbox-prompt' },
       signUpOpen ? t('widget.signInOrUpPrompt') : t('widget.signInPrompt'), ' ',
       h('a', { href: '/#sign-in' }, t('widget.signIn')),
@@ -425,6 +436,7 @@ async function showRoom (slug: string, focus: boolean): Promise<void> {
     items.clear()
     log.setAttribute('aria-busy', 'true')
     const shown = live.show(slug)
+    void presence.show(slug)
     drawTabs()
     drawYou()
     await shown
@@ -571,6 +583,8 @@ const mutableAuthors = new Map<string, boolean | 'asking'>()
 function mutable (item: Item): boolean | undefined {
   // Through an incoming hook: the name a tool gave, no account (and perhaps a member's name).
   if ('via' in item.shout) return false
+  // A guest's address is muted by their shout: no account to ask about.
+  if (item.shout.guest === true) return true
   const { username } = item.shout
   const known = mutableAuthors.get(username)
   if (known !== undefined) return known === 'asking' ? undefined : known
@@ -922,12 +936,19 @@ function startMute (item: Item): void {
     kind: 'mute',
     title: t('widget.muteTitle', { username: item.shout.username }),
     legend: t('widget.muteFor'),
-    choices: MUTE_CHOICES.map(([minutes, key]) => [minutes === null ? '' : String(minutes), t(key)]),
+    // A guest's address is muted for a day at most.
+    choices: MUTE_CHOICES.filter(([minutes]) => item.shout.guest !== true || (minutes !== null && minutes <= 1440)).map(([minutes, key]) => [minutes === null ? '' : String(minutes), t(key)]),
     textLabel: t('widget.muteReason'),
     confirm: t('widget.confirmMute'),
     confirmClass: 'danger',
     back: 'button:last-of-type',
     send: async (chosen, reason) => {
+      if (item.shout.guest === true) {
+        const made = await call('POST', '/api/panel/shoutbox/guest-mutes', { shoutId: item.shout.id, minutes: Number(chosen), ...(reason === undefined || reason === '' ? {} : { reason }) })
+        if (!made.ok) return errorText(made)
+        announce(t('widget.mutedSomeone', { username: item.shout.username, time: when((made.body!.mute as { until: number }).until) }))
+        return undefined
+      }
       const author = await call('GET', `/api/panel/shoutbox/${item.shout.id}/author`)
       if (!author.ok) return errorText(author)
       const who = author.body!.author as { userId: number, username: string, moderator: boolean }
@@ -1032,6 +1053,7 @@ const live = new LiveShouts({
   // tabs and the composer follow.
   reconnected: () => void askRooms(),
   roomsChanged: () => void askRooms(),
+  presence: ({ room, ...now }) => presence.learn(room, now),
   // Muted or let speak again by a moderator, on any process: the composer follows at once.
   heard: () => void refreshSession(),
   changed: fresh => {
@@ -1057,3 +1079,4 @@ setInterval(render, 15_000) // keeps "2 minutes ago" true, and takes Edit away w
 drawYou()
 void refreshSession()
 live.start()
+void presence.show(live.room)

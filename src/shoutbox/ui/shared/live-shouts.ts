@@ -37,6 +37,8 @@ export interface LiveShoutsOptions {
   readonly reconnected?: () => void
   /** Called when the stream says the rooms changed (made, changed, archived): the page asks which rooms there are. */
   readonly roomsChanged?: () => void
+  /** Who has a room open now (a `presence` event: at most once per room every 5 s, when it changed). */
+  readonly presence?: (here: { room: string, members: ReadonlyArray<{ username: string, since: number }>, guests: number }) => void
   /** Called for each new shout of the room shown, heard on the stream (not those of a load). */
   readonly arrived?: (shout: FullShout) => void
   /** Called for each event of a room not shown now, with its room. */
@@ -119,6 +121,13 @@ export class LiveShouts {
     }
     for (const kind of MEMBER_EVENTS) stream.addEventListener(kind, () => this.options.heard?.(kind))
     stream.addEventListener('rooms-changed', () => this.options.roomsChanged?.())
+    stream.addEventListener('presence', event => {
+      try {
+        this.options.presence?.(JSON.parse((event as MessageEvent<string>).data))
+      } catch {
+        // a frame this page cannot read changes nothing it shows
+      }
+    })
     // A stream that starts afresh, or one that could not be caught up: what is held is out of date.
     for (const kind of ['ready', 'reset']) stream.addEventListener(kind, () => void this.reload())
     stream.addEventListener('open', () => {

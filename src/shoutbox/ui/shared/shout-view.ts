@@ -41,11 +41,13 @@ export function useStylesheet (name: string, moduleUrl: string): void {
 }
 
 /**
- * After a bot's name: a badge saying a bot account posted it (through an API token), or
- * which incoming hook (a bridge) it came in through; nothing for a person's shout.
+ * After the author's name: a badge saying a bot account posted it (through an API token),
+ * which incoming hook (a bridge) it came in through, or that a guest wrote it; nothing for
+ * a member's shout.
  */
 export function botBadge (shout: object, t: (key: string, values?: Record<string, unknown>) => string): HTMLElement | null {
   if ('via' in shout && typeof shout.via === 'string') return h('span', { class: 'shoutbox-bot', title: t('shout.viaTitle', { name: shout.via }) }, t('shout.via', { name: shout.via }))
+  if ('guest' in shout && shout.guest === true) return h('span', { class: 'shoutbox-bot shoutbox-guest', title: t('shout.guestTitle') }, t('shout.guest'))
   return 'bot' in shout && shout.bot === true ? h('span', { class: 'shoutbox-bot', title: t('shout.botTitle') }, t('shout.bot')) : null
 }
 
