@@ -89,7 +89,7 @@ t.test('mention mails', async t => {
 
   t.test('a mention read within 15 minutes is not mailed; off mails nothing', async t => {
     const rex = await account(app, admin, 'rex')
-    const sam = await account(app, admin, 'sam')
+    await account(app, admin, 'sam')
     await choose(rex, 'batched')
     await say(mira, '@rex did you see?')
     await say(mira, '@sam did you see?')

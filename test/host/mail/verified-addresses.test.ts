@@ -146,7 +146,7 @@ t.test('verifyEmail: a newcomer posts once the mailed link is followed', async t
   })
 
   t.test('a password reset, or an e-mail change, confirms the address too', async t => {
-    const hal = await signUp('hal')
+    await signUp('hal')
     await arrived(mailbox, 'hal@example.org', 1)
     await app.inject({ method: 'POST', url: '/api/auth/password-reset', remoteAddress: client(), payload: { email: 'hal@example.org' } })
     const reset = (await arrived(mailbox, 'hal@example.org', 2)).find(mail => mail.text.includes('/password-reset#'))!
