@@ -20,6 +20,8 @@ const BATCH = 20
 export interface MentionMailerOptions {
   /** How often a process looks for members due a mail. */
   readonly pollMs: number
+  /** When it first looks after it starts: soon, so a restarted process catches up. */
+  readonly firstRoundMs: number
   readonly now: () => number
 }
 
@@ -36,6 +38,8 @@ export interface MentionMailerDeps {
   /** The notifications `viewer` may see now: the access policy, asked at sending time. */
   readonly visible: (viewer: Viewer & { readonly user: SessionUser }) => Promise<VisibleNotifications>
   readonly enqueue: (mail: OutgoingMail, trx: Transaction) => Promise<string>
+  /** Whether the addons have started here: before, the policy cannot yet say what a member may read, so nothing is decided. */
+  readonly started: () => boolean
 }
 
 interface Due { user_id: number, email: string, username: string, email_mentions: 'batched' | 'daily', mentions_mailed_through: number | string, mail_locale: string | null }
@@ -60,7 +64,7 @@ export class MentionMailer {
 
   start (): void {
     this.stopped = false
-    this.schedule()
+    this.schedule(this.options.firstRoundMs)
   }
 
   async stop (): Promise<void> {
@@ -69,67 +73,80 @@ export class MentionMailer {
     await this.running
   }
 
-  private schedule (): void {
+  private schedule (ms = this.options.pollMs): void {
     this.timer = setTimeout(() => {
       this.running = this.round().then(() => {}, error => this.deps.log.error({ err: error }, 'mention mails: a round failed')).then(() => {
         this.running = undefined
         if (!this.stopped) this.schedule()
       })
-    }, this.options.pollMs)
+    }, ms)
     this.timer.unref()
   }
 
   /** Decides about the members due a mail now, a batch at a time; answers how many were mailed. */
   async round (): Promise<number> {
+    if (!this.deps.started()) return 0
     let mailed = 0
+    let after = 0
     for (;;) {
-      const { decided, sent } = await this.deps.db.transaction(trx => this.batch(trx))
-      mailed += sent
-      if (decided < BATCH || this.stopped) return mailed
+      const due = await this.due(this.deps.db, after)
+      for (const { user_id: userId } of due) if (await this.decide(userId)) mailed++
+      if (due.length < BATCH || this.stopped) return mailed
+      after = due[due.length - 1]!.user_id
     }
   }
 
-  private async batch (trx: Transaction): Promise<{ decided: number, sent: number }> {
+  /**
+   * Members due a mail now (ids above `after`), read with `trx`: inside a transaction their
+   * preference rows are taken `FOR UPDATE SKIP LOCKED`, so one process decides for each.
+   */
+  private async due (trx: Database, after: number, only?: number): Promise<Due[]> {
     const now = this.options.now()
     const { rows } = await trx.raw<{ rows: Due[] }>(`
       select p.user_id, u.email, u.username, p.email_mentions, p.mentions_mailed_through, p.mail_locale
       from ${USER_PREFERENCES_TABLE} p join ${USERS_TABLE} u on u.id = p.user_id
       where p.email_mentions <> 'off' and not u.disabled and not u.bot and not u.email_unconfirmed
+        and p.user_id > :after ${only === undefined ? '' : 'and p.user_id = :only'}
         and (p.email_mentions = 'batched' or coalesce(p.mentions_mailed_at, 0) <= :dayAgo)
         and exists (select 1 from ${NOTIFICATIONS_TABLE} n
                     where n.user_id = p.user_id and n.kind = 'mention' and not n.read and n.id > p.mentions_mailed_through
                       and (p.email_mentions = 'daily' or n.created_at <= :cutoff))
       order by p.user_id limit :batch
-      for update of p skip locked`, { dayAgo: now - DIGEST_EVERY_MS, cutoff: now - MENTION_MAIL_DELAY_MS, batch: BATCH })
-    let sent = 0
-    for (const due of rows) if (await this.decide(due, now, trx)) sent++
-    return { decided: rows.length, sent }
+      ${trx.isTransaction === true ? 'for update of p skip locked' : ''}`,
+    { after, dayAgo: now - DIGEST_EVERY_MS, cutoff: now - MENTION_MAIL_DELAY_MS, batch: BATCH, ...(only === undefined ? {} : { only }) })
+    return rows
   }
 
-  /** One member's mail, written with the newest mention it covers; none when the policy shows them none. */
-  private async decide (due: Due, now: number, trx: Transaction): Promise<boolean> {
-    const through = Number(due.mentions_mailed_through)
-    const unread = () => trx(`${NOTIFICATIONS_TABLE} as n`).where({ 'n.user_id': due.user_id, 'n.kind': 'mention', 'n.read': false }).where('n.id', '>', through)
-    const [{ newest } = { newest: null }] = await unread().max<Array<{ newest: number | string | null }>>({ newest: 'n.id' })
-    const user = await this.deps.account(due.user_id, trx)
-    const mentions: Mention[] = user === undefined
-      ? []
-      : await unread().whereRaw('?', [(await this.deps.visible(Viewer.ofAccount(user, id => this.deps.account(id)) as Viewer & { user: SessionUser })).sql])
-        .orderBy('n.id').limit(LISTED + 1).select('n.id', 'n.addon_id', 'n.kind', 'n.data', 'n.created_at')
-    const total = mentions.length > LISTED ? await this.countVisible(unread, user!) : mentions.length
-    await trx(USER_PREFERENCES_TABLE).where({ user_id: due.user_id }).update({
-      mentions_mailed_through: Number(newest ?? through),
-      ...(mentions.length > 0 ? { mentions_mailed_at: now } : {})
+  /**
+   * One member's mail, written with the newest mention it covers; none when the policy
+   * shows them none. What they may read is asked first, outside the transaction (the
+   * policy reads rooms through its own connections; the embedded database has one).
+   */
+  private async decide (userId: number): Promise<boolean> {
+    const user = await this.deps.account(userId)
+    const visible = user === undefined ? undefined : await this.deps.visible(Viewer.ofAccount(user, id => this.deps.account(id)) as Viewer & { user: SessionUser })
+    return await this.deps.db.transaction(async trx => {
+      const [due] = await this.due(trx, 0, userId)
+      if (due === undefined) return false // another process has it, or it is no longer due
+      const through = Number(due.mentions_mailed_through)
+      const unread = () => trx(`${NOTIFICATIONS_TABLE} as n`).where({ 'n.user_id': userId, 'n.kind': 'mention', 'n.read': false }).where('n.id', '>', through)
+      const [{ newest } = { newest: null }] = await unread().max<Array<{ newest: number | string | null }>>({ newest: 'n.id' })
+      const mentions: Mention[] = visible === undefined
+        ? []
+        : await unread().whereRaw('?', [visible.sql]).orderBy('n.id').limit(LISTED + 1).select('n.id', 'n.addon_id', 'n.kind', 'n.data', 'n.created_at')
+      let total = mentions.length
+      if (visible !== undefined && mentions.length > LISTED) {
+        const [row] = await unread().whereRaw('?', [visible.sql]).count<Array<{ count: number | string }>>({ count: '*' })
+        total = Number(row?.count ?? 0)
+      }
+      await trx(USER_PREFERENCES_TABLE).where({ user_id: userId }).update({
+        mentions_mailed_through: Number(newest ?? through),
+        ...(mentions.length > 0 ? { mentions_mailed_at: this.options.now() } : {})
+      })
+      if (mentions.length === 0) return false
+      await this.deps.enqueue(this.compose(due, mentions.slice(0, LISTED), total), trx)
+      return true
     })
-    if (mentions.length === 0) return false
-    await this.deps.enqueue(this.compose(due, mentions.slice(0, LISTED), total), trx)
-    return true
-  }
-
-  private async countVisible (unread: () => ReturnType<Database>, user: SessionUser): Promise<number> {
-    const visible = await this.deps.visible(Viewer.ofAccount(user, id => this.deps.account(id)) as Viewer & { user: SessionUser })
-    const [row] = await unread().whereRaw('?', [visible.sql]).count<Array<{ count: number | string }>>({ count: '*' })
-    return Number(row?.count ?? 0)
   }
 
   private compose (due: Due, mentions: readonly Mention[], total: number): OutgoingMail {

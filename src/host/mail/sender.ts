@@ -17,6 +17,8 @@ export interface MailSenderOptions {
   readonly now?: () => number
   /** How often a process looks for members due a mention mail. */
   readonly mentionsPollMs?: number
+  /** When a process first looks for them after it starts. */
+  readonly mentionsFirstRoundMs?: number
 }
 
 interface Claimed {

@@ -87,8 +87,9 @@ export const mailPlugin = fp<MailOptions>(async (app, options) => {
     unsubscribeKey,
     account: async (id, trx) => await app.identity.users.sessionUser(id, trx, { active: true }),
     visible: async viewer => await app.addons.visibleNotifications(viewer),
-    enqueue
-  }, { pollMs: options.sender?.mentionsPollMs ?? 60_000, now: options.sender?.now ?? Date.now })
+    enqueue,
+    started: () => app.addons.started
+  }, { pollMs: options.sender?.mentionsPollMs ?? 60_000, firstRoundMs: options.sender?.mentionsFirstRoundMs ?? 5_000, now: options.sender?.now ?? Date.now })
   app.decorate('mail', {
     available: transport.available,
     settings: { transport: transport.kind, server: options.smtpUrl === undefined ? null : withoutPassword(options.smtpUrl), from },
