@@ -34,7 +34,7 @@ t.test('mention mails', async t => {
   let later = 0
   const app = await build(t, {
     config: { smtpUrl: mailbox.url, publicUrl: PUBLIC_URL },
-    mail: { pollMs: 20, retryDelayMs: () => 30, mentionsPollMs: 3_600_000, mentionsFirstRoundMs: 3_600_000, now: () => Date.now() + later }
+    mail: { pollMs: 20, retryDelayMs: () => 30, now: () => Date.now() + later }
   })
   const admin = await setUp(app)
   await as(app, admin).put('/api/panel/shoutbox/config', { minSecondsBetweenShouts: 0, maxShoutsPerMinute: 600 })
