@@ -30,7 +30,7 @@ export async function buildUi (dist = path.join(root, 'dist')): Promise<void> {
   })
   for (const file of ['index.html', 'docs.css']) await fs.copyFile(path.join(root, 'src/host/ui/docs', file), path.join(out, 'docs', file))
   // The theme's account area (sign in, sign up, sign out on the home page), and the privacy page's table.
-  for (const name of ['account', 'privacy', 'password-reset', 'email-change']) {
+  for (const name of ['account', 'privacy', 'password-reset', 'email-change', 'verify-email', 'unsubscribe']) {
     await build({
       entryPoints: [path.join(root, `src/host/ui/site/${name}.ts`)],
       outfile: path.join(out, `theme/${name}.js`),

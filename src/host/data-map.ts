@@ -14,7 +14,7 @@ export const HOST_DATA_MAP: DataMap = [
       email: { holds: 'email', export: 'account.email', erase: 'the row goes' },
       password_hash: { holds: 'secret', export: 'left out (a secret)', erase: 'the row goes' }
     },
-    other: ['id', 'role_id', 'created_at', 'disabled', 'bot']
+    other: ['id', 'role_id', 'created_at', 'disabled', 'bot', 'email_unconfirmed']
   },
   {
     table: 'retired_usernames',
@@ -59,7 +59,7 @@ export const HOST_DATA_MAP: DataMap = [
     person: 'user_id',
     erase: 'rows',
     personal: {},
-    other: ['user_id', 'sound', 'desktop_notifications', 'theme', 'locale']
+    other: ['user_id', 'sound', 'desktop_notifications', 'theme', 'locale', 'email_mentions', 'mentions_mailed_through', 'mentions_mailed_at', 'mail_locale']
   },
   {
     table: 'activity_logs',
@@ -115,6 +115,14 @@ export const HOST_DATA_MAP: DataMap = [
     person: 'user_id',
     personal: {
       new_email: { holds: 'email', export: 'left out (an address not yet confirmed)', erase: 'rows go with the account' },
+      token_hash: { holds: 'secret', export: 'left out (the SHA-256 of a link\'s token)', erase: 'rows go with the account' }
+    },
+    other: ['user_id', 'spent', 'created_at', 'expires_at']
+  },
+  {
+    table: 'email_verifications',
+    person: 'user_id',
+    personal: {
       token_hash: { holds: 'secret', export: 'left out (the SHA-256 of a link\'s token)', erase: 'rows go with the account' }
     },
     other: ['user_id', 'spent', 'created_at', 'expires_at']

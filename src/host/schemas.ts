@@ -68,5 +68,6 @@ export const SiteSettingsFields = {
   signUp: Type.Boolean({ description: 'visitors may create their own account' }),
   defaultRoleId: Type.Integer({ minimum: 1, description: 'the role new accounts get' }),
   activityKeepDays: Type.Union([Type.Integer({ minimum: 30, maximum: 3650 }), Type.Null()], { description: 'days the activity log keeps an entry (30–3650); null: forever' }),
-  erasure: Type.Unsafe<ErasureMode>({ type: 'string', enum: ['anonymise', 'delete'], description: "a deleted account's shouts: kept under the name 'deleted user' (anonymise), or deleted" })
+  erasure: Type.Unsafe<ErasureMode>({ type: 'string', enum: ['anonymise', 'delete'], description: "a deleted account's shouts: kept under the name 'deleted user' (anonymise), or deleted" }),
+  verifyEmail: Type.Boolean({ description: 'a member who signs up may post only after following the link mailed to their address' })
 }

@@ -10,6 +10,8 @@ export interface SessionUser {
   readonly permissions: readonly string[]
   /** A bot account: it acts only through API tokens. */
   readonly bot?: boolean
+  /** Signed up while the site asks for a confirmed address, and has not followed the mailed link yet: may not post. */
+  readonly emailUnconfirmed?: boolean
   /** The request came with an API token (`Authorization: Bearer`), not a session: `permissions` are the token's that the user still holds. */
   readonly viaToken?: boolean
 }

@@ -43,6 +43,12 @@ export class NoPermission extends PlatformError {
   override readonly status = 403
 }
 
+/**
+ * The member has not yet followed the link mailed to their address at sign-up, and the
+ * site asks that before they post (the site setting `verifyEmail`) → EMAIL_NOT_VERIFIED, 403.
+ */
+export class EmailNotVerified extends NoPermission {}
+
 export class InvalidOrigin extends PlatformError {
   override readonly status = 403
 }

@@ -1,4 +1,4 @@
-import { BadRequest, NoPermission, TooManyRequests, type AddonContext, type MemberViewer, type SessionUser, type Viewer } from '../sdk/index.js'
+import { BadRequest, EmailNotVerified, NoPermission, TooManyRequests, type AddonContext, type MemberViewer, type SessionUser, type Viewer } from '../sdk/index.js'
 import { countFloodRefusal } from './auto-silence.js'
 import { RoomArchived } from './errors.js'
 import { admitPost, type FloodRules } from './flood-control.js'
@@ -31,7 +31,7 @@ export function floodRules (settings: Settings, room: Room): FloodRules {
 
 /**
  * A member's post in `room` (which the caller has found they may read): posting rights,
- * then mutes, the message rules, what it answers (a shout of the same room: 400
+ * a confirmed address when the site asks for one (403 EMAIL_NOT_VERIFIED), then mutes, the message rules, what it answers (a shout of the same room: 400
  * BAD_REQUEST for any other id), the watched words (a blocked one refuses it, censored
  * ones are starred) and the flood rules — with the room's slow mode (a member refused
  * too often is silenced by the board). A held word, or a member with fewer than
@@ -42,6 +42,8 @@ export function floodRules (settings: Settings, room: Room): FloodRules {
 export async function postInRoom (ctx: AddonContext, viewer: MemberViewer, room: Room, message: string, replyTo: number | null = null): Promise<FullShout & { held?: true }> {
   const { user } = viewer
   assertMayPost(room, viewer)
+  // The site asks newcomers to confirm their address first (the host's `verifyEmail`).
+  if (user.emailUnconfirmed === true) throw new EmailNotVerified()
   await assertNotMuted(ctx, user)
   const settings = await ShoutboxSettings.of(ctx).current()
   assertPublishable(message, settings.maxMessageLength)

@@ -47,7 +47,10 @@ export async function build (t: Tap, options: TestAppOptions = {}): Promise<App>
   const database = await db.open()
   let app: App
   try {
-    app = await buildApp({ hasher: testHasher, ...options, config: testConfig(options.config), database })
+    // No mention-mail rounds in the background (a test runs them with app.mail.mentions.round()):
+    // their queries would mix with those a test watches.
+    const mail = { mentionsPollMs: 3_600_000, mentionsFirstRoundMs: 3_600_000, ...options.mail }
+    app = await buildApp({ hasher: testHasher, ...options, mail, config: testConfig(options.config), database })
   } catch (error) {
     await database.knex.destroy()
     if (options.db === undefined) await db.drop()

@@ -3,6 +3,7 @@ import type { LightMyRequestResponse } from 'fastify'
 import t from 'tap'
 import { solveChallenge } from 'altcha-lib/v1'
 import { newResetToken } from '../../src/host/mail/password-resets.js'
+import { unsubscribeToken } from '../../src/host/mail/unsubscribe.js'
 import { ADMIN, build, login, sessionCookie } from '../helpers/app.js'
 import { openApiDocument, type Operation } from '../helpers/openapi.js'
 import { STREAMED_KEYS } from '../helpers/shouts.js'
@@ -121,6 +122,14 @@ t.test('every documented success answer: produced by the real app, valid against
       await app.db.transaction(trx => app.mail.emailChanges.replace(user, 'mover@new.example.org', hash, trx))
       return as(undefined)('POST', '/api/auth/email-change/finish', { token })
     },
+    'host.ResendVerification': () => as(undefined)('POST', '/api/auth/verify-email/resend', { email: 'grace@example.org' }),
+    'host.FinishVerification': async () => {
+      const { token, hash } = newResetToken()
+      const user = JSON.parse((await asAdmin('POST', '/api/panel/users', { username: 'newcomer', email: 'newcomer@example.org', password: PASSWORD, roleId: memberRole })).body).user.id as number
+      await app.db.transaction(trx => app.mail.verifications.replace(user, hash, trx))
+      return as(undefined)('POST', '/api/auth/verify-email/finish', { token })
+    },
+    'host.Unsubscribe': () => as(undefined)('POST', `/api/mail/unsubscribe?user=${userId}&token=${unsubscribeToken(app.mail.unsubscribeKey, userId)}`, {}),
     'host.SendTestMail': () => asAdmin('POST', '/panel/api/mail/test'),
     'host.MailOverview': () => asAdmin('GET', '/panel/api/mail'),
     'host.ChangePassword': () => as(hopper)('POST', '/api/auth/password', { currentPassword: PASSWORD, newPassword: 'another long password' }),

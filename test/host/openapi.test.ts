@@ -118,7 +118,7 @@ t.test('each endpoint documents the error codes it can answer: its access class,
   t.same(codes('/api/shoutbox', 'post'), {
     400: ['BAD_REQUEST', 'MESSAGE_TOO_LONG', 'WATCHED_WORD'],
     401: ['NOT_LOGGED_IN'],
-    403: ['INVALID_ORIGIN', 'MUTED', 'NO_PERMISSION'],
+    403: ['EMAIL_NOT_VERIFIED', 'INVALID_ORIGIN', 'MUTED', 'NO_PERMISSION'],
     409: ['DUPLICATE_SHOUT'],
     413: ['PAYLOAD_TOO_LARGE'],
     429: ['TOO_MANY_REQUESTS'],

@@ -63,6 +63,8 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'host', name: '013-retired-username-hashes' },
     { owner: 'host', name: '014-webhook-lanes' },
     { owner: 'host', name: '015-mail' },
+    { owner: 'host', name: '016-verified-addresses' },
+    { owner: 'host', name: '017-mention-mails' },
     { owner: 'host', name: '018-preferred-locale' },
     { owner: 'host', name: '022-webhook-formats' },
     { owner: 'shoutbox', name: '001-create-shouts' },

@@ -18,6 +18,7 @@ import { story as panelAndTheme } from './stories/panel-and-theme.js'
 import { story as passwordReset } from './stories/password-reset.js'
 import { story as review } from './stories/review.js'
 import { story as rooms } from './stories/rooms.js'
+import { story as verifiedAddresses } from './stories/verified-addresses.js'
 
 const stories = [
   ['the panel and the theme, in a real browser', panelAndTheme],
@@ -32,7 +33,8 @@ const stories = [
   ['password reset: forgot password, the mail, its link, a new password, signed in', passwordReset],
   ['languages: a German and an Arabic browser see their language on every page; Arabic right to left, axe clean', languages],
   ['bridges: the Incoming hooks page, a shout via a hook, the Webhooks formats', bridges],
-  ['guests and presence: a guest posts by keyboard, "N here"', guests]
+  ['guests and presence: a guest posts by keyboard, "N here"', guests],
+  ['verified addresses: the widget says why, the link confirms, the preferences mail', verifiedAddresses]
 ] as const
 
 /** A story takes 10–40 s here, alone; three minutes leaves room for a machine busy with other tests. */

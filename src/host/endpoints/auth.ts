@@ -63,11 +63,15 @@ export class Me extends LoggedInApi {
   readonly schema = {}
   override readonly answers = {
     ok: okAnswer({
-      user: Type.Object({ ...SignedInUserSchema.properties, permissions: Type.Array(Type.String()) }, { additionalProperties: false })
+      user: Type.Object({
+        ...SignedInUserSchema.properties,
+        permissions: Type.Array(Type.String()),
+        emailUnconfirmed: Type.Optional(Type.Literal(true, { description: 'the site asks for a confirmed address, and this account has not followed the link mailed to it yet: it may not post' }))
+      }, { additionalProperties: false })
     }, { user: { ...SIGNED_IN_EXAMPLE, permissions: ['addon.shoutbox.post'] } })
   }
 
   async handle ({ user }: SignedInCall): Promise<Successful> {
-    return new Successful({ user: { id: user.id, username: user.username, role: user.role, permissions: user.permissions } })
+    return new Successful({ user: { id: user.id, username: user.username, role: user.role, permissions: user.permissions, ...(user.emailUnconfirmed === true ? { emailUnconfirmed: true } : {}) } })
   }
 }

@@ -89,6 +89,9 @@ export class FinishEmailChange extends Api<typeof ConfirmSchema, HostContext> {
         throw error
       }
       await ctx.activityLog.write({ type: 'CHANGED_EMAIL', user: account }, trx)
+      // The link reached the new address: it is confirmed, and links mailed to the old one are void.
+      await ctx.mail.verifications.spendAll(account.id, trx)
+      if (await ctx.identity.users.confirmEmail(account.id, trx)) await ctx.identity.sessions.accountChanged(account.id, trx)
       return change.newEmail
     })
     return new Successful({ email })

@@ -1,6 +1,7 @@
 import { NoPermission, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import type { HostContext } from '../addons/context.js'
 import { DefaultRoleNotAllowed, UnknownRole } from '../errors.js'
+import { MailUnavailable } from '../mail/errors.js'
 import { SiteSettingsFields } from '../schemas.js'
 
 /** GET /api/panel/settings — the site's settings, and the roles new accounts may get. */
@@ -15,7 +16,7 @@ export class GetSiteSettings extends PanelApi<object, HostContext> {
       roles: Type.Array(Type.Object({ id: Type.Integer({ minimum: 1 }), name: Type.String() }, { additionalProperties: false }), {
         description: 'the roles defaultRoleId may name (none that opens the panel)'
       })
-    }, { signUp: true, defaultRoleId: 2, activityKeepDays: null, erasure: 'anonymise', roles: [{ id: 2, name: 'member' }] }),
+    }, { signUp: true, defaultRoleId: 2, activityKeepDays: null, erasure: 'anonymise', verifyEmail: false, roles: [{ id: 2, name: 'member' }] }),
     errors: [NoPermission]
   }
 
@@ -31,7 +32,8 @@ const UpdateSiteSettingsSchema = {
     signUp: Type.Optional(Type.Boolean()),
     defaultRoleId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647 })),
     activityKeepDays: Type.Optional(SiteSettingsFields.activityKeepDays),
-    erasure: Type.Optional(SiteSettingsFields.erasure)
+    erasure: Type.Optional(SiteSettingsFields.erasure),
+    verifyEmail: Type.Optional(SiteSettingsFields.verifyEmail)
   }, { minProperties: 1 })
 }
 
@@ -42,21 +44,26 @@ export class UpdateSiteSettings extends PanelApi<typeof UpdateSiteSettingsSchema
   override readonly closedToTokens = true
   readonly schema = UpdateSiteSettingsSchema
   override readonly answers = {
-    ok: okAnswer(SiteSettingsFields, { signUp: true, defaultRoleId: 2, activityKeepDays: 365, erasure: 'anonymise' }),
-    errors: [NoPermission, UnknownRole, DefaultRoleNotAllowed]
+    ok: okAnswer(SiteSettingsFields, { signUp: true, defaultRoleId: 2, activityKeepDays: 365, erasure: 'anonymise', verifyEmail: true }),
+    errors: [NoPermission, UnknownRole, DefaultRoleNotAllowed, MailUnavailable]
   }
 
   async handle (call: SignedInCall<typeof UpdateSiteSettingsSchema, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_SETTINGS')
     const { ctx, user, body } = call
+    // Asking for confirmed addresses while no mail can go would keep every newcomer from posting.
+    if (body.verifyEmail === true) ctx.mail.requireAvailable()
     const changes = {
       ...(body.signUp === undefined ? {} : { signUp: body.signUp }),
       ...(body.defaultRoleId === undefined ? {} : { defaultRoleId: body.defaultRoleId }),
       ...(body.activityKeepDays === undefined ? {} : { activityKeepDays: body.activityKeepDays }),
-      ...(body.erasure === undefined ? {} : { erasure: body.erasure })
+      ...(body.erasure === undefined ? {} : { erasure: body.erasure }),
+      ...(body.verifyEmail === undefined ? {} : { verifyEmail: body.verifyEmail })
     }
     const settings = await ctx.transaction(async trx => {
       const stored = await ctx.identity.siteSettings.write(changes, user, trx)
+      // The site stopped asking for confirmed addresses: those still waiting may post now.
+      if (body.verifyEmail === false && await ctx.identity.users.confirmEveryEmail(trx) > 0) await ctx.identity.sessions.identityChanged(trx)
       await ctx.activityLog.write({ type: 'UPDATED_SETTINGS', user, details: changes }, trx)
       return stored
     })

@@ -92,6 +92,8 @@ export class FinishPasswordReset extends Api<typeof FinishSchema, HostContext> {
       await trx(API_TOKENS_TABLE).where({ user_id: account.id }).delete()
       await identity.sessions.endSessionsOf(account.id, undefined, trx)
       await ctx.activityLog.write({ type: 'PASSWORD_RESET', user: account }, trx)
+      // The link reached the account's address: it is confirmed (its sessions ended above).
+      await identity.users.confirmEmail(account.id, trx)
       return account
     })
     return new Successful({ user: await signIn(call, user) })

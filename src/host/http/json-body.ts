@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer'
-import type { FastifyInstance } from 'fastify'
+import { errorCodes, type FastifyInstance } from 'fastify'
 import secureJson from 'secure-json-parse'
 import { BadRequest, UNSTORABLE_TEXT, isStorableText } from '../../sdk/index.js'
 
@@ -59,4 +59,13 @@ export function installJsonBodyParser (app: FastifyInstance): void {
     if (unstorable !== undefined) return done(bad(`${unstorable} ${UNSTORABLE_TEXT}`), undefined)
     done(null, parsed)
   })
+  // RFC 8058: a mail client unsubscribes with one POST of the form `List-Unsubscribe=One-Click`.
+  // That one path takes a form (and reads nothing from it: the link's query says who); any other answers as before.
+  app.addContentTypeParser(['application/x-www-form-urlencoded', 'multipart/form-data'], { parseAs: 'buffer', bodyLimit: 4096 }, (request, _body, done) => {
+    if (request.url.split('?')[0] !== ONE_CLICK_UNSUBSCRIBE_PATH) return done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type'] ?? ''), undefined)
+    done(null, {})
+  })
 }
+
+/** The one path that takes a form: the one-click unsubscribe of a mention mail. */
+export const ONE_CLICK_UNSUBSCRIBE_PATH = '/api/mail/unsubscribe'

@@ -34,7 +34,9 @@ const THEME_PAGES = [
   ['/shouts/:id(^[0-9]{1,15}$)', 'shout.html'],
   ['/privacy', 'privacy.html'],
   ['/password-reset', 'password-reset.html'],
-  ['/email-change', 'email-change.html']
+  ['/email-change', 'email-change.html'],
+  ['/verify-email', 'verify-email.html'],
+  ['/unsubscribe', 'unsubscribe.html']
 ] as const
 
 /**

@@ -35,6 +35,14 @@ export class AddressKeys {
 
   constructor (private readonly secret: string, private readonly now: () => number = Date.now) {}
 
+  /**
+   * A key that never changes, derived from the address secret for `use` (the signature of
+   * an unsubscribe link): what a copy of the database alone cannot forge.
+   */
+  signingKey (use: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.secret, 'shoutbox signed links', use, 32))
+  }
+
   /** The key that stands for `address` in today's counters (base64url). */
   of (address: string): string {
     return addressHmac(this.keysOfToday().counters, address)

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { ALL_PERMISSIONS, type Database, holdsNode, type SessionUser, type Transaction } from '../../sdk/index.js'
 import { API_TOKENS_TABLE, USERS_TABLE } from '../database/tables.js'
 import type { Cluster } from '../services/cluster.js'
-import { hashToken, IDENTITY_CHANGED, isUserSignedOut, SIGNED_OUT, USER_SIGNED_OUT } from './sessions.js'
+import { ACCOUNT_CHANGED, hashToken, IDENTITY_CHANGED, isUserSignedOut, SIGNED_OUT, USER_SIGNED_OUT } from './sessions.js'
 import { SESSION_USER_COLUMNS, toSessionUser, withRole, type SessionUserRow } from './users.js'
 
 /** What a token's owner sees of it: never its secret, which is shown once, on creation. */
@@ -82,6 +82,10 @@ export class ApiTokens {
       for (const [hash, entry] of this.known) if (entry.user.id === userId) this.known.delete(hash)
     })
     cluster.subscribe(IDENTITY_CHANGED, () => this.forgetAll())
+    cluster.subscribe(ACCOUNT_CHANGED, id => {
+      this.generation++
+      for (const [hash, entry] of this.known) if (entry.user.id === Number(id)) this.known.delete(hash)
+    })
     cluster.onResync(() => this.forgetAll())
   }
 

@@ -40,6 +40,8 @@ export const SIGNED_OUT = 'host:signed-out'
 export const USER_SIGNED_OUT = 'host:user-signed-out'
 /** Announced when roles or users changed. */
 export const IDENTITY_CHANGED = 'host:identity-changed'
+/** Announced when one account changed in what its sessions may do, its sessions kept (its address confirmed); carries the user's id. */
+export const ACCOUNT_CHANGED = 'host:account-changed'
 const CACHE_SIZE = 10_000
 
 /** The notice that a user's sessions ended: all of them but the one whose hash is `keep`. */
@@ -90,12 +92,21 @@ export class Sessions {
       this.tellEnded(notice)
     })
     cluster.subscribe(IDENTITY_CHANGED, () => this.forgetAll())
+    cluster.subscribe(ACCOUNT_CHANGED, id => this.forgetUser({ userId: Number(id), keep: null }))
     cluster.onResync(() => this.forgetAll())
   }
 
   /** Roles or users changed (inside `trx`): every process drops what it remembers on commit. */
   async identityChanged (trx: Transaction): Promise<void> {
     await this.cluster.notify(IDENTITY_CHANGED, '', trx)
+  }
+
+  /**
+   * One account changed (inside `trx`) in a way its sessions and tokens carry, none of
+   * them ended: every process reads them again on their next request. Its streams stay open.
+   */
+  async accountChanged (userId: number, trx: Transaction): Promise<void> {
+    await this.cluster.notify(ACCOUNT_CHANGED, String(userId), trx)
   }
 
   /**

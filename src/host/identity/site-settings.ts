@@ -14,6 +14,8 @@ export interface SiteSettings {
   readonly activityKeepDays: number | null
   /** What a deleted account's shouts become: kept under `deleted user`, or deleted. */
   readonly erasure: ErasureMode
+  /** A member who signs up may post only once they followed the link mailed to their address. */
+  readonly verifyEmail: boolean
 }
 
 /** The settings table's row; `defaultRoleId` null means the member role. */
@@ -22,10 +24,11 @@ interface Stored {
   readonly defaultRoleId: number | null
   readonly activityKeepDays: number | null
   readonly erasure: ErasureMode
+  readonly verifyEmail: boolean
 }
 
 const KEY = 'site'
-const DEFAULTS: Stored = { signUp: false, defaultRoleId: null, activityKeepDays: null, erasure: 'anonymise' }
+const DEFAULTS: Stored = { signUp: false, defaultRoleId: null, activityKeepDays: null, erasure: 'anonymise', verifyEmail: false }
 
 /** The site's settings, in the host's `settings` table (shared by every process, read on each use). */
 export function siteSettingsRepository (db: Database, roles: RolesRepository) {
@@ -43,7 +46,7 @@ export function siteSettingsRepository (db: Database, roles: RolesRepository) {
 
   const read = async (trx: Database = db): Promise<SiteSettings> => {
     const values = await stored(trx)
-    return { signUp: values.signUp, defaultRoleId: values.defaultRoleId ?? (await roles.member(trx)).id, activityKeepDays: values.activityKeepDays, erasure: values.erasure }
+    return { signUp: values.signUp, defaultRoleId: values.defaultRoleId ?? (await roles.member(trx)).id, activityKeepDays: values.activityKeepDays, erasure: values.erasure, verifyEmail: values.verifyEmail }
   }
 
   return {

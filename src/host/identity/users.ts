@@ -9,13 +9,14 @@ import { ADMIN_ROLE_ID } from './roles.js'
 export const RETIRED_NAME = "encode(sha256(convert_to(lower(?::text), 'UTF8')), 'hex')"
 
 /** The columns a `SessionUser` is made of (`toSessionUser`), from a query joined with each user's role (`withRole`). */
-export const SESSION_USER_COLUMNS = [`${USERS_TABLE}.id`, `${USERS_TABLE}.username`, `${USERS_TABLE}.bot`, `${ROLES_TABLE}.id as role_id`, `${ROLES_TABLE}.name as role_name`, `${ROLES_TABLE}.permissions`] as const
+export const SESSION_USER_COLUMNS = [`${USERS_TABLE}.id`, `${USERS_TABLE}.username`, `${USERS_TABLE}.bot`, `${USERS_TABLE}.email_unconfirmed`, `${ROLES_TABLE}.id as role_id`, `${ROLES_TABLE}.name as role_name`, `${ROLES_TABLE}.permissions`] as const
 
 /** A row of SESSION_USER_COLUMNS. */
 export interface SessionUserRow {
   readonly id: number
   readonly username: string
   readonly bot: boolean
+  readonly email_unconfirmed: boolean
   readonly role_id: number
   readonly role_name: string
   readonly permissions: string[]
@@ -26,7 +27,7 @@ export const withRole = <Q extends Knex.QueryBuilder>(query: Q): Q => query.join
 
 /** A user as every access check sees them: their role and its permissions; `bot` only for a bot account. */
 export const toSessionUser = (row: SessionUserRow): SessionUser => ({
-  id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions, ...(row.bot ? { bot: true } : {})
+  id: row.id, username: row.username, role: { id: row.role_id, name: row.role_name }, permissions: row.permissions, ...(row.bot ? { bot: true } : {}), ...(row.email_unconfirmed ? { emailUnconfirmed: true } : {})
 })
 
 export interface User {
@@ -50,6 +51,8 @@ export interface NewUser {
   readonly passwordHash: string
   readonly roleId: number
   readonly bot?: boolean
+  /** Signed up while the site asks for a confirmed address: may not post until the mailed link is followed. */
+  readonly emailUnconfirmed?: boolean
 }
 
 /** What an administrator may change about an account. */
@@ -95,6 +98,7 @@ async function insertUser (user: NewUser, trx: Database): Promise<User> {
       password_hash: user.passwordHash,
       role_id: user.roleId,
       bot: user.bot === true,
+      email_unconfirmed: user.emailUnconfirmed === true,
       created_at: Date.now()
     }).returning<Row[]>('*')
   } catch (error) {
@@ -232,6 +236,20 @@ export function usersRepository (db: Database) {
       const [row] = await trx(USERS_TABLE).where({ id }).delete().returning<Array<{ username: string }>>('username')
       if (row === undefined) return
       await trx(RETIRED_USERNAMES_TABLE).insert({ username: trx.raw(RETIRED_NAME, [row.username]), retired_at: Date.now() }).onConflict('username').ignore()
+    },
+
+    /**
+     * The account's address is confirmed (a link mailed to it was followed): it may post.
+     * True when it was waiting for that; the caller then announces the change
+     * (`Sessions.identityChanged`), as what a session may do changed.
+     */
+    async confirmEmail (id: number, trx: Transaction): Promise<boolean> {
+      return (await trx(USERS_TABLE).where({ id, email_unconfirmed: true }).update({ email_unconfirmed: false })) > 0
+    },
+
+    /** No account waits for its link any more (the site stopped asking): how many did. */
+    async confirmEveryEmail (trx: Transaction): Promise<number> {
+      return await trx(USERS_TABLE).where({ email_unconfirmed: true }).update({ email_unconfirmed: false })
     },
 
     /** Holds the account's row until `trx` ends: what is counted per account (its tokens) stays true until it is written. */

@@ -6,3 +6,7 @@ export class MailUnavailable extends ServiceUnavailable {}
 export class InvalidResetToken extends BadRequest {}
 /** An e-mail change link that is unknown, used, replaced or over a day old → INVALID_EMAIL_CHANGE_TOKEN, 400. */
 export class InvalidEmailChangeToken extends BadRequest {}
+/** A verification link that is unknown, used, replaced or over a week old → INVALID_VERIFICATION_TOKEN, 400. */
+export class InvalidVerificationToken extends BadRequest {}
+/** An unsubscribe link whose signature is not the site's for that account → INVALID_UNSUBSCRIBE_LINK, 400. */
+export class InvalidUnsubscribeLink extends BadRequest {}

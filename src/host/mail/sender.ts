@@ -15,6 +15,10 @@ export interface MailSenderOptions {
   /** A claim lasts this long: longer than the transport's slowest try. */
   readonly leaseMs?: number
   readonly now?: () => number
+  /** How often a process looks for members due a mention mail. */
+  readonly mentionsPollMs?: number
+  /** When a process first looks for them after it starts. */
+  readonly mentionsFirstRoundMs?: number
 }
 
 interface Claimed {

@@ -1,8 +1,10 @@
 import fp from 'fastify-plugin'
 import { emailChangesRepository, type EmailChangesRepository } from '../mail/email-changes.js'
+import { emailVerificationsRepository, type EmailVerificationsRepository } from '../mail/email-verifications.js'
 import { MailUnavailable } from '../mail/errors.js'
 import { mailOutboxRepository, type MailOutboxRepository, type OutgoingMail } from '../mail/outbox.js'
 import { passwordResetsRepository, type PasswordResetsRepository } from '../mail/password-resets.js'
+import { MentionMailer } from '../mail/mention-mails.js'
 import { MailSender, type MailSenderOptions } from '../mail/sender.js'
 import { mailTransport, withoutPassword } from '../mail/transport.js'
 import type { Transaction } from '../../sdk/index.js'
@@ -35,9 +37,16 @@ export interface Mail {
   readonly outbox: MailOutboxRepository
   readonly resets: PasswordResetsRepository
   readonly emailChanges: EmailChangesRepository
+  readonly verifications: EmailVerificationsRepository
   readonly sender: MailSender
+  /** This process's mention mailer (members who chose `emailMentions`). */
+  readonly mentions: MentionMailer
+  /** What an unsubscribe link is signed with (derived from the address secret). */
+  readonly unsubscribeKey: Buffer
   /** Reset requests per client address: three an hour. */
   readonly resetQuota: AddressQuota
+  /** Requests for the verification link again, per client address: three an hour. */
+  readonly verifyQuota: AddressQuota
   /** Throws MAIL_UNAVAILABLE when mail cannot go anywhere. */
   requireAvailable (): void
   /** Writes `mail` inside `trx`; this process's sender looks at once when `trx` commits. */
@@ -63,6 +72,24 @@ export const mailPlugin = fp<MailOptions>(async (app, options) => {
   const from = options.mailFrom ?? `Shoutbox <no-reply@${new URL(siteUrl).hostname}>`
   const sender = new MailSender(app.db, transport, from, log, options.sender)
   const outbox = mailOutboxRepository(app.db)
+  const enqueue = async (mail: OutgoingMail, trx: Transaction): Promise<string> => {
+    const id = await outbox.enqueue(mail, trx)
+    void trx.executionPromise.then(() => sender.kick(), () => {})
+    return id
+  }
+  const unsubscribeKey = app.identity.addresses.signingKey('unsubscribe mention mails')
+  const mentions = new MentionMailer({
+    db: app.db,
+    strings: app.i18n,
+    log,
+    siteUrl,
+    siteName,
+    unsubscribeKey,
+    account: async (id, trx) => await app.identity.users.sessionUser(id, trx, { active: true }),
+    visible: async viewer => await app.addons.visibleNotifications(viewer),
+    enqueue,
+    started: () => app.addons.started
+  }, { pollMs: options.sender?.mentionsPollMs ?? 60_000, firstRoundMs: options.sender?.mentionsFirstRoundMs ?? 5_000, now: options.sender?.now ?? Date.now })
   app.decorate('mail', {
     available: transport.available,
     settings: { transport: transport.kind, server: options.smtpUrl === undefined ? null : withoutPassword(options.smtpUrl), from },
@@ -71,21 +98,23 @@ export const mailPlugin = fp<MailOptions>(async (app, options) => {
     outbox,
     resets: passwordResetsRepository(app.db),
     emailChanges: emailChangesRepository(app.db),
+    verifications: emailVerificationsRepository(app.db),
     sender,
+    mentions,
+    unsubscribeKey,
     resetQuota: new AddressQuota(app.db, 'password-reset', { limit: 3, windowMs: 60 * 60_000 }, app.identity.addresses),
+    verifyQuota: new AddressQuota(app.db, 'verify-email', { limit: 3, windowMs: 60 * 60_000 }, app.identity.addresses),
     requireAvailable () {
       if (!transport.available) throw new MailUnavailable()
     },
-    async enqueue (mail, trx) {
-      const id = await outbox.enqueue(mail, trx)
-      void trx.executionPromise.then(() => sender.kick(), () => {})
-      return id
-    }
+    enqueue
   })
   app.addHook('onReady', async () => {
     sender.start()
+    if (transport.available) mentions.start()
   })
   app.addHook('preClose', async () => {
+    await mentions.stop()
     await sender.stop()
   })
-}, { name: 'shoutbox-mail', dependencies: ['shoutbox-database', 'shoutbox-identity'] })
+}, { name: 'shoutbox-mail', dependencies: ['shoutbox-database', 'shoutbox-identity', 'shoutbox-i18n'] })

@@ -1,5 +1,5 @@
 import {
-  LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, okAnswer, type AddonContext, type MemberViewer, type SignedInCall, type Transaction
+  EmailNotVerified, LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, okAnswer, type AddonContext, type MemberViewer, type SignedInCall, type Transaction
 } from '../../sdk/index.js'
 import { DuplicateShout, EditWindowClosed, MessageTooLong, Muted, RoomArchived, WatchedWord } from '../errors.js'
 import { WatchedWords } from '../word-list.js'
@@ -33,7 +33,7 @@ export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
   readonly schema = PublishShoutSchema
   override readonly answers = {
     ok: okAnswer({ shout: FullShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }, 'The shout as stored'),
-    errors: [NoPermission, Muted, MessageTooLong, WatchedWord, DuplicateShout, TooManyRequests]
+    errors: [NoPermission, EmailNotVerified, Muted, MessageTooLong, WatchedWord, DuplicateShout, TooManyRequests]
   }
 
   async handle ({ ctx, viewer, body }: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {

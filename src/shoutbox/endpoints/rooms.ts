@@ -1,4 +1,4 @@
-import { Api, LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, Type, okAnswer, type PublicCall, type SignedInCall } from '../../sdk/index.js'
+import { Api, EmailNotVerified, LoggedInApi, NoPermission, NotFound, Successful, TooManyRequests, Type, okAnswer, type PublicCall, type SignedInCall } from '../../sdk/index.js'
 import { ARCHIVE_ANSWER, archivePage } from '../archive-page.js'
 import { DuplicateShout, MessageTooLong, Muted, RoomArchived, WatchedWord } from '../errors.js'
 import { pinsRepository } from '../pins-repository.js'
@@ -110,7 +110,7 @@ export class PostInRoom extends LoggedInApi<typeof PostInRoomSchema> {
   readonly schema = PostInRoomSchema
   override readonly answers = {
     ok: okAnswer({ shout: FullShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }, 'The shout as stored'),
-    errors: [NotFound, NoPermission, RoomArchived, Muted, MessageTooLong, WatchedWord, DuplicateShout, TooManyRequests]
+    errors: [NotFound, NoPermission, EmailNotVerified, RoomArchived, Muted, MessageTooLong, WatchedWord, DuplicateShout, TooManyRequests]
   }
 
   async handle ({ ctx, params, body, viewer }: SignedInCall<typeof PostInRoomSchema>): Promise<Successful> {

@@ -43,7 +43,7 @@ const tag = ownTag('data-shoutbox', here)
 const locale = pageLocale()
 const t = shoutboxStrings(locale)
 
-interface Me { readonly username: string, readonly permissions: readonly string[] }
+interface Me { readonly username: string, readonly permissions: readonly string[], readonly emailUnconfirmed?: true }
 interface Room {
   readonly slug: string
   readonly name: string
@@ -303,6 +303,20 @@ function mutedNotice (mute: OwnMute): HTMLElement {
     mutedText(mute), mute.reason === null ? null : ' ', mute.reason === null ? null : t('widget.mutedReason', { reason: mute.reason }))
 }
 
+/** Why a member who signed up cannot post yet (the site asks for a confirmed address), and a button for the link again. */
+function confirmEmailNotice (): HTMLElement {
+  const resend = h('button', { type: 'button', class: 'shoutbox-resend' }, t('widget.resendLink')) as HTMLButtonElement
+  const said = h('span', { role: 'status' })
+  resend.addEventListener('click', () => {
+    resend.disabled = true
+    void call('POST', `/api/auth/verify-email/resend?locale=${locale}`, {}).then(answer => {
+      said.textContent = answer.ok ? t('widget.linkResent') : errorText(answer)
+      resend.disabled = answer.ok
+    })
+  })
+  return h('p', { class: 'shoutbox-prompt shoutbox-unconfirmed', id: 'shoutbox-unconfirmed' }, t('widget.confirmEmail'), ' ', resend, ' ', said)
+}
+
 function drawYou (): void {
   composerArea = undefined
   if (me === null && currentRoom()?.guestsPost === true) {
@@ -316,6 +330,8 @@ function drawYou (): void {
       h('a', { href: '/#sign-in' }, t('widget.signIn')),
       signUpOpen ? ' · ' : null,
       signUpOpen ? h('a', { href: '/#sign-up' }, t('widget.signUp')) : null))
+  } else if (me.emailUnconfirmed === true) {
+    you.replaceChildren(confirmEmailNotice())
   } else if (!mayPost()) {
     you.replaceChildren(h('p', { class: 'shoutbox-prompt' }, t('widget.cannotPost')))
   } else if (myMute !== null) {

@@ -76,7 +76,7 @@ t.test('the export holds everything stored about the member, and nothing of anyo
   const data = exported.json().export
   t.has(data.account, { id: miraId, username: 'mira', email: 'mira@example.org', role: 'member', disabled: false, bot: false })
   t.ok(data.sessions.length >= 1 && typeof data.sessions[0].createdAt === 'number', 'when each session began and ends')
-  t.same(data.preferences, { sound: false, desktopNotifications: false, theme: 'dark', locale: null })
+  t.same(data.preferences, { sound: false, desktopNotifications: false, theme: 'dark', locale: null, emailMentions: 'off' })
   t.same(data.tokens.map((token: { name: string }) => token.name), ['my script'])
   t.ok(data.notifications.length >= 1, 'the mention of her')
   const board = data.addons.shoutbox

@@ -5,7 +5,7 @@ import { account } from '../../helpers/identity.js'
 
 /** A member's preferences (`/api/users/me/preferences`): sound, desktop notifications, theme. */
 
-const DEFAULTS = { sound: false, desktopNotifications: false, theme: 'system', locale: null }
+const DEFAULTS = { sound: false, desktopNotifications: false, theme: 'system', locale: null, emailMentions: 'off' }
 const ok = (preferences: Record<string, unknown>) => [200, { result: 'ok', preferences }]
 
 t.test('preferences', async t => {
@@ -21,9 +21,9 @@ t.test('preferences', async t => {
 
   t.test('a change keeps the fields not sent, and lasts', async t => {
     t.same(answer(await as(app, mira).put(url, { theme: 'dark' })), ok({ ...DEFAULTS, theme: 'dark' }))
-    t.same(answer(await as(app, mira).put(url, { sound: true, desktopNotifications: true })), ok({ sound: true, desktopNotifications: true, theme: 'dark', locale: null }))
-    t.same(answer(await as(app, mira).put(url, { sound: false })), ok({ sound: false, desktopNotifications: true, theme: 'dark', locale: null }))
-    t.same(answer(await as(app, mira).get(url)), ok({ sound: false, desktopNotifications: true, theme: 'dark', locale: null }))
+    t.same(answer(await as(app, mira).put(url, { sound: true, desktopNotifications: true })), ok({ ...DEFAULTS, sound: true, desktopNotifications: true, theme: 'dark' }))
+    t.same(answer(await as(app, mira).put(url, { sound: false })), ok({ ...DEFAULTS, sound: false, desktopNotifications: true, theme: 'dark' }))
+    t.same(answer(await as(app, mira).get(url)), ok({ ...DEFAULTS, sound: false, desktopNotifications: true, theme: 'dark' }))
     t.same(answer(await as(app, bora).get(url)), ok(DEFAULTS), 'each member has their own')
   })
 

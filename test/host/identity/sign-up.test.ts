@@ -78,7 +78,7 @@ t.test('the site settings: off by default, for panel.manage.settings only', asyn
     await app.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name: 'staff', permissions: ['panel.access'] } })
     await app.inject({ method: 'POST', url: '/api/panel/roles', headers: { cookie: admin }, payload: { name: 'regulars', permissions: ['addon.shoutbox.post'] } })
     const response = await settings(app, admin)
-    t.same([response.statusCode, response.json()], [200, { result: 'ok', signUp: false, defaultRoleId: 2, activityKeepDays: null, erasure: 'anonymise', roles: [MEMBER, { id: 4, name: 'regulars' }] }])
+    t.same([response.statusCode, response.json()], [200, { result: 'ok', signUp: false, defaultRoleId: 2, activityKeepDays: null, erasure: 'anonymise', verifyEmail: false, roles: [MEMBER, { id: 4, name: 'regulars' }] }])
     const open = await app.inject({ url: '/api/auth/signup' })
     t.same([open.statusCode, open.json()], [200, { result: 'ok', signUp: false }], 'anyone may ask whether sign-up is open')
   })
@@ -94,13 +94,13 @@ t.test('the site settings: off by default, for panel.manage.settings only', asyn
       }
     }
     const changed = await settings(app, manager, { signUp: true })
-    t.same([changed.statusCode, changed.json()], [200, { result: 'ok', signUp: true, defaultRoleId: 2, activityKeepDays: null, erasure: 'anonymise' }])
+    t.same([changed.statusCode, changed.json()], [200, { result: 'ok', signUp: true, defaultRoleId: 2, activityKeepDays: null, erasure: 'anonymise', verifyEmail: false }])
     // "regulars" holds addon.shoutbox.post, which the manager does not: choosing it would
     // hand that permission out through sign-ups (to a second account of the manager too).
     const beyond = await settings(app, manager, { defaultRoleId: 4 })
     t.same([beyond.statusCode, beyond.json()], [403, error('NO_PERMISSION')], 'only a role whose permissions the caller holds')
     const off = await settings(app, manager, { signUp: false })
-    t.same(off.json(), { result: 'ok', signUp: false, defaultRoleId: 2, activityKeepDays: null, erasure: 'anonymise' })
+    t.same(off.json(), { result: 'ok', signUp: false, defaultRoleId: 2, activityKeepDays: null, erasure: 'anonymise', verifyEmail: false })
   })
 
   t.test('defaultRoleId: an existing role that does not open the panel', async t => {
@@ -119,7 +119,7 @@ t.test('the site settings: off by default, for panel.manage.settings only', asyn
     }
     t.same((await settings(app, admin)).json().defaultRoleId, 2, 'unchanged')
     const chosen = await settings(app, admin, { defaultRoleId: 4, signUp: true })
-    t.same([chosen.statusCode, chosen.json()], [200, { result: 'ok', signUp: true, defaultRoleId: 4, activityKeepDays: null, erasure: 'anonymise' }])
+    t.same([chosen.statusCode, chosen.json()], [200, { result: 'ok', signUp: true, defaultRoleId: 4, activityKeepDays: null, erasure: 'anonymise', verifyEmail: false }])
     const entry = await app.db('activity_logs').where({ type: 'UPDATED_SETTINGS' }).orderBy('id', 'desc').first<{ username: string, details: unknown }>('username', 'details')
     t.same(entry, { username: 'admin', details: { defaultRoleId: 4, signUp: true } }, 'logged with what was changed')
     const feed = await app.inject({ url: '/api/panel/logs/activity?locale=tr', headers: { cookie: admin } })

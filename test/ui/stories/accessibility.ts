@@ -158,6 +158,9 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     { name: 'the password reset page', url: '/password-reset', ready: page => page.getByLabel('E-mail address').waitFor() },
     { name: 'the password reset page, from a mailed link', url: `/password-reset#token=${'A'.repeat(43)}`, ready: page => page.getByLabel('New password').waitFor() },
     { name: 'the e-mail change page, from a mailed link', url: `/email-change#token=${'A'.repeat(43)}`, ready: page => page.getByRole('button', { name: 'Confirm the new address' }).waitFor() },
+    { name: 'the address confirmation page, from a mailed link', url: `/verify-email#token=${'A'.repeat(43)}`, ready: page => page.getByRole('button', { name: 'Confirm my address' }).waitFor() },
+    { name: 'the address confirmation page, asking for the link again', url: '/verify-email', ready: page => page.getByLabel('E-mail address').waitFor() },
+    { name: 'the unsubscribe page, from a mention mail', url: `/unsubscribe#user=2&token=${'A'.repeat(43)}`, ready: page => page.getByRole('button', { name: 'Stop mailing me mentions' }).waitFor() },
     { name: 'the panel\'s sign-in', url: '/panel/', ready: page => page.getByRole('heading', { name: 'Sign in' }).waitFor() },
     { name: 'the API reference', url: '/docs/api', ready: page => page.locator('section.op').first().waitFor() }
   ]

@@ -2,7 +2,7 @@ import { field, h, outcome, type ApiAnswer } from '../../../sdk/ui.js'
 import { api } from '../panel/api.js'
 import { errorText, hostStrings } from '../panel/strings.js'
 import { apiTokens } from './tokens.js'
-import { announce, applyKeptTheme, applyTheme, deleteAccount, preferencesForm, type Preferences } from './preferences.js'
+import { announce, applyKeptTheme, applyTheme, changeEmail, deleteAccount, preferencesForm, type Preferences } from './preferences.js'
 
 /**
  * The home page's account area: sign in, sign up (when the site allows it), a member's
@@ -105,7 +105,7 @@ async function start (area: HTMLElement): Promise<void> {
         h('p', {}, h('a', { href: '/password-reset' }, t('site.forgotPassword')))) as HTMLFormElement
       submit(element, result, () => api('POST', '/api/auth/login', { username: login.value, password: password.value }))
     } else if (form === 'preferences') {
-      element = preferencesForm(t, preferences ?? { sound: false, desktopNotifications: false, theme: 'system' }, close)
+      element = preferencesForm(t, preferences ?? { sound: false, desktopNotifications: false, theme: 'system', emailMentions: 'off' }, close)
     } else {
       const username = h('input', { type: 'text', name: 'username', required: true, minlength: 3, maxlength: 32, pattern: '[A-Za-z0-9_\\-]+', autocomplete: 'username' }) as HTMLInputElement
       const email = h('input', { type: 'email', name: 'email', required: true, maxlength: 254, autocomplete: 'email' }) as HTMLInputElement
@@ -117,7 +117,7 @@ async function start (area: HTMLElement): Promise<void> {
       submit(element, result, () => api('POST', '/api/auth/signup', { username: username.value, email: email.value, password: password.value }))
     }
     const title = { 'sign-in': t('site.signInTitle'), 'sign-up': t('site.signUpTitle'), preferences: t('site.preferencesTitle') }[form]
-    panel.replaceChildren(h('h2', { id: 'account-panel-title' }, title), element, ...(form === 'preferences' ? [apiTokens(t, locale), deleteAccount(t)] : []))
+    panel.replaceChildren(h('h2', { id: 'account-panel-title' }, title), element, ...(form === 'preferences' ? [changeEmail(t), apiTokens(t, locale), deleteAccount(t)] : []))
     panel.hidden = false
     for (const button of area.querySelectorAll<HTMLElement>('[data-form]')) button.setAttribute('aria-expanded', String(button.dataset.form === form))
     element.querySelector<HTMLInputElement>('input')?.focus()

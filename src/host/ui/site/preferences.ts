@@ -9,6 +9,7 @@ export interface Preferences {
   readonly theme: 'system' | 'light' | 'dark'
   /** The language pages are drawn in; null: the browser's. */
   readonly locale?: string | null
+  readonly emailMentions: 'off' | 'batched' | 'daily'
 }
 
 /** The last theme chosen on this browser, applied before the answer comes so the page does not flash. */
@@ -50,7 +51,8 @@ export function announce (preferences: Preferences): void {
  * theme. Turning desktop notifications on asks the browser's permission (a click is the
  * gesture it wants); refused, the form says how to allow them.
  */
-export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Preferences, close: HTMLElement): HTMLFormElement {
+export function preferencesForm (t: ReturnType<typeof hostStrings>, chosen: Preferences, close: HTMLElement): HTMLFormElement {
+  let now = chosen
   const result = outcome()
   const box = (name: string, checked: boolean, label: string, hint: string): HTMLElement => {
     const input = h('input', { type: 'checkbox', name, id: `preference-${name}`, checked, 'aria-describedby': `preference-${name}-hint` })
@@ -61,10 +63,13 @@ export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Prefere
   const language = h('select', { name: 'locale' },
     h('option', { value: '', selected: now.locale === null || now.locale === undefined }, t('site.preferences.languageBrowser')),
     ...LOCALES.map(([code, name]) => h('option', { value: code, lang: code, selected: now.locale === code }, name))) as HTMLSelectElement
+  const mentionMails = (['off', 'batched', 'daily'] as const).map(choice => h('label', { class: 'choice' },
+    h('input', { type: 'radio', name: 'emailMentions', value: choice, checked: now.emailMentions === choice }), t(`site.preferences.emailMentions.${choice}`)))
   const form = h('form', { class: 'account-form' },
     h('fieldset', {}, h('legend', {}, t('site.preferences.notifications')),
       box('sound', now.sound, t('site.preferences.sound'), t('site.preferences.soundHint')),
       box('desktopNotifications', now.desktopNotifications, t('site.preferences.desktop'), t('site.preferences.desktopHint'))),
+    h('fieldset', {}, h('legend', {}, t('site.preferences.emailMentions')), ...mentionMails),
     h('fieldset', {}, h('legend', {}, t('site.preferences.theme')), ...themes),
     field(t('site.preferences.language'), language),
     // Everything stored about the member, as one file (the browser saves it: Content-Disposition).
@@ -77,7 +82,8 @@ export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Prefere
       sound: (form.elements.namedItem('sound') as HTMLInputElement).checked,
       desktopNotifications: (form.elements.namedItem('desktopNotifications') as HTMLInputElement).checked,
       theme: (form.querySelector<HTMLInputElement>('input[name=theme]:checked')?.value ?? 'system') as Preferences['theme'],
-      locale: language.value === '' ? null : language.value
+      locale: language.value === '' ? null : language.value,
+      emailMentions: (form.querySelector<HTMLInputElement>('input[name=emailMentions]:checked')?.value ?? 'off') as Preferences['emailMentions']
     }
     void save(chosen)
   })
@@ -86,13 +92,16 @@ export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Prefere
     button.disabled = true
     let permission = 'Notification' in window ? Notification.permission : 'denied'
     if (chosen.desktopNotifications && permission === 'default') permission = await Notification.requestPermission()
-    const answer = await api('PUT', '/api/users/me/preferences', { ...chosen })
+    // Only a changed mention-mail choice is sent: it needs mail and a confirmed address, the rest does not.
+    const { emailMentions, ...rest } = chosen
+    const answer = await api('PUT', `/api/users/me/preferences?locale=${document.documentElement.lang || 'en'}`, emailMentions === now.emailMentions ? rest : chosen)
     button.disabled = false
     if (!answer.ok) {
       result.error(errorText(t, answer))
       return
     }
     const saved = answer.body!.preferences as Preferences
+    now = saved
     applyTheme(saved.theme)
     announce(saved)
     // Another language: the page is drawn again in it (the server carries its strings).
@@ -103,6 +112,33 @@ export function preferencesForm (t: ReturnType<typeof hostStrings>, now: Prefere
     result.ok(saved.desktopNotifications && permission !== 'granted' ? t('site.preferences.savedBlocked') : t('site.preferences.saved'))
   }
   return form
+}
+
+/**
+ * Changing the account's address, folded away under the preferences: the new address and
+ * the password; a link goes to the new address (and a notice to the old), and the
+ * address changes only when it is followed.
+ */
+export function changeEmail (t: ReturnType<typeof hostStrings>): HTMLElement {
+  const result = outcome()
+  const email = h('input', { type: 'email', name: 'email', required: true, maxlength: 254, autocomplete: 'email' }) as HTMLInputElement
+  const password = h('input', { type: 'password', name: 'password', required: true, maxlength: 128, autocomplete: 'current-password' }) as HTMLInputElement
+  const form = h('form', { class: 'account-form' },
+    h('p', { class: 'hint' }, t('site.preferences.emailHint')),
+    field(t('site.preferences.newEmail'), email), field(t('site.preferences.emailPassword'), password), result,
+    h('div', { class: 'account-row' }, h('button', { type: 'submit' }, t('site.preferences.changeEmail')))) as HTMLFormElement
+  form.addEventListener('submit', event => {
+    event.preventDefault()
+    const button = form.querySelector<HTMLButtonElement>('button[type=submit]')!
+    button.disabled = true
+    void api('PUT', `/api/users/me/email?locale=${document.documentElement.lang || 'en'}`, { email: email.value, password: password.value }).then(answer => {
+      button.disabled = false
+      password.value = ''
+      if (answer.ok) result.ok(t('site.preferences.emailSent'))
+      else result.error(errorText(t, answer))
+    })
+  })
+  return h('details', { class: 'account-email' }, h('summary', {}, t('site.preferences.email')), form)
 }
 
 /**
