@@ -1,4 +1,5 @@
 import type { DataMap } from '../sdk/index.js'
+import { DIRECT_DATA_MAP } from './direct/member-data.js'
 
 /**
  * The board's tables in the data map (see `src/sdk/data-map.ts`): each copy of a person's
@@ -12,8 +13,8 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
     personal: {
       message: {
         holds: 'text',
-        export: 'shouts[].message (the text as it is now)',
-        erase: 'anonymise: kept under `deleted user`; delete: the shout goes',
+        export: 'shouts[].message (the text as it is now); a direct message also conversations[].message, in the export of both its members',
+        erase: 'anonymise: kept under `deleted user`; delete: the shout goes; a direct message goes whatever the mode',
         edit: 'replaced; the earlier events carry the new text',
         delete: 'the row goes'
       },
@@ -92,7 +93,9 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
   {
     table: 'shoutbox_rooms',
     personal: {},
-    other: ['id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'created_at']
+    // A conversation of two is a room of kind `direct`: its members by id (emptied as a member is erased), no name of theirs.
+    other: ['id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'created_at', 'kind', 'member_low', 'member_high', 'started_by']
   },
+  ...DIRECT_DATA_MAP,
   { table: 'shoutbox_pins', personal: {}, other: ['id', 'shout_id', 'pinned_at'] }
 ]

@@ -30,7 +30,7 @@ export default defineAddon({
   },
   // Each room's own read and post nodes, for the Roles page: of the rooms the reader may
   // read (a hidden room's nodes would name it).
-  permissionNodes: async (ctx, locale, viewer) => (await Rooms.of(ctx).all()).filter(room => canRead(room, viewer)).flatMap(room => {
+  permissionNodes: async (ctx, locale, viewer) => (await Rooms.of(ctx).all()).filter(room => room.members === undefined && canRead(room, viewer)).flatMap(room => {
     const nodes = roomNodes(room.slug)
     const values = { name: room.name, slug: room.slug }
     const post = { node: nodes.post, title: ctx.i18n.t(locale, 'permissions.ROOM_POST.title', values), description: ctx.i18n.t(locale, 'permissions.ROOM_POST.description', values) }

@@ -1,4 +1,5 @@
 import { keysetArray, type AddonContext, type StreamedObject } from '../sdk/index.js'
+import { conversationsExport } from './direct/member-data.js'
 import { IGNORES_TABLE, MUTES_TABLE, READ_MARKERS_TABLE, REACTIONS_TABLE, REPORTS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const ms = (value: number | string | null): number | null => value === null ? null : Number(value)
@@ -65,6 +66,7 @@ export async function memberData (ctx: AddonContext, userId: number): Promise<St
       }
     }),
     readMarkers: markers.map(row => ({ room: row.room, lastReadId: Number(row.last_read_id), updatedAt: Number(row.updated_at) })),
+    conversations: await conversationsExport(ctx, userId),
     mute: mute === undefined ? null : { until: ms(mute.until), reason: mute.reason, since: Number(mute.created_at) }
   }
 }

@@ -103,6 +103,8 @@ const ReportMinAccountAgeHoursSchema = Type.Integer({ minimum: 0, maximum: 8760,
 const HoldFirstShoutsSchema = Type.Integer({ minimum: 0, maximum: 10, description: "a member's first shouts held for review; 0: none" })
 const AutoMuteAfterSchema = Type.Integer({ minimum: 0, maximum: 1000, description: 'flood refusals within 10 minutes that silence a member; 0: never' })
 const AutoMuteMinutesSchema = Type.Integer({ minimum: 1, maximum: 10_080, description: 'how long an automatic silence lasts' })
+// Direct messages between two members.
+const DirectMessagesSchema = Type.Boolean({ description: 'members may write to one another in conversations of two' })
 
 /** The reactions a site starts with. */
 export const DEFAULT_REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🎉'] as const
@@ -120,14 +122,15 @@ export const SettingsSchema = Type.Object({
   reportMinAccountAgeHours: ReportMinAccountAgeHoursSchema,
   holdFirstShouts: HoldFirstShoutsSchema,
   autoMuteAfter: AutoMuteAfterSchema,
-  autoMuteMinutes: AutoMuteMinutesSchema
+  autoMuteMinutes: AutoMuteMinutesSchema,
+  directMessages: DirectMessagesSchema
 })
 
 export type Settings = Static<typeof SettingsSchema>
 
 export const SETTINGS_EXAMPLE: Settings = {
   maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: [...DEFAULT_REACTIONS],
-  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30
+  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30, directMessages: true
 }
 
 export const UpdateSettingsSchema = {
@@ -144,7 +147,8 @@ export const UpdateSettingsSchema = {
     reportMinAccountAgeHours: Type.Optional(ReportMinAccountAgeHoursSchema),
     holdFirstShouts: Type.Optional(HoldFirstShoutsSchema),
     autoMuteAfter: Type.Optional(AutoMuteAfterSchema),
-    autoMuteMinutes: Type.Optional(AutoMuteMinutesSchema)
+    autoMuteMinutes: Type.Optional(AutoMuteMinutesSchema),
+    directMessages: Type.Optional(DirectMessagesSchema)
   }, { minProperties: 1, additionalProperties: false })
 }
 

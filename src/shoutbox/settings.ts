@@ -44,7 +44,8 @@ export class ShoutboxSettings {
       reportMinAccountAgeHours: values.reportMinAccountAgeHours as number,
       holdFirstShouts: values.holdFirstShouts as number,
       autoMuteAfter: values.autoMuteAfter as number,
-      autoMuteMinutes: values.autoMuteMinutes as number
+      autoMuteMinutes: values.autoMuteMinutes as number,
+      directMessages: values.directMessages as boolean
     }
   }
 }

@@ -31,3 +31,5 @@ export const FLOOD_CONTROL_TABLE = 'shoutbox_flood_control'
 export const PINS_LOCK = 7_310_002
 /** Held by the one pruning run at a time. */
 export const RETENTION_LOCK = 7_310_003
+/** Each member's choice of who may start a conversation of two with them (a row only for one who changed it). */
+export const DIRECT_PREFERENCES_TABLE = 'shoutbox_direct_preferences'

@@ -81,7 +81,8 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'shoutbox', name: '016-bot-shouts' },
     { owner: 'shoutbox', name: '017-ignore-changes' },
     { owner: 'shoutbox', name: '018-review-in-place' },
-    { owner: 'shoutbox', name: '019-edited-shouts' }
+    { owner: 'shoutbox', name: '019-edited-shouts' },
+    { owner: 'shoutbox', name: '022-direct-messages' }
   ])
   await first.close()
   const second = await build(t, { db })
