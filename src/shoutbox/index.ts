@@ -44,7 +44,7 @@ export default defineAddon({
   // Every column of the board's tables, and what export, erasure, an edit and a delete do to each copy of a person's text.
   dataMap: SHOUTBOX_DATA_MAP,
   // A member's data export: everything the board stores about them.
-  exportUser: (ctx, userId) => memberData(ctx, userId),
+  exportUser: (ctx, userId, reader) => memberData(ctx, userId, reader),
   // A deleted account: what the board keeps of it goes, its shouts as the site's erasure says.
   eraseUser: (ctx, userId, mode, trx) => eraseMember(ctx, userId, mode, trx),
   // The /privacy page's rows of the board's: shouts (as long as keepDays says), conversation, mutes.
