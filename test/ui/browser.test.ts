@@ -7,6 +7,7 @@ import t from 'tap'
 import { NO_BROWSER, launchBrowser } from '../helpers/browser.js'
 import { story as archiveAndPins } from './stories/archive-and-pins.js'
 import { story as conversation } from './stories/conversation.js'
+import { story as directMessages } from './stories/direct-messages.js'
 import { story as liveWidget } from './stories/live-widget.js'
 import { story as members } from './stories/members.js'
 import { story as moderation } from './stories/moderation.js'
@@ -26,7 +27,8 @@ const stories = [
   ['rooms: a tab each, unread counts, the keyboard, the panel\'s Rooms page, the archive by room', rooms],
   ['conversation: reply with a quote, react by mouse and keyboard, counts live on every page', conversation],
   ['review: watched words, a report by keyboard, a held shout, the review queue', review],
-  ['password reset: forgot password, the mail, its link, a new password, signed in', passwordReset]
+  ['password reset: forgot password, the mail, its link, a new password, signed in', passwordReset],
+  ['direct messages: start a conversation from a shout, reply, react, by keyboard; axe', directMessages]
 ] as const
 
 /** A story takes 10–40 s here, alone; three minutes leaves room for a machine busy with other tests. */

@@ -98,7 +98,8 @@ export class DirectMessages {
     const open = this.open
     if (open !== null && open.id === id && !this.element.hidden) {
       const known = open.messages.find(each => each.id === data.id)
-      if (kind === 'shout-created' && known === undefined) open.messages.push(data as unknown as Message)
+      // The stream's shouts carry no reactions: a new one has none.
+      if (kind === 'shout-created' && known === undefined) open.messages.push({ ...data as unknown as Message, reactions: [] })
       else if (kind === 'shout-deleted') open.messages = open.messages.filter(each => each.id !== data.id)
       else if (kind === 'shout-edited' && known !== undefined && data.message !== undefined) known.message = data.message
       else if (kind === 'shout-reactions' && known !== undefined && data.reactions !== undefined) {
@@ -145,9 +146,10 @@ export class DirectMessages {
     const items = this.conversations.map(each => h('li', {},
       h('button', {
         type: 'button', class: 'shoutbox-action shoutbox-direct-open',
-        'aria-label': `${t('direct.with', { username: each.with.username })}${each.unread > 0 ? `, ${t('direct.unread', { count: each.unread })}` : ''}`,
         onclick: () => void this.openConversation(each.id, each.with.username)
-      }, h('strong', {}, each.with.username), each.unread > 0 ? h('span', { class: 'shoutbox-direct-count', 'aria-hidden': 'true' }, String(each.unread)) : ''),
+      }, h('strong', {}, each.with.username), ...(each.unread > 0
+        ? [h('span', { class: 'shoutbox-direct-count', 'aria-hidden': 'true' }, String(each.unread)), h('span', { class: 'shoutbox-sr' }, `, ${t('direct.unread', { count: each.unread })}`)]
+        : [])),
       each.last === null ? '' : h('p', { class: 'shoutbox-direct-last' }, `${each.last.username}: ${each.last.message.slice(0, 80)}`)))
     const recipient = h('input', { type: 'text', id: 'shoutbox-direct-to', autocomplete: 'off', required: true, value: to }) as HTMLInputElement
     const form = this.composer(async message => await call('POST', `/api/shoutbox/direct/${encodeURIComponent(recipient.value.trim())}`, { message }), async answer => {
@@ -212,7 +214,8 @@ export class DirectMessages {
             const mine = reaction?.mine === true
             return h('button', {
               type: 'button', class: 'shoutbox-reaction', 'data-key': `${message.id}-${emoji}`, 'aria-pressed': String(mine),
-              'aria-label': t(mine ? 'widget.takeBack' : 'widget.reactWith', { emoji }) + (reaction === undefined ? '' : ` (${reaction.count})`),
+              // The name holds what is shown (the emoji and its count).
+              'aria-label': t(mine ? 'widget.takeBack' : 'widget.reactWith', { emoji }) + (reaction === undefined ? '' : ` ${reaction.count}`),
               onclick: () => void this.react(message, emoji, !mine)
             }, reaction === undefined ? emoji : `${emoji} ${reaction.count}`)
           }),
