@@ -160,8 +160,27 @@ export class DirectMessages {
     form.prepend(h('label', { for: 'shoutbox-direct-to' }, t('direct.to')), recipient)
     this.body.replaceChildren(
       h('h4', {}, t('direct.new')), form,
-      h('ul', { class: 'shoutbox-direct-list', 'aria-label': t('direct.title') }, ...(items.length === 0 ? [h('li', { class: 'empty' }, t('direct.empty'))] : items)))
+      h('ul', { class: 'shoutbox-direct-list', 'aria-label': t('direct.title') }, ...(items.length === 0 ? [h('li', { class: 'empty' }, t('direct.empty'))] : items)),
+      this.acceptance())
     if (to !== '') form.querySelector('textarea')?.focus()
+  }
+
+  /** Who may write to the member: everyone, or no one (their preference, saved as it is chosen). */
+  private acceptance (): HTMLElement {
+    const { t } = this.host
+    const choice = h('select', { id: 'shoutbox-direct-accept', disabled: true },
+      ...['everyone', 'nobody'].map(value => h('option', { value }, t(`direct.accept.${value}`)))) as HTMLSelectElement
+    void call('GET', '/api/shoutbox/direct/preferences').then(answer => {
+      if (!answer.ok) return
+      choice.value = String(answer.body!.acceptDirectMessages)
+      choice.disabled = false
+    })
+    choice.addEventListener('change', () => {
+      void call('PUT', '/api/shoutbox/direct/preferences', { acceptDirectMessages: choice.value }).then(answer => {
+        this.host.announce(answer.ok ? t('direct.acceptSaved') : this.host.errorText(answer))
+      })
+    })
+    return h('p', { class: 'shoutbox-direct-accept' }, h('label', { for: 'shoutbox-direct-accept' }, t('direct.accept')), ' ', choice)
   }
 
   private async openConversation (id: number, username: string): Promise<void> {
