@@ -1,6 +1,6 @@
 import t from 'tap'
 import { ACCOUNT_PASSWORD, account, roleWith } from '../helpers/identity.js'
-import { build, setUp, type App } from '../helpers/app.js'
+import { build, setUp } from '../helpers/app.js'
 import { answer, as, error, type Inject } from '../helpers/requests.js'
 import { connectSse, type SseClient } from '../helpers/sse.js'
 import { Retention } from '../../src/shoutbox/retention.js'
