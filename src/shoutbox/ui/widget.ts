@@ -563,7 +563,7 @@ function drawActions (item: Item, again = false): void {
   if (mode !== 'none') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.delete')} — ${about}`, onclick: () => confirmDelete(item) }, t('widget.delete')))
   if (mode === 'moderated' && mutable(item) === true) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.mute')} — ${about}`, onclick: () => startMute(item) }, t('widget.mute')))
   if (ignorable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'ignore', 'aria-label': `${t('widget.ignore')} — ${about}`, onclick: () => void ignoreAuthor(item) }, t('widget.ignore')))
-  if (me !== null && !isOwn(item.shout) && item.shout.bot !== true) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'message', 'aria-label': `${t('direct.writeTo', { username: item.shout.username })} — ${about}`, onclick: () => void messages.writeTo(item.shout.username) }, t('direct.write')))
+  if (me !== null && !isOwn(item.shout) && item.shout.bot !== true) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'message', 'aria-label': t('direct.writeTo', { username: item.shout.username }), onclick: () => void messages.writeTo(item.shout.username) }, t('direct.write')))
   if (ignorable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'report', 'aria-label': `${t('widget.report')} — ${about}`, onclick: () => startReport(item) }, t('widget.report')))
   item.actions.replaceChildren(...buttons)
 }

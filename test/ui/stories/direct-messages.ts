@@ -53,7 +53,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
 
   await t.test('start a conversation from a shout, by keyboard', async t => {
     const shout = widgetOf(writer).locator('.shoutbox-list > li').filter({ hasText: 'Who is coming to the picnic' })
-    await shout.getByRole('button', { name: /^Write to bora/ }).focus()
+    await shout.getByRole('button', { name: 'Message bora' }).focus()
     await writer.keyboard.press('Enter')
     await messagesOf(writer).waitFor()
     t.equal(await messagesOf(writer).getByLabel('To (username)').inputValue(), 'bora', 'addressed to the shout\'s author')
