@@ -54,8 +54,10 @@ export interface AddonDefinition {
    * (`GET /api/users/me/export`): it appears under the addon's id. It is asked for when the
    * export starts; a list that may be long is a StreamedArray (`keysetArray`), read a batch
    * at a time while the export is written, so the process holds a batch, not the list.
+   * `reader` asks for it: the user, or an administrator (`GET /api/panel/users/:id/export`),
+   * who is given only what the access policy lets them read.
    */
-  readonly exportUser?: (ctx: AddonContext, userId: number) => Promise<StreamedObject>
+  readonly exportUser?: (ctx: AddonContext, userId: number, reader: MemberViewer) => Promise<StreamedObject>
   /**
    * What the addon stores about people, why, and for how long, as the site's settings say
    * now, in `locale`: rows of the site's `/privacy` page.

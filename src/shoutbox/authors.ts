@@ -1,5 +1,5 @@
 import { NotFound, Type, okAnswer, type AddonContext, type Viewer } from '../sdk/index.js'
-import { Rooms } from './rooms.js'
+import { isConversation, Rooms } from './rooms.js'
 import { shoutsRepository } from './shouts-repository.js'
 
 /**
@@ -21,7 +21,8 @@ export const AUTHOR_ANSWER = okAnswer({
  */
 export async function authorAccount (ctx: AddonContext, id: number, reader?: Viewer): Promise<{ userId: number, username: string, moderator: boolean }> {
   const found = await shoutsRepository(ctx.db).findWithAuthor(id)
-  if (found === undefined || found.authorId === null) throw new NotFound()
+  // A direct message is its two members' alone: staff ask after it as after none.
+  if (found === undefined || found.authorId === null || isConversation(found.room)) throw new NotFound()
   if (reader !== undefined) await Rooms.of(ctx).readableBySlug(found.room, reader)
   const author = reader === undefined ? await ctx.users.find(found.authorId) : await ctx.users.findActive(found.authorId)
   if (author === undefined) throw new NotFound()

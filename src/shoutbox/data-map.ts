@@ -1,5 +1,6 @@
 import type { DataMap } from '../sdk/index.js'
 import { BRIDGES_DATA_MAP } from './bridges/data-map.js'
+import { DIRECT_DATA_MAP } from './direct/member-data.js'
 
 /**
  * The board's tables in the data map (see `src/sdk/data-map.ts`): each copy of a person's
@@ -13,8 +14,8 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
     personal: {
       message: {
         holds: 'text',
-        export: 'shouts[].message (the text as it is now)',
-        erase: 'anonymise: kept under `deleted user`; delete: the shout goes (one that came in through an incoming hook has no author: staff delete it)',
+        export: 'shouts[].message (the text as it is now); a direct message also conversations[].message, in the export of both its members',
+        erase: 'anonymise: kept under `deleted user`; delete: the shout goes; a direct message goes whatever the mode (one that came in through an incoming hook has no author: staff delete it)',
         edit: 'replaced; the earlier events carry the new text',
         delete: 'the row goes'
       },
@@ -98,10 +99,12 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
   {
     table: 'shoutbox_rooms',
     personal: {},
-    other: ['id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'created_at', 'guests_post']
+    // A conversation of two is a room of kind `direct`: its members by id (emptied as a member is erased), no name of theirs.
+    other: ['id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'created_at', 'guests_post', 'kind', 'member_low', 'member_high', 'started_by']
   },
   { table: 'shoutbox_pins', personal: {}, other: ['id', 'shout_id', 'pinned_at'] },
   ...BRIDGES_DATA_MAP,
+  ...DIRECT_DATA_MAP,
   {
     table: 'shoutbox_guest_proofs',
     personal: {

@@ -36,7 +36,7 @@ export default defineAddon({
   },
   // Each room's own read and post nodes, for the Roles page: of the rooms the reader may
   // read (a hidden room's nodes would name it).
-  permissionNodes: async (ctx, locale, viewer) => (await Rooms.of(ctx).all()).filter(room => canRead(room, viewer)).flatMap(room => {
+  permissionNodes: async (ctx, locale, viewer) => (await Rooms.of(ctx).all()).filter(room => room.members === undefined && canRead(room, viewer)).flatMap(room => {
     const nodes = roomNodes(room.slug)
     const values = { name: room.name, slug: room.slug }
     const post = { node: nodes.post, title: ctx.i18n.t(locale, 'permissions.ROOM_POST.title', values), description: ctx.i18n.t(locale, 'permissions.ROOM_POST.description', values) }
@@ -50,7 +50,7 @@ export default defineAddon({
   // Every column of the board's tables, and what export, erasure, an edit and a delete do to each copy of a person's text.
   dataMap: SHOUTBOX_DATA_MAP,
   // A member's data export: everything the board stores about them.
-  exportUser: (ctx, userId) => memberData(ctx, userId),
+  exportUser: (ctx, userId, reader) => memberData(ctx, userId, reader),
   // A deleted account: what the board keeps of it goes, its shouts as the site's erasure says.
   eraseUser: (ctx, userId, mode, trx) => eraseMember(ctx, userId, mode, trx),
   // The /privacy page's rows of the board's: shouts (as long as keepDays says), conversation, mutes.

@@ -1,4 +1,5 @@
-import { keysetArray, type AddonContext, type StreamedObject } from '../sdk/index.js'
+import { keysetArray, type AddonContext, type Database, type MemberViewer, type StreamedObject } from '../sdk/index.js'
+import { conversationsExport } from './direct/member-data.js'
 import { IGNORES_TABLE, MUTES_TABLE, READ_MARKERS_TABLE, REACTIONS_TABLE, REPORTS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 const ms = (value: number | string | null): number | null => value === null ? null : Number(value)
@@ -19,24 +20,27 @@ interface IgnoreRow { ignored_id: number, created_at: number | string }
  * may have hundreds of thousands of shouts); the read markers (one a room) and the mute
  * now. The shouts are those posted before the export started.
  */
-export async function memberData (ctx: AddonContext, userId: number): Promise<StreamedObject> {
+export async function memberData (ctx: AddonContext, userId: number, reader: MemberViewer): Promise<StreamedObject> {
   const { db } = ctx
+  // Their conversations of two are theirs and the other member's alone: an administrator's export of them leaves every trace out.
+  const own = reader.userId === userId
+  const rooms = (query: ReturnType<Database>): void => { if (!own) void query.whereIn('room_id', db(ROOMS_TABLE).where({ kind: 'room' }).select('id')) }
   const slug = (column: string) => db.raw(`(select slug from ${ROOMS_TABLE} where ${ROOMS_TABLE}.id = ${column}) as room`)
   const [last, markers, mute] = await Promise.all([
     db(SHOUTS_TABLE).where({ author_id: userId }).max<{ last: number | string | null }>('id as last').first(),
-    db(READ_MARKERS_TABLE).where({ user_id: userId }).select<Array<{ room: string, last_read_id: number | string, updated_at: number | string }>>(slug('room_id'), 'last_read_id', 'updated_at'),
+    db(READ_MARKERS_TABLE).where({ user_id: userId }).modify(rooms).select<Array<{ room: string, last_read_id: number | string, updated_at: number | string }>>(slug('room_id'), 'last_read_id', 'updated_at'),
     db(MUTES_TABLE).where({ user_id: userId }).first<{ until: number | string | null, reason: string | null, created_at: number | string } | undefined>('until', 'reason', 'created_at')
   ])
   const lastShout = Number(last?.last ?? 0)
   return {
     shouts: keysetArray<ShoutRow, number>({
-      read: (after, limit) => db(SHOUTS_TABLE).where({ author_id: userId }).whereNull('state').andWhere('id', '>', after ?? 0).andWhere('id', '<=', lastShout)
+      read: (after, limit) => db(SHOUTS_TABLE).where({ author_id: userId }).modify(rooms).whereNull('state').andWhere('id', '>', after ?? 0).andWhere('id', '<=', lastShout)
         .orderBy('id').limit(limit).select('id', slug('room_id'), 'message', 'date', 'reply_to_id'),
       key: row => Number(row.id),
       items: rows => rows.map(row => ({ id: Number(row.id), room: row.room, message: row.message, date: Number(row.date), replyTo: ms(row.reply_to_id) }))
     }),
     waitingForReview: keysetArray<HeldRow, number>({
-      read: (after, limit) => db(SHOUTS_TABLE).where({ author_id: userId }).whereNotNull('state').andWhere('id', '>', after ?? 0)
+      read: (after, limit) => db(SHOUTS_TABLE).where({ author_id: userId }).modify(rooms).whereNotNull('state').andWhere('id', '>', after ?? 0)
         .orderBy('id').limit(limit).select('id', slug('room_id'), 'message', 'date', 'state'),
       key: row => Number(row.id),
       items: rows => rows.map(row => ({ room: row.room, message: row.message, date: Number(row.date), state: row.state }))
@@ -65,6 +69,7 @@ export async function memberData (ctx: AddonContext, userId: number): Promise<St
       }
     }),
     readMarkers: markers.map(row => ({ room: row.room, lastReadId: Number(row.last_read_id), updatedAt: Number(row.updated_at) })),
+    ...(own ? { conversations: await conversationsExport(ctx, userId) } : {}),
     mute: mute === undefined ? null : { until: ms(mute.until), reason: mute.reason, since: Number(mute.created_at) }
   }
 }

@@ -2,7 +2,7 @@ import { Viewer, type Actor, type AddonContext } from '../sdk/index.js'
 import { mentionedNames } from '../sdk/rich-text.js'
 import { ignoresRepository } from './ignores.js'
 import { perContext } from './per-context.js'
-import { canRead, Rooms } from './rooms.js'
+import { canRead, isConversation, Rooms } from './rooms.js'
 import { excerptOf } from './excerpt.js'
 import type { RoomShout } from './schemas.js'
 
@@ -32,7 +32,8 @@ export class Mentions {
 
   /** Notifies those `shout` (just stored, by `author`) mentions; failures are logged, never the poster's. */
   afterPublish (shout: RoomShout, author: Actor): void {
-    if (!shout.message.includes('@')) return
+    // A conversation of two tells its other member by its own notification (`direct`), and no one else.
+    if (!shout.message.includes('@') || isConversation(shout.room)) return
     const work = this.notify(shout, author)
       .catch(error => this.ctx.log.warn({ err: error, shoutId: shout.id }, 'could not notify the mentioned'))
       .finally(() => this.running.delete(work))

@@ -3,7 +3,7 @@ import { announced, announcing, MAX_NOTICE_BYTES, readNotice } from './changes/n
 import { ShoutCreated } from './events.js'
 import { Mentions } from './mentions.js'
 import { perContext } from './per-context.js'
-import type { Room } from './rooms.js'
+import { isConversation, type Room } from './rooms.js'
 import type { RoomShout } from './schemas.js'
 import { shoutsRepository, type NewShout } from './shouts-repository.js'
 
@@ -131,8 +131,11 @@ export class Publisher {
     this.published.inc(batch.length)
     batch.forEach((waiting, index) => {
       const shout = shouts[index]!
-      ctx.events.emit(ShoutCreated, shout)
-      if (waiting.user !== null) Mentions.of(ctx).afterPublish(shout, waiting.user)
+      // A conversation of two is told to no listener and mentions no one: its members alone read it.
+      if (!isConversation(shout.room)) {
+        ctx.events.emit(ShoutCreated, shout)
+        if (waiting.user !== null) Mentions.of(ctx).afterPublish(shout, waiting.user)
+      }
       waiting.resolve(shout)
     })
   }

@@ -7,6 +7,7 @@ import { ShoutboxSettings } from './settings.js'
 import { shoutsRepository } from './shouts-repository.js'
 import { RETENTION_LOCK } from './tables.js'
 import { mentionKey } from './mentions.js'
+import { isConversation } from './rooms.js'
 
 const RUN_EVERY_MS = 3_600_000
 const DAY_MS = 86_400_000
@@ -73,7 +74,7 @@ export class Retention {
         const part = pruned.slice(start, start + IDS_PER_NOTICE)
         await announceChange(ctx, 'shout-deleted', part.map(({ eventId, shout }) => ({ id: eventId, kind: 'shout-deleted', shout: { id: shout.id, room: shout.room } })), trx)
       }
-      for (const { shout } of pruned) ctx.events.emit(ShoutDeleted, shout, trx)
+      for (const { shout } of pruned) if (!isConversation(shout.room)) ctx.events.emit(ShoutDeleted, shout, trx)
       await ctx.notifications.remove(pruned.map(({ shout }) => mentionKey(shout.id)), trx)
       return { ran: true, pruned: pruned.length }
     })

@@ -3,7 +3,7 @@ import { AlreadyReported } from './errors.js'
 import { countReviewDeletion } from './auto-silence.js'
 import { lockFloodRow } from './flood-control.js'
 import { muteMember } from './mutes.js'
-import { Rooms, type Room } from './rooms.js'
+import { canRead, isConversation, Rooms, type Room } from './rooms.js'
 import { Mentions } from './mentions.js'
 import type { FullShout, RoomShout } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
@@ -225,7 +225,9 @@ export async function reportShout (ctx: AddonContext, viewer: MemberViewer, ip: 
   const found = await shoutsRepository(ctx.db).findWithAuthor(shoutId)
   const room = found === undefined ? undefined : rooms.find(each => each.id === found.roomId)
   if (found === undefined || room === undefined) throw new NotFound()
-  await Rooms.of(ctx).readableBySlug(room.slug, viewer)
+  // A conversation of two is reported by its other member; a room, by whoever may read it.
+  if (room.members === undefined) await Rooms.of(ctx).readableBySlug(room.slug, viewer)
+  else if (!canRead(room, viewer)) throw new NotFound()
   if (found.authorId === user.id) throw new NoPermission()
   const author = found.authorId === null ? undefined : await ctx.users.find(found.authorId)
   const authorIsStaff = author !== undefined && ctx.permissions.has(author, 'MANAGE_SHOUTBOX')
@@ -240,7 +242,7 @@ export async function reportShout (ctx: AddonContext, viewer: MemberViewer, ip: 
     const recent = await reports.madeSince(user.id, now - HOUR_MS, trx)
     if (recent.length >= REPORTS_PER_HOUR) throw new TooManyRequests((recent[recent.length - REPORTS_PER_HOUR]! + HOUR_MS - now) / 1000)
     if (!await reports.file({ shoutId, userId: user.id, reason, note, weighs, addressKey }, trx)) throw new AlreadyReported()
-    await ctx.webhooks.enqueue('report.created', [{ data: { shoutId, room: room.slug, reason, reporter: user.username }, subject: shoutSubject(shoutId) }], trx)
+    if (room.members === undefined) await ctx.webhooks.enqueue('report.created', [{ data: { shoutId, room: room.slug, reason, reporter: user.username }, subject: shoutSubject(shoutId) }], trx)
     if (hideAfterReports === 0 || authorIsStaff || !weighs) return
     // Locked: two last reports at once count each other, and the shout is hidden once.
     const shout = await shoutsRepository(ctx.db).findWithAuthor(shoutId, trx)
@@ -273,7 +275,8 @@ export async function review (ctx: AddonContext, moderator: SessionUser, shoutId
     if (off?.state === 'held' && action === 'dismiss') throw new BadRequest({ reason: 'a held shout has no reports: approve or delete it' })
     const room = rooms.find(each => each.id === (off?.roomId ?? on!.roomId))
     const about = { room: room?.slug ?? '', message: off?.message ?? on!.message, authorId: off !== undefined ? off.authorId : on!.authorId, username: off?.username ?? on!.username }
-    const details = { shoutId, author: about.username, message: about.message, room: about.room }
+    // A direct message's words stay out of the staff's record (the queue showed them, with the five before, to decide).
+    const details = isConversation(about.room) ? { shoutId, author: about.username, room: about.room } : { shoutId, author: about.username, message: about.message, room: about.room }
     const reporters = await reports.resolve(shoutId, action, trx)
     if (action === 'delete') {
       if (off !== undefined) await queue.remove(shoutId, trx)

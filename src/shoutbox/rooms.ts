@@ -37,7 +37,18 @@ export interface Room {
   readonly slowModeSeconds: number
   /** Guests (no account) may post here — only while everyone may read it (`guestsMayPost`). */
   readonly guestsPost: boolean
+  /**
+   * A conversation of two (direct messages): its members' ids, the only ones who read and
+   * write it (null: a member erased). Absent for a room of the board.
+   */
+  readonly members?: readonly [number | null, number | null]
 }
+
+/** The slug a conversation of two is given: `~` and its id, a name no room made in the panel can take. */
+export const conversationSlug = (id: number): string => `~${id}`
+
+/** Whether `slug` names a conversation of two (direct messages), whose shouts reach no one but its members. */
+export const isConversation = (slug: string): boolean => slug.startsWith('~')
 
 export type RoomChanges = Partial<Omit<Room, 'id' | 'slug'>>
 export type NewRoom = Pick<Room, 'slug' | 'name'> & RoomChanges
@@ -53,9 +64,13 @@ interface RoomRow {
   readonly archived: boolean
   readonly slow_mode_seconds: number
   readonly guests_post: boolean
+  readonly kind: 'room' | 'direct'
+  readonly member_low: number | null
+  readonly member_high: number | null
 }
 
 const fromRow = (row: RoomRow): Room => ({
+  ...(row.kind === 'direct' ? { members: [row.member_low, row.member_high] as const } : {}),
   id: row.id,
   slug: row.slug,
   name: row.name,
@@ -84,16 +99,21 @@ const toRow = (changes: RoomChanges): Partial<RoomRow> => {
 /** The rooms, as stored. A room is never deleted: archiving keeps its history. */
 export function roomsRepository (db: Database) {
   return {
-    /** Every room, archived ones too: the default room first, then by position (then age). */
-    async all (trx: Database = db): Promise<Room[]> {
-      const rows = await trx(ROOMS_TABLE).orderByRaw('id = ? desc, position, id', [GENERAL_ROOM_ID]).select<RoomRow[]>(
-        'id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'guests_post')
+    /**
+     * Every room, archived ones too: the default room first, then by position (then age);
+     * with `conversations`, the conversations of two as well (after the rooms, by id) —
+     * what the access policy reads; the panel's list of rooms never holds them.
+     */
+    async all (trx: Database = db, conversations = false): Promise<Room[]> {
+      const rows = await trx(ROOMS_TABLE).orderByRaw("kind = 'room' desc, id = ? desc, position, id", [GENERAL_ROOM_ID])
+        .modify(query => { if (!conversations) void query.where({ kind: 'room' }) })
+        .select<RoomRow[]>('id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'guests_post', 'kind', 'member_low', 'member_high')
       return rows.map(fromRow)
     },
 
-    /** The room's row locked until `trx` ends; undefined when there is none. */
+    /** The room's row locked until `trx` ends; undefined when there is none (a conversation of two is no room here). */
     async lock (id: number, trx: Transaction): Promise<Room | undefined> {
-      const row = await trx(ROOMS_TABLE).where({ id }).forUpdate().first<RoomRow | undefined>()
+      const row = await trx(ROOMS_TABLE).where({ id, kind: 'room' }).forUpdate().first<RoomRow | undefined>()
       return row === undefined ? undefined : fromRow(row)
     },
 
@@ -110,7 +130,7 @@ export function roomsRepository (db: Database) {
     async update (id: number, changes: RoomChanges, trx: Transaction): Promise<Room | undefined> {
       const row = toRow(changes)
       if (Object.keys(row).length === 0) return this.lock(id, trx)
-      const [updated] = await trx(ROOMS_TABLE).where({ id }).update(row).returning<RoomRow[]>('*')
+      const [updated] = await trx(ROOMS_TABLE).where({ id, kind: 'room' }).update(row).returning<RoomRow[]>('*')
       return updated === undefined ? undefined : fromRow(updated)
     }
   }
@@ -120,21 +140,31 @@ export function roomsRepository (db: Database) {
  * Whether `viewer` may read `room`: by the room's `read`; moderators (MANAGE_SHOUTBOX)
  * read every room, as they moderate every one. Archived rooms are read like the others.
  * A token's viewer holds only the token's nodes: a post-only token reads public rooms.
+ * A conversation of two is read by its two members alone, signed in with a session —
+ * no permission reaches it, every one of staff's included, and no API token.
  */
 export function canRead (room: Room, viewer: Viewer): boolean {
+  if (room.members !== undefined) return isMemberOf(room, viewer)
   if (room.read === 'everyone') return true
   if (!viewer.signedIn) return false
   return room.read === 'signed-in' || viewer.holds(room.read) || viewer.holds(MANAGE_NODE)
 }
 
-/** Whether `viewer` may post in `room` (archived or not): its `post` node, or MANAGE_SHOUTBOX. */
+/** Whether `viewer` may post in `room` (archived or not): its `post` node, or MANAGE_SHOUTBOX; in a conversation of two, its members. */
 export function canPost (room: Room, viewer: Viewer): boolean {
+  if (room.members !== undefined) return isMemberOf(room, viewer)
   return canRead(room, viewer) && (viewer.holds(room.post) || viewer.holds(MANAGE_NODE))
 }
 
-/** Whether guests may post in `room` now: it lets them, everyone reads it, and it is not archived. */
+/** Whether guests may post in `room` now: it lets them, everyone reads it, it is not archived, and it is a room of the board (never a conversation of two). */
 export function guestsMayPost (room: Room): boolean {
-  return room.guestsPost && room.read === 'everyone' && !room.archived
+  return room.members === undefined && room.guestsPost && room.read === 'everyone' && !room.archived
+}
+
+/** One of the conversation's two members, by a session of theirs (a token acts for no one here). */
+function isMemberOf (room: Room, viewer: Viewer): boolean {
+  const { user } = viewer
+  return user !== null && user.viaToken !== true && room.members !== undefined && room.members.includes(user.id)
 }
 
 /**
@@ -147,7 +177,7 @@ export class Rooms {
   private readonly kept: Kept<Room[]>
 
   private constructor (private readonly ctx: AddonContext) {
-    this.kept = new Kept(ctx, () => roomsRepository(ctx.db).all(), notice => CHANGE_KINDS[notice.kind].rooms)
+    this.kept = new Kept(ctx, () => roomsRepository(ctx.db).all(ctx.db, true), notice => CHANGE_KINDS[notice.kind].rooms)
   }
 
   /** Runs `listener` whenever the rooms may have changed (on every process's change). */
@@ -155,7 +185,10 @@ export class Rooms {
     this.kept.onForget(listener)
   }
 
-  /** Every room, archived ones too: the default room first, then by position. */
+  /**
+   * Every room, archived ones too: the default room first, then by position; then the
+   * conversations of two, which `canRead` opens to their members alone.
+   */
   async all (): Promise<Room[]> {
     return await this.kept.current()
   }
@@ -167,15 +200,26 @@ export class Rooms {
     return room
   }
 
-  /** The rooms listed to `viewer`: those they may read, archived ones left out, the default room first, then by position. */
+  /** The rooms listed to `viewer`: those they may read, archived ones left out, the default room first, then by position (never a conversation of two). */
   async listed (viewer: Viewer): Promise<Room[]> {
-    return (await this.all()).filter(room => !room.archived && canRead(room, viewer))
+    return (await this.all()).filter(room => room.members === undefined && !room.archived && canRead(room, viewer))
   }
 
-  /** The room `slug` if `viewer` may read it (archived too); NOT_FOUND otherwise, exactly as for a room that does not exist. */
+  /**
+   * The room `slug` if `viewer` may read it (archived too); NOT_FOUND otherwise, exactly as
+   * for a room that does not exist. A conversation of two is no room here: the archive,
+   * search, the permalink and the rooms' own paths never reach one.
+   */
   async readableBySlug (slug: string, viewer: Viewer): Promise<Room> {
     const room = (await this.all()).find(each => each.slug === slug)
-    if (room === undefined || !canRead(room, viewer)) throw new NotFound()
+    if (room === undefined || room.members !== undefined || !canRead(room, viewer)) throw new NotFound()
+    return room
+  }
+
+  /** The conversation of two `id` if `viewer` is one of its members; NOT_FOUND otherwise, exactly as for none. */
+  async readableConversation (id: number, viewer: Viewer): Promise<Room> {
+    const room = (await this.all()).find(each => each.id === id)
+    if (room?.members === undefined || !canRead(room, viewer)) throw new NotFound()
     return room
   }
 

@@ -108,6 +108,8 @@ const AutoMuteMinutesSchema = Type.Integer({ minimum: 1, maximum: 10_080, descri
 // Guests (people without an account, in rooms that let them).
 const GuestProofCostSchema = Type.Integer({ minimum: 1000, maximum: 10_000_000, description: 'the largest number a guest\'s proof of work may have to try (ALTCHA `maxnumber`): half of it, on average, SHA-256 hashes' })
 const HoldGuestShoutsSchema = Type.Boolean({ description: 'guests\' shouts wait for review before they are on the board' })
+// Direct messages between two members.
+const DirectMessagesSchema = Type.Boolean({ description: 'members may write to one another in conversations of two' })
 
 /** The reactions a site starts with. */
 export const DEFAULT_REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🎉'] as const
@@ -127,14 +129,15 @@ export const SettingsSchema = Type.Object({
   autoMuteAfter: AutoMuteAfterSchema,
   autoMuteMinutes: AutoMuteMinutesSchema,
   guestProofCost: GuestProofCostSchema,
-  holdGuestShouts: HoldGuestShoutsSchema
+  holdGuestShouts: HoldGuestShoutsSchema,
+  directMessages: DirectMessagesSchema
 })
 
 export type Settings = Static<typeof SettingsSchema>
 
 export const SETTINGS_EXAMPLE: Settings = {
   maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: [...DEFAULT_REACTIONS],
-  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30, guestProofCost: 20_000, holdGuestShouts: true
+  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30, guestProofCost: 20_000, holdGuestShouts: true, directMessages: true
 }
 
 export const UpdateSettingsSchema = {
@@ -153,7 +156,8 @@ export const UpdateSettingsSchema = {
     autoMuteAfter: Type.Optional(AutoMuteAfterSchema),
     autoMuteMinutes: Type.Optional(AutoMuteMinutesSchema),
     guestProofCost: Type.Optional(GuestProofCostSchema),
-    holdGuestShouts: Type.Optional(HoldGuestShoutsSchema)
+    holdGuestShouts: Type.Optional(HoldGuestShoutsSchema),
+    directMessages: Type.Optional(DirectMessagesSchema)
   }, { minProperties: 1, additionalProperties: false })
 }
 

@@ -46,7 +46,8 @@ export class ShoutboxSettings {
       autoMuteAfter: values.autoMuteAfter as number,
       autoMuteMinutes: values.autoMuteMinutes as number,
       guestProofCost: values.guestProofCost as number,
-      holdGuestShouts: values.holdGuestShouts as boolean
+      holdGuestShouts: values.holdGuestShouts as boolean,
+      directMessages: values.directMessages as boolean
     }
   }
 }

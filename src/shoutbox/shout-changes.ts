@@ -4,6 +4,7 @@ import { ShoutCreated, ShoutDeleted, ShoutEdited } from './events.js'
 import { excerptOf } from './excerpt.js'
 import { mentionKey } from './mentions.js'
 import { reactionsRepository } from './reactions.js'
+import { isConversation } from './rooms.js'
 import type { RoomShout } from './schemas.js'
 import { shoutSubject, shoutsRepository, type OffBoardState, type Recorded } from './shouts-repository.js'
 
@@ -23,6 +24,8 @@ export async function editShout (ctx: AddonContext, id: number, message: string,
   await announceChange(ctx, 'shout-edited', [{ id: eventId, kind: 'shout-edited', shout }], trx)
   // Every copy of the text follows it: the excerpts of its notifications, the deliveries not yet sent.
   await ctx.notifications.rewrite({ field: 'shoutId', values: [id] }, { excerpt: excerptOf(shout.message) }, trx)
+  // A conversation of two is told to no webhook and no listener: its members alone read it.
+  if (isConversation(shout.room)) return shout
   await ctx.webhooks.rewrite(shoutSubject(id), { message: shout.message }, trx)
   const { id: _, replyTo, ...told } = shout
   await ctx.webhooks.enqueue('shout.edited', [{ data: { id, ...told, replyTo: replyTo?.id ?? null }, subject: shoutSubject(id) }], trx)
@@ -52,6 +55,11 @@ async function toldGone (ctx: AddonContext, { shout, eventId }: Recorded, trx: T
   await announceChange(ctx, 'shout-deleted', [{ id: eventId, kind: 'shout-deleted', shout: { id: shout.id, room: shout.room } }], trx)
   // Its mentions' notifications go with it, and its text leaves the deliveries not yet sent.
   await ctx.notifications.remove([mentionKey(shout.id)], trx)
+  if (isConversation(shout.room)) {
+    // A direct message's notification keeps no copy of words taken back.
+    await ctx.notifications.rewrite({ field: 'shoutId', values: [shout.id] }, { excerpt: undefined }, trx)
+    return shout
+  }
   await ctx.webhooks.redact(shoutSubject(shout.id), ['message'], trx)
   await ctx.webhooks.enqueue('shout.deleted', [{ data: { id: shout.id, room: shout.room }, subject: shoutSubject(shout.id) }], trx)
   ctx.events.emit(ShoutDeleted, shout, trx)
@@ -75,6 +83,7 @@ export async function restoreShout (ctx: AddonContext, id: number, approved: boo
     const counted = await reactions.record(id, shout.room, reactionSet, trx)
     await announceChange(ctx, 'shout-reactions', [{ id: counted.id, kind: 'shout-reactions', shout: counted.shout }], trx)
   }
+  if (isConversation(shout.room)) return shout
   const { replyTo, ...told } = shout
   await ctx.webhooks.enqueue('shout.created', [{ data: { ...told, replyTo: replyTo?.id ?? null }, subject: shoutSubject(id) }], trx)
   ctx.events.emit(ShoutCreated, shout, trx)

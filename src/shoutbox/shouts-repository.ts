@@ -391,7 +391,7 @@ export function shoutsRepository (db: Database) {
      */
     async insertAnnounced (shouts: readonly NewShout[], parts: {
       readonly also: SqlPart
-      /** The webhooks' deliveries of the shouts written (`ctx.webhooks.insertion`), given their rows. */
+      /** The webhooks' deliveries of the shouts written (`ctx.webhooks.insertion`), given their rows (a conversation's messages have none: see `isConversation`). */
       readonly hooked: (rows: SqlPart) => SqlPart
       readonly announce: (text: SqlPart) => SqlPart
       readonly maxNoticeBytes: number
@@ -417,7 +417,7 @@ export function shoutsRepository (db: Database) {
             from s join e on e.shout_id = s.id),
         chosen as (select notice, case when octet_length(notice) > ? then bare end as shorter from built)
         select notice, shorter as sent, ? as announced from chosen`,
-      [SHOUTS_TABLE, JSON.stringify(shouts), EVENTS_TABLE, Date.now(), parts.also, parts.hooked(db.raw(`select ${WEBHOOK_SHOUT} as data, 'shout:' || s.id as subject from s`)), parts.maxNoticeBytes, parts.announce(db.raw('coalesce(shorter, notice)'))]))
+      [SHOUTS_TABLE, JSON.stringify(shouts), EVENTS_TABLE, Date.now(), parts.also, parts.hooked(db.raw(`select ${WEBHOOK_SHOUT} as data, 'shout:' || s.id as subject from s where s.room not like '~%'`)), parts.maxNoticeBytes, parts.announce(db.raw('coalesce(shorter, notice)'))]))
       const [row] = result.rows
       if (row === undefined) throw new Error('the publish statement answered no row')
       return row

@@ -43,3 +43,5 @@ export const PINS_LOCK = 7_310_002
 export const RETENTION_LOCK = 7_310_003
 /** Serialises guests' posts from one address (its flood counts), and a room's guests' posts (the room's guest limit). */
 export const GUEST_POST_LOCK = 7_310_004
+/** Each member's choice of who may start a conversation of two with them (a row only for one who changed it). */
+export const DIRECT_PREFERENCES_TABLE = 'shoutbox_direct_preferences'

@@ -1,5 +1,6 @@
 import { DELETED_USER_NAME, type AddonContext, type ErasureMode, type Transaction } from '../sdk/index.js'
 import { announceChange } from './changes/notice.js'
+import { eraseConversations } from './direct/member-data.js'
 import { deleteShout } from './shout-changes.js'
 import { EVENTS_TABLE, IGNORES_TABLE, MUTES_TABLE, REPORTS_TABLE, SHOUTS_TABLE } from './tables.js'
 
@@ -16,6 +17,7 @@ import { EVENTS_TABLE, IGNORES_TABLE, MUTES_TABLE, REPORTS_TABLE, SHOUTS_TABLE }
  * `deleted user`. (The host then replaces their name in what is left: see `eraseAccount`.)
  */
 export async function eraseMember (ctx: AddonContext, userId: number, mode: ErasureMode, trx: Transaction): Promise<void> {
+  await eraseConversations(ctx, userId, trx)
   const shoutIds = (await trx(SHOUTS_TABLE).where({ author_id: userId }).pluck('id')).map(Number)
   await ctx.notifications.rewrite({ field: 'shoutId', values: shoutIds }, { excerpt: undefined }, trx)
   await ctx.activityLog.forget({ key: 'id', values: shoutIds }, ['message', 'previousMessage'], trx)

@@ -42,3 +42,17 @@ export function registeredRoutes (app: FastifyInstance): Array<{ method: string,
   }
   return routes
 }
+
+/**
+ * The routes with the names the document gives them: Fastify's tree prints a segment that
+ * two routes name differently as one, `:a|:b` (`POST /direct/:username` beside
+ * `GET /direct/:id/shouts`); each route takes the alternative its method is documented under.
+ */
+export function documentedNames (routes: ReadonlyArray<{ method: string, url: string }>, documented: (method: string, url: string) => boolean): Array<{ method: string, url: string }> {
+  return routes.map(route => {
+    if (!route.url.includes('|')) return route
+    let urls = ['']
+    for (const segment of route.url.split('/').slice(1)) urls = urls.flatMap(url => segment.split('|').map(name => `${url}/${name}`))
+    return { ...route, url: urls.find(url => documented(route.method, url)) ?? route.url }
+  })
+}

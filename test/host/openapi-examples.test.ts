@@ -182,6 +182,22 @@ t.test('every documented success answer: produced by the real app, valid against
     'shoutbox.RoomShouts': () => as(undefined)('GET', '/api/shoutbox/rooms/general/shouts?limit=1&q=board'),
     'shoutbox.RoomPinned': () => as(undefined)('GET', '/api/shoutbox/rooms/general/pinned'),
     'shoutbox.MarkRoomRead': () => asAda('PUT', '/api/shoutbox/rooms/lounge/read', { lastReadId: 1000 }),
+    // Direct messages (CONTRACT §27): the administrator writes to Ada, who reads and answers.
+    'shoutbox.WriteDirect': () => asAdmin('POST', '/api/shoutbox/direct/ada', { message: 'Hello, Ada' }),
+    'shoutbox.ListConversations': async () => {
+      await asAdmin('POST', '/api/shoutbox/direct/ada', { message: 'Are you there?' })
+      return asAda('GET', '/api/shoutbox/direct')
+    },
+    'shoutbox.ConversationShouts': async () => {
+      const written = JSON.parse((await asAda('POST', '/api/shoutbox/direct/admin', { message: 'Here I am' })).body) as { conversation: number }
+      return asAda('GET', `/api/shoutbox/direct/${written.conversation}/shouts?limit=5`)
+    },
+    'shoutbox.MarkConversationRead': async () => {
+      const written = JSON.parse((await asAdmin('POST', '/api/shoutbox/direct/ada', { message: 'Good' })).body) as { conversation: number }
+      return asAda('PUT', `/api/shoutbox/direct/${written.conversation}/read`, { lastReadId: 1000 })
+    },
+    'shoutbox.DirectPreference': () => asAda('GET', '/api/shoutbox/direct/preferences'),
+    'shoutbox.ChangeDirectPreference': () => asAda('PUT', '/api/shoutbox/direct/preferences', { acceptDirectMessages: 'everyone' }),
     // Reactions (CONTRACT §16): the answers name the shout's reactions after the change, so each leaves one.
     'shoutbox.AddReaction': () => asAda('PUT', `/api/shoutbox/shouts/${shoutId}/reactions/${encodeURIComponent('🎉')}`),
     'shoutbox.RemoveReaction': async () => {

@@ -88,6 +88,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'shoutbox', name: '019-edited-shouts' },
     { owner: 'shoutbox', name: '020-guests' },
     { owner: 'shoutbox', name: '021-presence' },
+    { owner: 'shoutbox', name: '022-direct-messages' },
     { owner: 'shoutbox', name: '026-incoming-hooks' }
   ])
   await first.close()

@@ -580,8 +580,11 @@ t.test('migration: a board from before rooms moves into the default room with no
   // Newest first: three, two, one. Two is pinned, one deleted.
   await as(before, admin).put(`/api/panel/shoutbox/${shouts[1]!.id}/pin`, { pinned: true })
   await as(before, admin).delete(`/api/panel/shoutbox/${shouts[2]!.id}`)
-  // The schema as the previous release left it: no conversation (CONTRACT §16, undone first: it came after
-  // rooms), no read markers, no rooms table, no room column, events without a room.
+  // The schema as the previous release left it: no direct messages (CONTRACT §27) and no conversation
+  // (CONTRACT §16, undone first: they came after rooms), no read markers, no rooms table, no room column,
+  // events without a room.
+  await before.db.raw('drop table shoutbox_direct_preferences')
+  await before.db('schema_migrations').where({ owner: 'shoutbox', name: '022-direct-messages' }).delete()
   await before.db.raw('drop index shoutbox_events_reply_to')
   await before.db.raw('drop table shoutbox_reactions')
   await before.db.raw('alter table shoutbox_shouts drop column reply_to_id, drop column reactions_announced_at, drop column reactions_pending')

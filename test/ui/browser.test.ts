@@ -8,6 +8,7 @@ import { NO_BROWSER, launchBrowser } from '../helpers/browser.js'
 import { story as archiveAndPins } from './stories/archive-and-pins.js'
 import { story as bridges } from './stories/bridges.js'
 import { story as conversation } from './stories/conversation.js'
+import { story as directMessages } from './stories/direct-messages.js'
 import { story as guests } from './stories/guests.js'
 import { story as liveWidget } from './stories/live-widget.js'
 import { story as languages } from './stories/languages.js'
@@ -34,7 +35,8 @@ const stories = [
   ['languages: a German and an Arabic browser see their language on every page; Arabic right to left, axe clean', languages],
   ['bridges: the Incoming hooks page, a shout via a hook, the Webhooks formats', bridges],
   ['guests and presence: a guest posts by keyboard, "N here"', guests],
-  ['verified addresses: the widget says why, the link confirms, the preferences mail', verifiedAddresses]
+  ['verified addresses: the widget says why, the link confirms, the preferences mail', verifiedAddresses],
+  ['direct messages: start a conversation from a shout, reply, react, by keyboard; axe', directMessages]
 ] as const
 
 /** A story takes 10–40 s here, alone; three minutes leaves room for a machine busy with other tests. */

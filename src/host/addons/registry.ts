@@ -249,9 +249,9 @@ export class AddonRegistry {
    * each part as its addon gives it, long lists still to be read as the export is written.
    * A failing addon fails the export (before it starts, or cut short while it is written).
    */
-  async exportUser (userId: number): Promise<Record<string, StreamedObject>> {
+  async exportUser (userId: number, reader: MemberViewer): Promise<Record<string, StreamedObject>> {
     const parts = await Promise.all([...this.runtimes.values()].filter(r => r.started && r.addon.definition.exportUser !== undefined)
-      .map(async r => [r.id, await r.addon.definition.exportUser!(r.ctx, userId)] as const))
+      .map(async r => [r.id, await r.addon.definition.exportUser!(r.ctx, userId, reader)] as const))
     return Object.fromEntries(parts)
   }
 

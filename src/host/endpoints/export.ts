@@ -30,7 +30,7 @@ const ANSWER = okAnswer({ export: ExportSchema }, { export: EXAMPLE }, 'Everythi
  */
 async function sendExport (call: SignedInCall<object, HostContext>, user: { id: number, username: string }): Promise<StreamedAnswer> {
   const { ctx } = call
-  const data = await exportUser(ctx.db, ctx.identity.tokens, ctx.addons, user.id)
+  const data = await exportUser(ctx.db, ctx.identity.tokens, ctx.addons, user.id, call.viewer)
   if (data === undefined) throw new NotFound()
   await ctx.activityLog.write({ type: 'EXPORTED_USER_DATA', user: call.user, details: { user: user.username, targetUserId: user.id } })
   call.reply.header('content-disposition', `attachment; filename="shoutbox-data-${user.username.replace(/[^A-Za-z0-9_-]/g, '_')}.json"`)

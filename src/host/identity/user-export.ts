@@ -1,4 +1,4 @@
-import { keysetArray, type Database, type StreamedObject } from '../../sdk/index.js'
+import { keysetArray, type Database, type MemberViewer, type StreamedObject } from '../../sdk/index.js'
 import type { AddonRegistry } from '../addons/registry.js'
 import { NOTIFICATIONS_TABLE, ROLES_TABLE, SESSIONS_TABLE, USERS_TABLE } from '../database/tables.js'
 import type { ApiTokens } from './api-tokens.js'
@@ -24,13 +24,15 @@ interface NotificationRow { id: number | string, addon_id: string, kind: string,
  * whose keys grow (shouts, notifications), and a row changed or deleted during the
  * download is as its batch found it.
  */
-export async function exportUser (db: Database, tokens: ApiTokens, addons: AddonRegistry, userId: number): Promise<StreamedObject | undefined> {
+export async function exportUser (db: Database, tokens: ApiTokens, addons: AddonRegistry, userId: number, reader: MemberViewer): Promise<StreamedObject | undefined> {
   const account = await db(USERS_TABLE).join(ROLES_TABLE, `${ROLES_TABLE}.id`, `${USERS_TABLE}.role_id`).where(`${USERS_TABLE}.id`, userId)
     .first<{ id: number, username: string, email: string, role: string, disabled: boolean, bot: boolean, created_at: number | string } | undefined>(
       `${USERS_TABLE}.id`, `${USERS_TABLE}.username`, `${USERS_TABLE}.email`, `${ROLES_TABLE}.name as role`, `${USERS_TABLE}.disabled`, `${USERS_TABLE}.bot`, `${USERS_TABLE}.created_at`)
   if (account === undefined) return undefined
   const lastNotification = Number((await db(NOTIFICATIONS_TABLE).where({ user_id: userId }).max<{ last: number | string | null }>('id as last').first())?.last ?? 0)
-  const [preferences, tokenList, addonParts] = await Promise.all([preferencesRepository(db).of(userId), tokens.listOf(userId), addons.exportUser(userId)])
+  const [preferences, tokenList, addonParts] = await Promise.all([preferencesRepository(db).of(userId), tokens.listOf(userId), addons.exportUser(userId, reader)])
+  // Another's export (an administrator's) holds only the notifications its reader may read: none about a conversation of two, say.
+  const visible = reader.userId === userId ? undefined : (await addons.visibleNotifications(reader)).sql
   return {
     exportedAt: Date.now(),
     account: { id: account.id, username: account.username, email: account.email, role: account.role, disabled: account.disabled, bot: account.bot, createdAt: Number(account.created_at) },
@@ -43,7 +45,8 @@ export async function exportUser (db: Database, tokens: ApiTokens, addons: Addon
     }),
     preferences,
     notifications: keysetArray<NotificationRow, number>({
-      read: (after, limit) => db(NOTIFICATIONS_TABLE).where({ user_id: userId }).andWhere('id', '>', after ?? 0).andWhere('id', '<=', lastNotification)
+      read: (after, limit) => db(`${NOTIFICATIONS_TABLE} as n`).where({ user_id: userId }).andWhere('id', '>', after ?? 0).andWhere('id', '<=', lastNotification)
+        .modify(query => { if (visible !== undefined) void query.whereRaw('?', [visible]) })
         .orderBy('id').limit(limit).select('id', 'addon_id', 'kind', 'data', 'created_at', 'read'),
       key: row => Number(row.id),
       items: rows => rows.map(row => ({ id: Number(row.id), addon: row.addon_id, kind: row.kind, data: row.data, createdAt: Number(row.created_at), read: row.read }))

@@ -1,6 +1,8 @@
 import { NoPermission, NotFound, PanelApi, Successful, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import { ShoutIdParamsSchema } from '../schemas.js'
+import { isConversation } from '../rooms.js'
 import { deleteShout } from '../shout-changes.js'
+import { shoutsRepository } from '../shouts-repository.js'
 
 /** DELETE /api/panel/shoutbox/:id — the shout and its DELETED_SHOUT entry in one transaction. */
 export class DeleteShout extends PanelApi<typeof ShoutIdParamsSchema> {
@@ -13,7 +15,11 @@ export class DeleteShout extends PanelApi<typeof ShoutIdParamsSchema> {
     call.requirePermission('MANAGE_SHOUTBOX')
     const { ctx, user } = call
     await ctx.transaction(async trx => {
-      const shout = await deleteShout(ctx, Number(call.params.id), trx)
+      const id = Number(call.params.id)
+      // A direct message is its two members' alone: staff delete one only from the review queue, once reported.
+      const found = await shoutsRepository(ctx.db).findWithAuthor(id, trx)
+      if (found === undefined || isConversation(found.room)) throw new NotFound()
+      const shout = await deleteShout(ctx, id, trx)
       await ctx.activityLog.write({
         type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message, room: shout.room }
       }, trx)

@@ -9,7 +9,7 @@ import { assertNotMuted } from '../mutes.js'
 import { assertMayPost, floodRules, isNewMember, postInRoom } from '../posting.js'
 import { withReactions } from '../reactions.js'
 import type { HeldWhy } from '../review.js'
-import { canRead, Rooms, type Room } from '../rooms.js'
+import { canRead, isConversation, Rooms, type Room } from '../rooms.js'
 import { EditShoutSchema, PublishShoutSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema, type FullShout } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { deleteShout, editShout, takeShoutOff } from '../shout-changes.js'
@@ -86,10 +86,13 @@ export class EditOwnShout extends LoggedInApi<typeof EditShoutSchema> {
       if (!staff) await admitPost(user.id, checked.message, floodRules(settings, room), trx)
       // A held word, a member still new, or new text on a shout that needed approval: off
       // the board, with its new text, until a moderator approves it.
-      const why: HeldWhy | undefined = staff ? undefined : checked.held ? 'word' : newMember ? 'new-member' : approved ? 'edited' : undefined
+      // A conversation of two is never put before staff unasked: a word that would hold refuses the edit there.
+      const direct = isConversation(room.slug)
+      if (direct && checked.held) throw new WatchedWord()
+      const why: HeldWhy | undefined = staff || direct ? undefined : checked.held ? 'word' : newMember ? 'new-member' : approved ? 'edited' : undefined
       if (why !== undefined) return await holdEdit(ctx, id, checked.message, why, trx)
       const edited = await editShout(ctx, id, checked.message, false, trx)
-      if (staff) await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage, room: room.slug } }, trx)
+      if (staff && !direct) await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage, room: room.slug } }, trx)
       return edited
     })
     if ('held' in shout) return new Successful({ shout })
@@ -124,7 +127,7 @@ export class DeleteOwnShout extends LoggedInApi<typeof ShoutIdParamsSchema> {
     await ctx.transaction(async trx => {
       await ownShout(ctx, id, viewer, rooms, trx)
       const shout = await deleteShout(ctx, id, trx)
-      if (ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
+      if (ctx.permissions.has(user, 'MANAGE_SHOUTBOX') && !isConversation(shout.room)) {
         await ctx.activityLog.write({ type: 'DELETED_SHOUT', user, details: { shoutId: shout.id, author: shout.username, message: shout.message, room: shout.room } }, trx)
       }
     })

@@ -12,6 +12,7 @@ import { AUTHOR_ANSWER, authorAccount } from '../authors.js'
 import { withReactions } from '../reactions.js'
 import { editShout } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
+import { isConversation } from '../rooms.js'
 
 const LARGEST_USER_ID = 2_147_483_647
 
@@ -38,7 +39,8 @@ export class EditAnyShout extends PanelApi<typeof ModeratorEditSchema> {
     const shout = await ctx.transaction(async trx => {
       const shouts = shoutsRepository(ctx.db)
       const before = await shouts.findWithAuthor(id, trx)
-      if (before === undefined) throw new NotFound()
+      // A direct message is its two members' alone: staff reach it only through a report, in the review queue.
+      if (before === undefined || isConversation(before.room)) throw new NotFound()
       const shout = await editShout(ctx, id, message, true, trx)
       await ctx.activityLog.write({ type: 'EDITED_SHOUT', user, details: { id, message, previousMessage: before.message, room: before.room } }, trx)
       return shout

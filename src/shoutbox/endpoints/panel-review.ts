@@ -1,7 +1,11 @@
 import { BadRequest, IdParamsSchema, NoPermission, NotFound, PanelApi, Successful, Type, okAnswer, type SignedInCall } from '../../sdk/index.js'
 import { HELD_WHY, REPORT_REASONS, REVIEW_ACTIONS, reportsRepository, review, reviewRepository, type OpenReport, type ReviewAction } from '../review.js'
-import { Rooms } from '../rooms.js'
+import { conversationsRepository } from '../direct/conversations-repository.js'
+import { isConversation, Rooms } from '../rooms.js'
 import { shoutsRepository } from '../shouts-repository.js'
+
+/** How many messages before a reported direct message the queue shows with it. */
+const REVIEW_CONTEXT = 5
 
 /** The most shouts the queue answers at once (the oldest first). */
 const QUEUE_PAGE = 100
@@ -21,7 +25,10 @@ const ItemSchema = Type.Object({
     description: 'held: never on the board yet; hidden: taken off it by reports; reported: on the board, with open reports'
   }),
   why: Type.Unsafe({ type: 'string', enum: [...HELD_WHY], description: 'a watched word that holds, a new member\'s shouts, new text on a shout held and approved, or reports' }),
-  reports: Type.Array(ReportSchema, { description: 'the open ones, oldest first' })
+  reports: Type.Array(ReportSchema, { description: 'the open ones, oldest first' }),
+  context: Type.Optional(Type.Array(Type.Object({ id: Type.Integer(), message: Type.String(), username: Type.String(), date: Type.Integer() }, { additionalProperties: false }), {
+    description: `a direct message's only: the ${REVIEW_CONTEXT} messages before it in its conversation, oldest first — nothing else of the conversation is shown`
+  }))
 }, { additionalProperties: false })
 
 const EXAMPLE = {
@@ -55,14 +62,17 @@ export class ReviewQueue extends PanelApi {
     const reportsOf = (id: number) => (byShout.get(id) ?? []).map(report => ({
       id: report.id, reporter: names.get(report.userId) ?? '?', reason: report.reason, note: report.note, createdAt: report.createdAt
     }))
+    const conversations = conversationsRepository(ctx.db)
+    // A reported direct message is judged with the few before it, and nothing more of its conversation.
+    const contextOf = async (id: number, roomId: number, room: string) => isConversation(room) ? { context: await conversations.before(roomId, id, REVIEW_CONTEXT) } : {}
     const items = [
-      ...off.map(shout => ({
+      ...await Promise.all(off.map(async shout => ({
         shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: slugOf(shout.roomId) },
-        state: shout.state, why: shout.why, reports: reportsOf(shout.id)
-      })),
-      ...onBoard.flatMap(shout => shout === undefined
+        state: shout.state, why: shout.why, reports: reportsOf(shout.id), ...await contextOf(shout.id, shout.roomId, slugOf(shout.roomId))
+      }))),
+      ...await Promise.all(onBoard.flatMap(shout => shout === undefined
         ? []
-        : [{ shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: shout.room }, state: 'reported', why: 'reports', reports: reportsOf(shout.id) }])
+        : [(async () => ({ shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: shout.room }, state: 'reported', why: 'reports', reports: reportsOf(shout.id), ...await contextOf(shout.id, shout.roomId, shout.room) }))()]))
     ].sort((a, b) => a.shout.id - b.shout.id)
     const total = await queueSize(call.ctx)
     return new Successful({ items, total })

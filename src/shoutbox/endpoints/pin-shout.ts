@@ -3,6 +3,7 @@ import { announceChange } from '../changes/notice.js'
 import { TooManyPinned } from '../errors.js'
 import { pinsRepository } from '../pins-repository.js'
 import { PinSchema } from '../schemas.js'
+import { isConversation } from '../rooms.js'
 import { ShoutboxSettings } from '../settings.js'
 import { shoutsRepository } from '../shouts-repository.js'
 
@@ -29,7 +30,7 @@ export class PinShout extends PanelApi<typeof PinSchema> {
       await pins.lock(trx)
       // Locked, so an author's edit (which locks it too) cannot slip in beside the pin.
       const found = await shoutsRepository(ctx.db).findWithAuthor(id, trx)
-      if (found === undefined) throw new NotFound()
+      if (found === undefined || isConversation(found.room)) throw new NotFound()
       const { authorId: _, roomId, vouched: __, ...shout } = found
       if (await pins.isPinned(id, trx) === pinned) return
       if (pinned && await pins.count(roomId, trx) >= maxPinned) throw new TooManyPinned(maxPinned)

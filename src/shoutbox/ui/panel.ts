@@ -518,6 +518,7 @@ export default function register (panel: PanelHost): void {
     const maxPinned = h('input', { type: 'number', id: 'max-pinned', min: 0, max: 20, step: 1, required: true }) as HTMLInputElement
     const keepDays = h('input', { type: 'number', id: 'keep-days', min: 1, max: 3650, step: 1 }) as HTMLInputElement
     const reactions = h('input', { type: 'text', id: 'reactions', required: true, autocomplete: 'off' }) as HTMLInputElement
+    const directMessages = h('input', { type: 'checkbox', id: 'direct-messages' }) as HTMLInputElement
     const moderation = {
       hideAfterReports: h('input', { type: 'number', id: 'hide-after-reports', min: 0, max: 100, step: 1, required: true }) as HTMLInputElement,
       reportMinAccountAgeHours: h('input', { type: 'number', id: 'report-min-account-age', min: 0, max: 8760, step: 1, required: true }) as HTMLInputElement,
@@ -542,7 +543,8 @@ export default function register (panel: PanelHost): void {
         field(t('ui.settings.maxPinned'), maxPinned, t('ui.settings.maxPinnedHint')),
         field(t('ui.settings.keepDays'), keepDays, t('ui.settings.keepDaysHint'))),
       h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.conversation')),
-        field(t('ui.settings.reactions'), reactions, t('ui.settings.reactionsHint'))),
+        field(t('ui.settings.reactions'), reactions, t('ui.settings.reactionsHint')),
+        field(t('ui.settings.directMessages'), directMessages, t('ui.settings.directMessagesHint'))),
       h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.moderation')),
         ...Object.entries(moderation).map(([key, input]) => field(t(`ui.settings.${key}`), input, t(`ui.settings.${key}Hint`)))),
       h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.guests')),
@@ -556,6 +558,7 @@ export default function register (panel: PanelHost): void {
       maxPinned: Number(maxPinned.value),
       keepDays: keepDays.value === '' ? null : Number(keepDays.value),
       reactions: reactions.value.split(/\s+/u).filter(emoji => emoji !== ''),
+      directMessages: directMessages.checked,
       ...Object.fromEntries(Object.entries(moderation).map(([key, input]) => [key, Number(input.value)])),
       guestProofCost: Number(guestProofCost.value),
       holdGuestShouts: holdGuestShouts.checked
@@ -574,6 +577,7 @@ export default function register (panel: PanelHost): void {
       maxPinned.value = String(answer.body!.maxPinned)
       keepDays.value = answer.body!.keepDays === null ? '' : String(answer.body!.keepDays)
       reactions.value = (answer.body!.reactions as string[]).join(' ')
+      directMessages.checked = answer.body!.directMessages === true
       for (const [key, input] of Object.entries(moderation)) input.value = String(answer.body![key])
       guestProofCost.value = String(answer.body!.guestProofCost)
       holdGuestShouts.checked = answer.body!.holdGuestShouts === true

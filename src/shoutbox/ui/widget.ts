@@ -6,6 +6,7 @@ import { NotificationBell } from './shared/notifications.js'
 import { EmojiPicker, expandShortcodes } from './shared/emoji-picker.js'
 import { excerptOf } from '../excerpt.js'
 import { LiveShouts } from './shared/live-shouts.js'
+import { DirectMessages } from './direct/messages.js'
 import { archiveOf, botBadge, DEFAULT_ROOM, isRoomSlug, ownTag, pageLocale, permalinkOf, quoteLine, quotedWords, reactionLabel, shoutItem, shoutText, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
 import { composerPreview } from './composer-preview.js'
@@ -106,11 +107,13 @@ const archiveLink = h('a', { href: '/shouts' }, t('widget.all'))
 // Whom the reader ignores, each with a way back (shown only when there is someone).
 const ignoredBox = h('details', { class: 'shoutbox-ignored', hidden: true })
 // A signed-in reader's notifications (a mention), beside the title.
-const bell = new NotificationBell(t, slug => rooms.find(room => room.slug === slug)?.name ?? slug)
+const bell = new NotificationBell(t, slug => rooms.find(room => room.slug === slug)?.name ?? slug, by => { void messages.writeTo(by) })
 // Who has the room shown open: "N here", the names on demand.
 const presence = new PresenceView(t)
+// A member's conversations of two, in place of the room while open.
+const messages = new DirectMessages({ t, locale, reactions: () => rules.reactions, announce: text => { announce(text) }, errorText }, roomPanel)
 const widget = h('section', { class: 'shoutbox-widget', 'aria-labelledby': 'shoutbox-title' },
-  h('div', { class: 'shoutbox-head' }, h('h2', { id: 'shoutbox-title' }, t('widget.title')), presence.element, bell.element), tabs, roomPanel,
+  h('div', { class: 'shoutbox-head' }, h('h2', { id: 'shoutbox-title' }, t('widget.title')), presence.element, messages.button, bell.element), tabs, roomPanel, messages.element,
   ignoredBox, h('p', { class: 'shoutbox-more' }, archiveLink))
 if (tag !== undefined) tag.after(widget)
 else document.body.append(widget)
@@ -358,7 +361,10 @@ async function refreshSession (): Promise<void> {
   // answer tells who that was): signed in or out since, it opens anew.
   const member = me?.username ?? null
   if (streamMember !== undefined && streamMember !== member) live.reopen()
-  if (streamMember !== member) bell.signedIn(member !== null)
+  if (streamMember !== member) {
+    bell.signedIn(member !== null)
+    messages.signedIn(member !== null)
+  }
   streamMember = member
   myMute = me !== null && posting.ok ? posting.body!.mute as OwnMute | null : null
   signUpOpen = signUp.ok && signUp.body!.signUp === true
@@ -431,6 +437,7 @@ function drawTabs (): void {
 
 /** Shows room `slug`; with `focus`, its tab takes the focus (a choice made with the keyboard). */
 async function showRoom (slug: string, focus: boolean): Promise<void> {
+  messages.close()
   unread.delete(slug)
   if (slug !== live.room) {
     replyTo(null)
@@ -516,7 +523,12 @@ function arrived (shout: { username: string }): void {
   }, Math.max(0, newsAt + NEWS_EVERY_MS - Date.now()))
 }
 
-function heardElsewhere (kind: string, shout: { room: string, username: string }): void {
+function heardElsewhere (kind: string, shout: { room: string, username: string, id: number }): void {
+  // A conversation of two of the reader's: the Messages view's.
+  if (shout.room.startsWith('~')) {
+    messages.heard(kind, shout)
+    return
+  }
   if (kind !== 'shout-created' || me === null || shout.username === me.username) return
   unread.set(shout.room, (unread.get(shout.room) ?? 0) + 1)
   drawTabs()
@@ -585,6 +597,7 @@ function drawActions (item: Item, again = false): void {
   if (mode !== 'none') buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.delete')} — ${about}`, onclick: () => confirmDelete(item) }, t('widget.delete')))
   if (mode === 'moderated' && mutable(item) === true) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': `${t('widget.mute')} — ${about}`, onclick: () => startMute(item) }, t('widget.mute')))
   if (ignorable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'ignore', 'aria-label': `${t('widget.ignore')} — ${about}`, onclick: () => void ignoreAuthor(item) }, t('widget.ignore')))
+  if (me !== null && !isOwn(item.shout) && item.shout.bot !== true) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'message', 'aria-label': t('direct.writeTo', { username: item.shout.username }), onclick: () => void messages.writeTo(item.shout.username) }, t('direct.write')))
   if (ignorable) buttons.push(h('button', { type: 'button', class: 'shoutbox-action', 'data-action': 'report', 'aria-label': `${t('widget.report')} — ${about}`, onclick: () => startReport(item) }, t('widget.report')))
   item.actions.replaceChildren(...buttons)
 }

@@ -27,6 +27,10 @@ async function wholeDocument (app: App, userId: number, exportedAt: number): Pro
   const ignores = await db('shoutbox_ignores').where({ user_id: userId }).orderBy('created_at').select('ignored_id', 'created_at')
   const markers = await db('shoutbox_read_markers').where({ user_id: userId }).select(slug('room_id'), 'last_read_id', 'updated_at')
   const mute = await db('shoutbox_mutes').where({ user_id: userId }).first('until', 'reason', 'created_at')
+  // Every message of the member's conversations of two, both members' (CONTRACT §27).
+  const direct = (await db.raw(`select s.id, s.room_id, case when r.member_low = ? then r.member_high else r.member_low end as other, s.username, s.message, s.date, s.reply_to_id
+    from shoutbox_shouts s join shoutbox_rooms r on r.id = s.room_id where r.kind = 'direct' and ? in (r.member_low, r.member_high) and s.state is null order by s.id`, [userId, userId])).rows as Array<{ id: string, room_id: number, other: number | null, username: string, message: string, date: string, reply_to_id: string | null }>
+  const others = new Map((await db('users').whereIn('id', direct.flatMap(row => row.other === null ? [] : [row.other])).select('id', 'username')).map(row => [row.id, row.username]))
   const names = new Map((await db('users').whereIn('id', ignores.map(row => row.ignored_id)).select('id', 'username')).map(row => [row.id, row.username]))
   return {
     exportedAt,
@@ -43,6 +47,9 @@ async function wholeDocument (app: App, userId: number, exportedAt: number): Pro
         reports: reports.map(row => ({ shout: Number(row.shout_id), reason: row.reason, note: row.note, createdAt: Number(row.created_at), resolvedAt: ms(row.resolved_at), outcome: row.outcome })),
         ignored: ignores.map(row => ({ username: names.get(row.ignored_id) ?? null, since: Number(row.created_at) })),
         readMarkers: markers.map(row => ({ room: row.room, lastReadId: Number(row.last_read_id), updatedAt: Number(row.updated_at) })),
+        conversations: direct.map(row => ({
+          conversation: row.room_id, with: row.other === null ? 'deleted user' : others.get(row.other) ?? 'deleted user', id: Number(row.id), username: row.username, message: row.message, date: Number(row.date), replyTo: ms(row.reply_to_id)
+        })),
         mute: mute === undefined ? null : { until: ms(mute.until), reason: mute.reason, since: Number(mute.created_at) }
       }
     }

@@ -42,7 +42,8 @@ export class NotificationBell {
   /** A shout's first words as a notification quotes them: no markers, no spoiler's words. */
   private readonly quoted = (excerpt: string): string => plainExcerpt(excerpt, { spoiler: this.t('shout.spoiler') })
 
-  constructor (private readonly t: ReturnType<typeof shoutboxStrings>, private readonly roomName: (slug: string) => string) {
+  /** `openConversation`: where a direct message's notification leads (the widget's Messages); none: it is only read. */
+  constructor (private readonly t: ReturnType<typeof shoutboxStrings>, private readonly roomName: (slug: string) => string, private readonly openConversation?: (by: string) => void) {
     this.badge = h('span', { class: 'shoutbox-bell-count', 'aria-hidden': 'true', hidden: true })
     this.button = h('button', {
       type: 'button', class: 'shoutbox-bell', 'aria-expanded': 'false', 'aria-controls': 'shoutbox-notifications',
@@ -146,6 +147,13 @@ export class NotificationBell {
       const what = h('span', { class: 'what' }, this.sentence(notification))
       // A report's outcome links to the shout while it is on the board; a removed one has no page.
       const gone = notification.kind === 'report-resolved' && notification.data.outcome === 'removed'
+      // A direct message has no page: it opens its conversation.
+      if (notification.kind === 'direct') {
+        return h('li', { class: notification.read ? 'read' : 'unread' }, h('button', {
+          type: 'button', class: 'shoutbox-notification-gone',
+          onclick: () => { markRead(); this.toggle(false); this.openConversation?.(String(notification.data.by)) }
+        }, what, ...(typeof excerpt === 'string' ? [' ', h('q', {}, excerpt)] : [])))
+      }
       return h('li', { class: notification.read ? 'read' : 'unread' }, gone
         ? h('button', { type: 'button', class: 'shoutbox-notification-gone', onclick: () => { markRead(); this.drawList() } }, what, ' ', h('q', {}, this.quoted(excerpt)))
         : h('a', { href: permalinkOf(shoutId), onclick: markRead }, what, ' ', h('q', {}, this.quoted(excerpt))))
@@ -156,6 +164,7 @@ export class NotificationBell {
   private sentence (notification: Notification): string {
     const { t } = this
     if (notification.kind === 'report-resolved') return t(`notifications.reportResolved.${String(notification.data.outcome)}`)
+    if (notification.kind === 'direct') return t('notifications.direct', { by: String(notification.data.by) })
     const { room, by } = notification.data as { room: string, by: string }
     return t('notifications.mention', { by, room: this.roomName(room) })
   }
