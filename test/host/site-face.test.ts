@@ -73,10 +73,10 @@ t.test('pages in the reader\'s language, with the site\'s face', async t => {
     t.equal(langOf((await page('/', { 'accept-language': 'de', cookie: 'shoutbox_locale=pt-br' })).body), 'pt-BR ltr', 'the cookie, spelled any case')
     t.equal(langOf((await page('/', { cookie: 'shoutbox_locale=<b>' })).body), 'en ltr', 'a cookie that names no language we have is passed over')
     const member = await account(app, admin, 'selin')
-    t.same(answer(await as(app, member).put('/api/users/me/preferences', { locale: 'ru' })), [200, { result: 'ok', preferences: { sound: false, desktopNotifications: false, theme: 'system', locale: 'ru' } }])
+    t.same(answer(await as(app, member).put('/api/users/me/preferences', { locale: 'ru' })), [200, { result: 'ok', preferences: { sound: false, desktopNotifications: false, theme: 'system', locale: 'ru', emailMentions: 'off' } }])
     t.equal(langOf((await page('/', { 'accept-language': 'de', cookie: member })).body), 'ru ltr', 'the member\'s saved language, over the browser\'s')
     t.equal(answer(await as(app, member).put('/api/users/me/preferences', { locale: 'xx' }))[0], 400, 'a language the site does not ship is refused')
-    t.same(answer(await as(app, member).put('/api/users/me/preferences', { locale: null }))[1], { result: 'ok', preferences: { sound: false, desktopNotifications: false, theme: 'system', locale: null } })
+    t.same(answer(await as(app, member).put('/api/users/me/preferences', { locale: null }))[1], { result: 'ok', preferences: { sound: false, desktopNotifications: false, theme: 'system', locale: null, emailMentions: 'off' } })
     t.equal(langOf((await page('/', { 'accept-language': 'de', cookie: member })).body), 'de ltr', 'none saved: the browser\'s again')
   })
 

@@ -585,6 +585,12 @@ t.test('migration: a board from before rooms moves into the default room with no
   // events without a room.
   await before.db.raw('drop table shoutbox_direct_preferences')
   await before.db('schema_migrations').where({ owner: 'shoutbox', name: '022-direct-messages' }).delete()
+  // Incoming hooks (026) and presence (021) came after rooms too, and name rooms: undone as well.
+  await before.db.raw('drop table shoutbox_incoming_hooks')
+  await before.db.raw('alter table shoutbox_shouts drop column via')
+  await before.db('schema_migrations').where({ owner: 'shoutbox', name: '026-incoming-hooks' }).delete()
+  await before.db.raw('drop table shoutbox_presence, shoutbox_presence_hidden')
+  await before.db('schema_migrations').where({ owner: 'shoutbox', name: '021-presence' }).delete()
   await before.db.raw('drop index shoutbox_events_reply_to')
   await before.db.raw('drop table shoutbox_reactions')
   await before.db.raw('alter table shoutbox_shouts drop column reply_to_id, drop column reactions_announced_at, drop column reactions_pending')

@@ -15,7 +15,7 @@ import { Mentions } from '../../../src/shoutbox/mentions.js'
 
 const PUBLIC_URL = 'http://shouts.example.test'
 const MINUTE = 60_000
-const DEFAULTS = { sound: false, desktopNotifications: false, theme: 'system', emailMentions: 'off' }
+const DEFAULTS = { sound: false, desktopNotifications: false, theme: 'system', locale: null, emailMentions: 'off' }
 
 const arrived = async (mailbox: Mailbox, to: string, count: number): Promise<ReceivedMail[]> =>
   (await eventually(() => mailbox.to(to), mails => mails.length >= count)).value
