@@ -63,6 +63,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'host', name: '013-retired-username-hashes' },
     { owner: 'host', name: '014-webhook-lanes' },
     { owner: 'host', name: '015-mail' },
+    { owner: 'host', name: '021-uploads' },
     { owner: 'shoutbox', name: '001-create-shouts' },
     { owner: 'shoutbox', name: '002-create-events' },
     { owner: 'shoutbox', name: '003-deleted-shouts-leave-history' },
@@ -81,7 +82,9 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'shoutbox', name: '016-bot-shouts' },
     { owner: 'shoutbox', name: '017-ignore-changes' },
     { owner: 'shoutbox', name: '018-review-in-place' },
-    { owner: 'shoutbox', name: '019-edited-shouts' }
+    { owner: 'shoutbox', name: '019-edited-shouts' },
+    { owner: 'shoutbox', name: '024-pictures' },
+    { owner: 'shoutbox', name: '025-upload-days' }
   ])
   await first.close()
   const second = await build(t, { db })

@@ -78,7 +78,7 @@ t.test('the host\'s endpoints are found by the same discovery as an addon\'s', a
     'PrivacyNotes', 'ReadPreferences', 'RedeliverDelivery', 'RevokeBotToken', 'RevokeOwnToken', 'SendTestMail', 'SetAddonEnabled', 'SetupStatus', 'SignUp',
     'SignUpStatus', 'UpdateRole', 'UpdateSiteSettings', 'UpdateUser', 'UpdateWebhook'
   ])
-  t.same(code.migrations.map(m => m.name), ['001-platform', '002-sign-in-attempts', '003-user-disabled', '004-members', '005-retired-usernames', '006-notifications', '007-preferences', '008-api-tokens', '009-webhooks', '010-address-keys', '011-activity-retention', '012-drop-address-keys', '013-retired-username-hashes', '014-webhook-lanes', '015-mail'], 'host migrations are discovered too')
+  t.same(code.migrations.map(m => m.name), ['001-platform', '002-sign-in-attempts', '003-user-disabled', '004-members', '005-retired-usernames', '006-notifications', '007-preferences', '008-api-tokens', '009-webhooks', '010-address-keys', '011-activity-retention', '012-drop-address-keys', '013-retired-username-hashes', '014-webhook-lanes', '015-mail', '021-uploads'], 'host migrations are discovered too')
   const sources = await Promise.all((await fs.readdir(path.join(HOST_DIR, 'endpoints'))).map(f => fs.readFile(path.join(HOST_DIR, 'endpoints', f), 'utf8')))
   t.notOk(sources.some(s => /constructor\s*\(/.test(s)), 'no endpoint takes anything in its constructor')
 })
