@@ -18,7 +18,14 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
         delete: 'the row goes'
       },
       username: { holds: 'name', export: 'implied (the author)', erase: 'anonymise: `deleted user`, no author; delete: the shout goes' },
-      why: { holds: 'text', export: 'left out (the moderators\' reason a shout is held or hidden)', erase: 'a held or hidden shout of theirs goes, whatever the mode' }
+      why: { holds: 'text', export: 'left out (the moderators\' reason a shout is held or hidden)', erase: 'a held or hidden shout of theirs goes, whatever the mode' },
+      uploads: {
+        holds: 'text',
+        export: 'shouts[].uploads (each picture\'s url and alt text); pictures[] lists every upload',
+        erase: 'anonymise: taken off their shouts and the stream\'s history, the pictures deleted (the host\'s uploads rows); delete: the shout goes',
+        edit: 'unchanged (an edit changes the text)',
+        delete: 'the row goes; the pictures, no longer shown, are removed by the sweep within the hour after'
+      }
     },
     other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot', 'state', 'since', 'vouched', 'approved', 'edited_at']
   },
@@ -94,5 +101,12 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
     personal: {},
     other: ['id', 'slug', 'name', 'description', 'read_access', 'post_access', 'position', 'archived', 'slow_mode_seconds', 'created_at']
   },
-  { table: 'shoutbox_pins', personal: {}, other: ['id', 'shout_id', 'pinned_at'] }
+  { table: 'shoutbox_pins', personal: {}, other: ['id', 'shout_id', 'pinned_at'] },
+  {
+    table: 'shoutbox_upload_days',
+    person: 'user_id',
+    erase: 'rows',
+    personal: {},
+    other: ['user_id', 'day', 'count']
+  }
 ]

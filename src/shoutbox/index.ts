@@ -9,6 +9,7 @@ import { StreamHub } from './stream-hub.js'
 import { memberData } from './member-export.js'
 import { eraseMember } from './user-data.js'
 import { SHOUTBOX_DATA_MAP } from './data-map.js'
+import { shoutPictures } from './pictures/access.js'
 
 /**
  * The Shoutbox addon. Its endpoints (endpoints/) and migrations (migrations/) are found
@@ -57,6 +58,8 @@ export default defineAddon({
     })
     return [note(keepDays === null ? 'shouts' : 'shoutsDays'), note('conversation'), note('mutes')]
   },
+  // Who may see a shout's picture (the readers of its room while it is on the board), and which pictures shouts still show.
+  pictures: ctx => shoutPictures(ctx),
   webhookEvents: ['shout.created', 'shout.edited', 'shout.deleted', 'report.created', 'member.muted'],
   allowsUsername: async (ctx, username) => (await WatchedWords.of(ctx).filter()).check(username).action !== 'block',
   // A notification about a room's shout (a mention, a report's outcome) is shown while its

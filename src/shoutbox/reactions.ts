@@ -367,16 +367,24 @@ export class Reactions {
 }
 
 /**
- * `shouts` with their reactions (`mine` for a signed-in `viewer`), `bot: true` on a bot's, `edited` on a changed one's:
+ * `shouts` with their reactions (`mine` for a signed-in `viewer`), `bot: true` on a bot's, `edited` on a changed one's,
+ * `uploads` on one with pictures:
  * what every answer but the seed's list shows. Two queries, whatever their number.
  */
 export async function withReactions<S extends { id: number }> (ctx: AddonContext, shouts: readonly S[], viewer: SessionUser | null): Promise<Array<S & { reactions: Reaction[] }>> {
   const { reactions: set } = await ShoutboxSettings.of(ctx).current()
   const ids = shouts.map(shout => shout.id)
   const counts = await reactionsRepository(ctx.db).of(ids, set, viewer?.id ?? null)
-  const { bots, edited } = await shoutsRepository(ctx.db).marks(ids)
+  const { bots, edited, pictures } = await shoutsRepository(ctx.db).marks(ids)
   return shouts.map(shout => {
     const changed = edited.get(shout.id)
-    return { ...shout, reactions: counts.get(shout.id) ?? [], ...(bots.has(shout.id) ? { bot: true as const } : {}), ...(changed === undefined ? {} : { edited: changed }) }
+    const shown = pictures.get(shout.id)
+    return {
+      ...shout,
+      reactions: counts.get(shout.id) ?? [],
+      ...(bots.has(shout.id) ? { bot: true as const } : {}),
+      ...(changed === undefined ? {} : { edited: changed }),
+      ...(shown === undefined ? {} : { uploads: shown })
+    }
   })
 }

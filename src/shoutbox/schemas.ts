@@ -1,5 +1,6 @@
 import { IdParamsSchema, Type, type Static } from '../sdk/index.js'
 import { EXCERPT_LENGTH } from './excerpt.js'
+import { AttachedPicturesSchema, ShoutPicturesSchema } from './pictures/schemas.js'
 
 /** A shout as the seed's list shows it: exactly these four fields (every other answer adds its room, what it answers and its reactions: FullShoutSchema). */
 export const ShoutSchema = Type.Object({
@@ -36,6 +37,7 @@ export const RoomShoutSchema = Type.Object({
   room: Type.String({ description: "the room's slug" }),
   replyTo: ReplyToSchema,
   bot: Type.Optional(Type.Literal(true, { description: 'posted by a bot account (through an API token); absent otherwise' })),
+  uploads: Type.Optional(ShoutPicturesSchema),
   edited: Type.Optional(Type.Integer({ description: 'milliseconds since the Unix epoch, when its text was last changed (by its author or a moderator); absent if never' }))
 }, { additionalProperties: false })
 
@@ -81,6 +83,12 @@ export const PostBodySchema = Type.Object({
   replyTo: Type.Optional(Type.Union([ShoutIdSchema, Type.Null()], { description: 'the id of a shout in the same room that this one answers' }))
 })
 
+/** A member's post: as staff's, and up to 4 pictures they uploaded, each with its alt text. */
+export const MemberPostBodySchema = Type.Object({
+  ...PostBodySchema.properties,
+  uploads: Type.Optional(AttachedPicturesSchema)
+})
+
 export const PublishShoutSchema = {
   body: PostBodySchema
 }
@@ -103,6 +111,9 @@ const ReportMinAccountAgeHoursSchema = Type.Integer({ minimum: 0, maximum: 8760,
 const HoldFirstShoutsSchema = Type.Integer({ minimum: 0, maximum: 10, description: "a member's first shouts held for review; 0: none" })
 const AutoMuteAfterSchema = Type.Integer({ minimum: 0, maximum: 1000, description: 'flood refusals within 10 minutes that silence a member; 0: never' })
 const AutoMuteMinutesSchema = Type.Integer({ minimum: 1, maximum: 10_080, description: 'how long an automatic silence lasts' })
+// Pictures in shouts.
+const MaxUploadBytesSchema = Type.Integer({ minimum: 1024, maximum: 20 * 1024 * 1024, description: "the largest picture a member may upload, in bytes (as sent, before it is written again)" })
+const HoldUploadsSchema = Type.Boolean({ description: "a member's shout with pictures is held for review until they have max(holdFirstShouts, 1) shouts on the board" })
 
 /** The reactions a site starts with. */
 export const DEFAULT_REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🎉'] as const
@@ -120,14 +131,16 @@ export const SettingsSchema = Type.Object({
   reportMinAccountAgeHours: ReportMinAccountAgeHoursSchema,
   holdFirstShouts: HoldFirstShoutsSchema,
   autoMuteAfter: AutoMuteAfterSchema,
-  autoMuteMinutes: AutoMuteMinutesSchema
+  autoMuteMinutes: AutoMuteMinutesSchema,
+  maxUploadBytes: MaxUploadBytesSchema,
+  holdUploads: HoldUploadsSchema
 })
 
 export type Settings = Static<typeof SettingsSchema>
 
 export const SETTINGS_EXAMPLE: Settings = {
   maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: [...DEFAULT_REACTIONS],
-  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30
+  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30, maxUploadBytes: 5_242_880, holdUploads: true
 }
 
 export const UpdateSettingsSchema = {
@@ -144,7 +157,9 @@ export const UpdateSettingsSchema = {
     reportMinAccountAgeHours: Type.Optional(ReportMinAccountAgeHoursSchema),
     holdFirstShouts: Type.Optional(HoldFirstShoutsSchema),
     autoMuteAfter: Type.Optional(AutoMuteAfterSchema),
-    autoMuteMinutes: Type.Optional(AutoMuteMinutesSchema)
+    autoMuteMinutes: Type.Optional(AutoMuteMinutesSchema),
+    maxUploadBytes: Type.Optional(MaxUploadBytesSchema),
+    holdUploads: Type.Optional(HoldUploadsSchema)
   }, { minProperties: 1, additionalProperties: false })
 }
 

@@ -44,7 +44,9 @@ export class ShoutboxSettings {
       reportMinAccountAgeHours: values.reportMinAccountAgeHours as number,
       holdFirstShouts: values.holdFirstShouts as number,
       autoMuteAfter: values.autoMuteAfter as number,
-      autoMuteMinutes: values.autoMuteMinutes as number
+      autoMuteMinutes: values.autoMuteMinutes as number,
+      maxUploadBytes: values.maxUploadBytes as number,
+      holdUploads: values.holdUploads as boolean
     }
   }
 }

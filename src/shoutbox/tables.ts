@@ -31,3 +31,6 @@ export const FLOOD_CONTROL_TABLE = 'shoutbox_flood_control'
 export const PINS_LOCK = 7_310_002
 /** Held by the one pruning run at a time. */
 export const RETENTION_LOCK = 7_310_003
+
+/** Each member's uploads a day (shouts' pictures: at most 20 a day). */
+export const UPLOAD_DAYS_TABLE = 'shoutbox_upload_days'

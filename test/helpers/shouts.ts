@@ -8,7 +8,7 @@ import type { FullShout, RoomShout, Shout } from './types.js'
 export const DEFAULT_REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🎉']
 
 /** The moderation settings a site starts with (CONTRACT §17): three reports hide a shout, nobody's shouts held, ten refusals in ten minutes mute for 30. */
-export const MODERATION_DEFAULTS = { hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30 }
+export const MODERATION_DEFAULTS = { hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30, maxUploadBytes: 5_242_880, holdUploads: true }
 
 /** The keys of a shout on the stream, in order: the list's four, its room, the shout it answers. */
 export const STREAMED_KEYS = ['id', 'message', 'username', 'date', 'room', 'replyTo']

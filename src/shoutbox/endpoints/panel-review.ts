@@ -2,6 +2,8 @@ import { BadRequest, IdParamsSchema, NoPermission, NotFound, PanelApi, Successfu
 import { HELD_WHY, REPORT_REASONS, REVIEW_ACTIONS, reportsRepository, review, reviewRepository, type OpenReport, type ReviewAction } from '../review.js'
 import { Rooms } from '../rooms.js'
 import { shoutsRepository } from '../shouts-repository.js'
+import { picturesOf } from '../pictures/attachments.js'
+import { ShoutPicturesSchema } from '../pictures/schemas.js'
 
 /** The most shouts the queue answers at once (the oldest first). */
 const QUEUE_PAGE = 100
@@ -15,7 +17,7 @@ const ReportSchema = Type.Object({
 }, { additionalProperties: false })
 
 const ItemSchema = Type.Object({
-  shout: Type.Object({ id: Type.Integer(), message: Type.String(), username: Type.String(), date: Type.Integer(), room: Type.String() }, { additionalProperties: false }),
+  shout: Type.Object({ id: Type.Integer(), message: Type.String(), username: Type.String(), date: Type.Integer(), room: Type.String(), uploads: Type.Optional(ShoutPicturesSchema) }, { additionalProperties: false }),
   state: Type.Unsafe({
     type: 'string', enum: ['held', 'hidden', 'reported'],
     description: 'held: never on the board yet; hidden: taken off it by reports; reported: on the board, with open reports'
@@ -55,14 +57,20 @@ export class ReviewQueue extends PanelApi {
     const reportsOf = (id: number) => (byShout.get(id) ?? []).map(report => ({
       id: report.id, reporter: names.get(report.userId) ?? '?', reason: report.reason, note: report.note, createdAt: report.createdAt
     }))
+    // Their pictures too: staff see what would be shown (served to them while the shout waits).
+    const pictures = await picturesOf(ctx, [...off.map(shout => shout.id), ...onBoard.flatMap(shout => shout === undefined ? [] : [shout.id])])
+    const shown = (id: number) => {
+      const uploads = pictures.get(id)
+      return uploads === undefined ? {} : { uploads }
+    }
     const items = [
       ...off.map(shout => ({
-        shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: slugOf(shout.roomId) },
+        shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: slugOf(shout.roomId), ...shown(shout.id) },
         state: shout.state, why: shout.why, reports: reportsOf(shout.id)
       })),
       ...onBoard.flatMap(shout => shout === undefined
         ? []
-        : [{ shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: shout.room }, state: 'reported', why: 'reports', reports: reportsOf(shout.id) }])
+        : [{ shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: shout.room, ...shown(shout.id) }, state: 'reported', why: 'reports', reports: reportsOf(shout.id) }])
     ].sort((a, b) => a.shout.id - b.shout.id)
     const total = await queueSize(call.ctx)
     return new Successful({ items, total })
