@@ -30,8 +30,8 @@ export async function reencode (bytes: Buffer): Promise<Reencoded> {
   let meta: Metadata
   try {
     meta = await sharp(bytes, options).metadata()
-  } catch {
-    throw new UnsupportedMediaType()
+  } catch (error) {
+    throw refusal(error)
   }
   if (meta.format === undefined || !TAKEN.has(meta.format) || (meta.format === 'heif' && meta.compression !== 'av1')) throw new UnsupportedMediaType()
   const width = meta.width ?? 0
@@ -46,10 +46,13 @@ export async function reencode (bytes: Buffer): Promise<Reencoded> {
       .webp({ quality: 75 }).toBuffer()
     return { image: full.data, thumb, width: full.info.width, height: full.info.height }
   } catch (error) {
-    // A header that lied about its size (the pixel limit, checked again as it decodes), or pixels that do not decode.
-    if (error instanceof Error && /pixel limit/i.test(error.message)) throw new ImageTooLarge()
-    throw new UnsupportedMediaType()
+    throw refusal(error)
   }
+}
+
+/** A header over the pixel limit (libvips checks it as it reads the header, and again as it decodes), or what does not decode. */
+function refusal (error: unknown): ImageTooLarge | UnsupportedMediaType {
+  return error instanceof Error && /pixel limit/i.test(error.message) ? new ImageTooLarge() : new UnsupportedMediaType()
 }
 
 /**
