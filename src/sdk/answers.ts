@@ -35,7 +35,7 @@ export const EVENT_STREAM_TYPE = 'text/event-stream'
 
 /** An answer that is bytes of one media type (a picture: `BytesAnswer`), described in words. */
 export function bytesAnswer (type: string, description: string): TSchema {
-  return Type.String({ contentMediaType: type, contentEncoding: 'binary', description, examples: [`(the ${type} bytes)`] })
+  return Type.String({ contentMediaType: type, description, examples: [`(the ${type} bytes)`] })
 }
 
 /** A Server-Sent Events answer (`call.openEventStream()`), described in words. */

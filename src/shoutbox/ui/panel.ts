@@ -3,6 +3,8 @@ import { barChart, field, h, onSubmit, outcome, relativeTime, type ApiAnswer, ty
 import type { Shout } from '../schemas.js'
 import { LiveShouts } from './shared/live-shouts.js'
 import { DEFAULT_ROOM } from './shared/shout-view.js'
+import { pictureGallery } from './shared/pictures.js'
+import type { ShoutPicture } from '../pictures/schemas.js'
 import { shoutboxStrings } from './strings.js'
 
 const MANAGE = 'addon.shoutbox.manage.shoutbox'
@@ -10,9 +12,9 @@ const MANAGE = 'addon.shoutbox.manage.shoutbox'
 const PANEL_PAGE = 50
 
 interface ReviewItem {
-  shout: { id: number, message: string, username: string, date: number, room: string }
+  shout: { id: number, message: string, username: string, date: number, room: string, uploads?: ShoutPicture[] }
   state: 'held' | 'hidden' | 'reported'
-  why: 'word' | 'new-member' | 'edited' | 'reports'
+  why: 'word' | 'new-member' | 'edited' | 'reports' | 'pictures'
   reports: Array<{ id: number, reporter: string, reason: string, note: string | null, createdAt: number }>
 }
 interface Word { id: number, pattern: string, action: 'block' | 'censor' | 'hold', createdAt: number }
@@ -419,6 +421,7 @@ export default function register (panel: PanelHost): void {
         h('h2', { id: `${id}-title`, tabindex: -1 }, t('ui.review.itemTitle', { username: entry.shout.username, room: roomNames.get(entry.shout.room) ?? entry.shout.room })),
         h('p', { class: 'review-why' }, h('span', { class: `badge ${entry.state}` }, t(`ui.review.badge.${entry.state}`)), ' ', why),
         h('blockquote', { class: 'review-text' }, entry.shout.message),
+        pictureGallery(entry.shout.uploads, panel.locale),
         h('p', { class: 'hint' }, when(entry.shout.date)),
         entry.reports.length === 0 ? null : h('ul', { class: 'review-reports', 'aria-label': t('ui.review.reports') }, ...entry.reports.map(report => h('li', {},
           h('strong', {}, report.reporter), ' — ', t(`ui.review.reason.${report.reason}`), report.note === null ? '' : `: “${report.note}”`))),

@@ -49,7 +49,7 @@ t.test('roles, users and permissions', async t => {
     const roles = (await as(admin).get('/api/panel/roles')).json()
     t.same(roles, { result: 'ok', roles: [
       { id: 1, name: 'admin', permissions: ['*'], builtin: true },
-      { id: 2, name: 'member', permissions: ['addon.shoutbox.post'], builtin: true }
+      { id: 2, name: 'member', permissions: ['addon.shoutbox.post', 'addon.shoutbox.upload'], builtin: true }
     ] })
     const change = await as(admin).send('PUT', '/api/panel/roles/1', { name: 'admin', permissions: [] })
     t.same([change.statusCode, change.json()], [403, { result: 'error', error: 'ROLE_IS_BUILT_IN' }])
