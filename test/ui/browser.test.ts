@@ -13,6 +13,7 @@ import { story as moderation } from './stories/moderation.js'
 import { story as overviewAndDocs } from './stories/overview-and-docs.js'
 import { story as panelAndTheme } from './stories/panel-and-theme.js'
 import { story as passwordReset } from './stories/password-reset.js'
+import { story as pictures } from './stories/pictures.js'
 import { story as review } from './stories/review.js'
 import { story as rooms } from './stories/rooms.js'
 
@@ -26,7 +27,8 @@ const stories = [
   ['rooms: a tab each, unread counts, the keyboard, the panel\'s Rooms page, the archive by room', rooms],
   ['conversation: reply with a quote, react by mouse and keyboard, counts live on every page', conversation],
   ['review: watched words, a report by keyboard, a held shout, the review queue', review],
-  ['password reset: forgot password, the mail, its link, a new password, signed in', passwordReset]
+  ['password reset: forgot password, the mail, its link, a new password, signed in', passwordReset],
+  ['pictures: attach with alt text, the thumbnail opened and closed by keyboard, archive, permalink, review queue', pictures]
 ] as const
 
 /** A story takes 10–40 s here, alone; three minutes leaves room for a machine busy with other tests. */

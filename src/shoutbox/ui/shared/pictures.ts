@@ -128,7 +128,7 @@ export class PictureAttacher {
     const t = this.t
     const fieldId = `shoutbox-alt-${id}`
     const preview = URL.createObjectURL(file)
-    const alt = h('input', { type: 'text', id: fieldId, maxlength: MAX_ALT, required: true, autocomplete: 'off', placeholder: t('pictures.altPlaceholder') }) as HTMLInputElement
+    const alt = h('input', { type: 'text', id: fieldId, maxlength: MAX_ALT, 'aria-required': 'true', autocomplete: 'off', placeholder: t('pictures.altPlaceholder') }) as HTMLInputElement
     const remove = h('button', { type: 'button', class: 'shoutbox-action', 'aria-label': t('pictures.removeLabel', { name: file.name }) }, t('pictures.remove')) as HTMLButtonElement
     const row = h('li', { class: 'shoutbox-attached-picture' },
       h('img', { src: preview, alt: '', width: 48, height: 48 }),
