@@ -267,6 +267,50 @@ t.test('a member\'s data export lists their pictures; erasing them removes their
   t.notOk(JSON.stringify(history).includes('goodbye wave'), "nor does the stream's history")
 })
 
+t.test('the site\'s logo: uploaded by whoever manages settings, served to everyone, never swept, kept when its uploader goes', async t => {
+  const { multipart } = await import('../helpers/pictures.js')
+  const logoUpload = async (cookie: string) => {
+    const body = multipart(await plainPicture('png', 400, 100), 'logo.png', 'image/png')
+    return app.inject({ method: 'POST', url: '/api/panel/uploads/logo', headers: { ...body.headers, cookie }, payload: body.payload })
+  }
+  t.same((await logoUpload(mira)).json(), error('NO_PERMISSION'), 'a member: 403')
+  t.same((await logoUpload(mod)).json(), error('NO_PERMISSION'), 'staff without panel.manage.settings: 403')
+  const made = await logoUpload(admin)
+  t.equal(made.statusCode, 200)
+  const logo = made.json().upload as { id: number, url: string, thumbUrl: string, width: number, height: number }
+  t.match(logo, { url: /^\/uploads\/[0-9a-f]{64}\.webp$/, width: 400, height: 100 })
+  const served = await serve(logo.url)
+  t.same([served.statusCode, served.headers['cache-control']], [200, `public, ${IMMUTABLE}`], 'served to a visitor, cached by anyone')
+  await app.db('uploads').where({ id: logo.id }).update({ created_at: Date.now() - 3 * 3_600_000 })
+  await sweep()
+  t.equal((await serve(logo.url)).statusCode, 200, 'the sweep leaves a logo alone')
+  t.same(await app.db('uploads').where({ id: logo.id }).first('user_id'), { user_id: null }, "the site's, not its uploader's")
+})
+
+t.test('UPLOADS_DIR: the bytes in files named by their SHA-256; another process with the same folder serves them', async t => {
+  const fs = await import('node:fs')
+  const os = await import('node:os')
+  const path = await import('node:path')
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'shoutbox-uploads-'))
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }))
+  const filesDb = await testDatabase({ persistent: true })
+  const first = await build(t, { db: filesDb, config: { uploadsDir: dir } })
+  const owner = await setUp(first)
+  const body = (await import('../helpers/pictures.js')).multipart(await plainPicture('jpeg', 90, 60))
+  const up = await first.inject({ method: 'POST', url: '/api/shoutbox/uploads', headers: { ...body.headers, cookie: owner }, payload: body.payload })
+  const picture = up.json().upload as { id: number }
+  const posted = await first.inject({ method: 'POST', url: '/api/shoutbox', headers: { cookie: owner }, payload: { message: 'on disk', uploads: [{ id: picture.id, alt: 'x' }] } })
+  const [shown] = posted.json().shout.uploads as Picture[]
+  const sha = shown!.url.slice('/uploads/'.length, -'.webp'.length)
+  t.same(fs.readdirSync(dir).sort(), [`${sha}.thumb.webp`, `${sha}.webp`], 'two files, named by the picture\'s SHA-256')
+  t.same(await first.db('uploads').where({ id: picture.id }).first('image', 'thumb'), { image: null, thumb: null }, 'no bytes in the database')
+  await first.close()
+  const second = await build(t, { db: filesDb, config: { uploadsDir: dir } })
+  const served = await second.inject({ url: shown!.url })
+  t.equal(served.statusCode, 200)
+  t.ok(served.rawPayload.equals(fs.readFileSync(path.join(dir, `${sha}.webp`))), 'the file\'s bytes, from the other process')
+})
+
 t.test('a second process serves a picture uploaded through the first (database storage)', async t => {
   const picture = await uploaded(mira, plainPicture('webp', 70, 70), 'image/webp')
   const [shown] = (await post(mira, { message: 'for b', uploads: [{ id: picture.id, alt: 'x' }] })).json().shout.uploads as Picture[]
