@@ -48,7 +48,7 @@ export default defineAddon({
   exportUser: (ctx, userId) => memberData(ctx, userId),
   // A deleted account: what the board keeps of it goes, its shouts as the site's erasure says.
   eraseUser: (ctx, userId, mode, trx) => eraseMember(ctx, userId, mode, trx),
-  // The /privacy page's rows of the board's: shouts (as long as keepDays says), conversation, mutes.
+  // The /privacy page's rows of the board's: shouts (as long as keepDays says), their pictures, conversation, mutes.
   privacyNotes: async (ctx, locale) => {
     const { keepDays } = await ShoutboxSettings.of(ctx).current()
     const note = (key: string) => ({
@@ -56,7 +56,7 @@ export default defineAddon({
       why: ctx.i18n.t(locale, `privacy.${key}.why`),
       kept: ctx.i18n.t(locale, `privacy.${key}.kept`, { days: keepDays ?? 0 })
     })
-    return [note(keepDays === null ? 'shouts' : 'shoutsDays'), note('conversation'), note('mutes')]
+    return [note(keepDays === null ? 'shouts' : 'shoutsDays'), note('pictures'), note('conversation'), note('mutes')]
   },
   // Who may see a shout's picture (the readers of its room while it is on the board), and which pictures shouts still show.
   pictures: ctx => shoutPictures(ctx),

@@ -522,6 +522,8 @@ export default function register (panel: PanelHost): void {
       autoMuteAfter: h('input', { type: 'number', id: 'auto-mute-after', min: 0, max: 1000, step: 1, required: true }) as HTMLInputElement,
       autoMuteMinutes: h('input', { type: 'number', id: 'auto-mute-minutes', min: 1, max: 10080, step: 1, required: true }) as HTMLInputElement
     }
+    const maxUploadKiB = h('input', { type: 'number', id: 'max-upload-kib', min: 1, max: 20480, step: 1, required: true }) as HTMLInputElement
+    const holdUploads = h('input', { type: 'checkbox', id: 'hold-uploads' }) as HTMLInputElement
     // Shown while maxShouts is empty on a board of over 1,000 shouts: the list would send them all.
     const unbounded = h('p', { class: 'message warning', id: 'max-shouts-warning', role: 'status', hidden: true }, t('ui.settings.maxShoutsWarning'))
     let manyShouts = false
@@ -540,6 +542,9 @@ export default function register (panel: PanelHost): void {
         field(t('ui.settings.reactions'), reactions, t('ui.settings.reactionsHint'))),
       h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.moderation')),
         ...Object.entries(moderation).map(([key, input]) => field(t(`ui.settings.${key}`), input, t(`ui.settings.${key}Hint`)))),
+      h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.pictures')),
+        field(t('ui.settings.maxUploadKiB'), maxUploadKiB, t('ui.settings.maxUploadKiBHint')),
+        field(t('ui.settings.holdUploads'), holdUploads, t('ui.settings.holdUploadsHint'))),
       result,
       h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
     onSubmit(form, result, say, () => panel.api('PUT', '/panel/api/shoutbox/config', {
@@ -548,7 +553,9 @@ export default function register (panel: PanelHost): void {
       maxPinned: Number(maxPinned.value),
       keepDays: keepDays.value === '' ? null : Number(keepDays.value),
       reactions: reactions.value.split(/\s+/u).filter(emoji => emoji !== ''),
-      ...Object.fromEntries(Object.entries(moderation).map(([key, input]) => [key, Number(input.value)]))
+      ...Object.fromEntries(Object.entries(moderation).map(([key, input]) => [key, Number(input.value)])),
+      maxUploadBytes: Number(maxUploadKiB.value) * 1024,
+      holdUploads: holdUploads.checked
     }), () => result.ok(t('ui.settings.saved')))
     root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
     void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
@@ -565,6 +572,8 @@ export default function register (panel: PanelHost): void {
       keepDays.value = answer.body!.keepDays === null ? '' : String(answer.body!.keepDays)
       reactions.value = (answer.body!.reactions as string[]).join(' ')
       for (const [key, input] of Object.entries(moderation)) input.value = String(answer.body![key])
+      maxUploadKiB.value = String(Math.round((answer.body!.maxUploadBytes as number) / 1024))
+      holdUploads.checked = answer.body!.holdUploads === true
     })
     void panel.api('GET', '/panel/api/shoutbox/overview').then(answer => {
       manyShouts = answer.ok && answer.body!.manyShouts === true
