@@ -247,6 +247,15 @@ t.test('pictures no shout shows are removed an hour after upload; those shown st
   await sweep()
   const left = (await app.db('uploads').whereIn('id', [loose.id, kept.id, young.id]).pluck('id')).map(Number).sort((a, b) => a - b)
   t.same(left, [kept.id, young.id].sort((a, b) => a - b), 'the unattached one of over an hour went; the attached one and a young one stayed')
+  const store = app.addons.hostContext.pictureStore
+  const orphan = await uploaded(omar, plainPicture('png', 53, 53))
+  await app.db('uploads').where({ id: orphan.id }).update({ created_at: Date.now() - 2 * 3_600_000 })
+  store.ownedThrough(() => undefined)
+  await sweep()
+  t.ok(await app.db('uploads').where({ id: orphan.id }).first(), 'an owner that cannot say (disabled, not started) keeps its pictures')
+  store.ownedThrough(ownerId => app.addons.pictureOwner(ownerId))
+  await sweep()
+  t.notOk(await app.db('uploads').where({ id: orphan.id }).first(), 'and they go once it says they are unused')
 })
 
 t.test('a member\'s data export lists their pictures; erasing them removes their pictures everywhere', async t => {

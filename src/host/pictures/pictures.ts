@@ -13,6 +13,7 @@ const HOUR_MS = 60 * 60 * 1000
 /** How often each process looks for pictures no owner uses (those an hour old or more). */
 const SWEEP_EVERY_MS = 15 * 60 * 1000
 const SWEEP_BATCH = 500
+const FIRST_SWEEP_MS = 60 * 1000
 
 /** A picture's file name at `/uploads/`: its SHA-256, then `.webp` or `.thumb.webp`. */
 const FILE_NAME = /^([0-9a-f]{64})(\.thumb)?\.webp$/
@@ -70,6 +71,7 @@ export class HostPictures {
   private readonly gate: ReencodeGate
   private owners: (ownerId: string) => PictureOwner | undefined = () => undefined
   private timer: NodeJS.Timeout | undefined
+  private first: NodeJS.Timeout | undefined
   private sweeping: Promise<void> | undefined
 
   constructor (private readonly db: Database, private readonly log: FastifyBaseLogger, private readonly options: PicturesOptions = {}, private readonly now: () => number = Date.now) {
@@ -161,18 +163,21 @@ export class HostPictures {
     return row?.bytes
   }
 
+  /** Sweeps every SWEEP_EVERY_MS, the first a minute after the start (not while the process starts up). */
   start (): void {
     const run = (): void => {
       this.sweeping = this.sweep().then(() => {}, error => {
         this.log.error({ err: error }, 'unused pictures could not be swept')
       })
     }
-    run()
+    this.first = setTimeout(run, FIRST_SWEEP_MS)
+    this.first.unref()
     this.timer = setInterval(run, SWEEP_EVERY_MS)
     this.timer.unref()
   }
 
   async stop (): Promise<void> {
+    clearTimeout(this.first)
     clearInterval(this.timer)
     await this.sweeping
   }
@@ -194,8 +199,11 @@ export class HostPictures {
       const byOwner = new Map<string, typeof rows>()
       for (const row of rows) byOwner.set(row.owner_id, [...byOwner.get(row.owner_id) ?? [], row])
       for (const [ownerId, owned] of byOwner) {
+        // An owner that cannot say (not started here, disabled, gone) keeps its pictures: a
+        // disabled addon's data is kept, and a picture is never removed on a guess.
         const owner = this.owners(ownerId)
-        const used = owner === undefined ? new Set<string>() : await owner.inUse([...new Set(owned.map(row => row.sha256))])
+        if (owner === undefined) continue
+        const used = await owner.inUse([...new Set(owned.map(row => row.sha256))])
         const unused = owned.filter(row => !used.has(row.sha256)).map(row => Number(row.id))
         if (unused.length > 0) removed += (await this.db(UPLOADS_TABLE).whereIn('id', unused).delete().returning('id')).length
       }
