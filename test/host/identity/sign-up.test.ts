@@ -67,7 +67,7 @@ t.test('a default permission is granted once: one an administrator took away sta
   const second = await build(t, { db })
   const roles = await second.inject({ url: '/api/panel/roles', headers: { cookie: admin } })
   t.same(roles.json().roles[1], { id: 2, name: 'member', permissions: [], builtin: true })
-  t.same(await second.db('default_grants').select('node'), [{ node: 'addon.shoutbox.post' }])
+  t.same(await second.db('default_grants').select('node').orderBy('node'), [{ node: 'addon.shoutbox.post' }, { node: 'addon.shoutbox.upload' }])
 })
 
 t.test('the site settings: off by default, for panel.manage.settings only', async t => {
