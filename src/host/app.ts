@@ -177,7 +177,7 @@ export async function buildApp (options: BuildOptions): Promise<FastifyInstance>
       sender: { allowPrivate: config.webhooksAllowPrivate, ...options.webhooks }
     })
     await app.register(mailPlugin, { smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, publicUrl: config.publicUrl, dev: config.dev, port: config.port, ...(options.mail === undefined ? {} : { sender: options.mail }) })
-    await app.register(addonsPlugin, { found, host, publicUrl: config.publicUrl })
+    await app.register(addonsPlugin, { found, host, publicUrl: config.publicUrl, uploadsDir: config.uploadsDir })
     await app.register(answerCachePlugin, { logRequests: config.logRequests })
     await app.register(eventStreamsPlugin, { limits: { perClient: config.streamsPerClient, total: config.maxStreams, opensPerMinute: config.streamOpensPerMinute } })
     await app.register(heavyAnswersPlugin)

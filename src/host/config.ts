@@ -66,6 +66,8 @@ export interface HostConfig {
   readonly smtpUrl: string | undefined
   /** `MAIL_FROM`: the sender of the site's mails; unset → `Shoutbox <no-reply@<PUBLIC_URL's host>>`. */
   readonly mailFrom: string | undefined
+  /** `UPLOADS_DIR`: pictures' bytes are kept in files there; unset → in the database, which every process reads. */
+  readonly uploadsDir?: string | undefined
 }
 
 /** A number of hops, or a list of addresses and CIDR ranges such as `10.0.0.0/8` and `::1`. */
@@ -147,7 +149,8 @@ export function loadConfig (argv: readonly string[], env: NodeJS.ProcessEnv): Ho
     // Read as libuv reads it: anything but a positive number leaves its default.
     threadPoolSize: Number(env.UV_THREADPOOL_SIZE) || 4,
     smtpUrl,
-    mailFrom: emptyToUndefined(env.MAIL_FROM)?.trim()
+    mailFrom: emptyToUndefined(env.MAIL_FROM)?.trim(),
+    uploadsDir: emptyToUndefined(env.UPLOADS_DIR) === undefined ? undefined : path.resolve(env.UPLOADS_DIR!.trim())
   }
 }
 

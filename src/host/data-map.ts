@@ -17,6 +17,16 @@ export const HOST_DATA_MAP: DataMap = [
     other: ['id', 'role_id', 'created_at', 'disabled', 'bot', 'email_unconfirmed']
   },
   {
+    table: 'uploads',
+    person: 'user_id',
+    erase: 'rows',
+    personal: {
+      image: { holds: 'text', export: "the owner's part lists each picture (url, size); the bytes at their url", erase: 'rows go (their files, with UPLOADS_DIR, at the next sweep)', delete: 'a picture no owner uses goes an hour after its upload' },
+      thumb: { holds: 'text', export: 'as image (thumbUrl)', erase: 'rows go', delete: 'as image' }
+    },
+    other: ['id', 'owner_id', 'kind', 'user_id', 'sha256', 'width', 'height', 'size', 'created_at']
+  },
+  {
     table: 'retired_usernames',
     personal: {
       username: { holds: 'secret', export: 'left out (written when the account goes)', erase: 'kept as the SHA-256 of the lower-cased name: refuses it to newcomers, names no one' }

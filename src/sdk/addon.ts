@@ -4,6 +4,7 @@ import type { AddonContext, Database, SqlPart, Transaction } from './context.js'
 import type { DataMap } from './data-map.js'
 import type { StreamedObject } from './streamed.js'
 import type { MemberViewer } from './viewer.js'
+import type { PictureOwner } from './pictures.js'
 
 export interface AddonDefinition {
   /** Runs inside the addon's own encapsulated Fastify context (hooks, decorators). */
@@ -69,6 +70,12 @@ export interface AddonDefinition {
    * (`anonymise`, the site's default) or goes (`delete`), as the site's `erasure` says.
    */
   readonly eraseUser?: (ctx: AddonContext, userId: number, mode: ErasureMode, trx: Transaction) => Promise<void>
+  /**
+   * Who may see the addon's pictures (`ctx.pictures`, kind `picture`) and which it still
+   * uses: the host asks before serving one at `/uploads/`, and before its sweep removes one.
+   * Without it, none of the addon's pictures is served, and each goes an hour after upload.
+   */
+  readonly pictures?: (ctx: AddonContext) => PictureOwner
 }
 
 /**

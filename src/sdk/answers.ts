@@ -33,6 +33,11 @@ export function okAnswer<P extends TProperties> (fields: P, example: Static<TObj
 /** The media type of an event stream's answer. */
 export const EVENT_STREAM_TYPE = 'text/event-stream'
 
+/** An answer that is bytes of one media type (a picture: `BytesAnswer`), described in words. */
+export function bytesAnswer (type: string, description: string): TSchema {
+  return Type.String({ contentMediaType: type, description, examples: [`(the ${type} bytes)`] })
+}
+
 /** A Server-Sent Events answer (`call.openEventStream()`), described in words. */
 export function eventStreamAnswer (description: string, example: string): TSchema {
   return Type.String({ contentMediaType: EVENT_STREAM_TYPE, description, examples: [example] })

@@ -11,6 +11,7 @@ export const STREAMED_LIST: unique symbol = Symbol.for('shoutbox.sdk.streamed-li
 export const STREAMED_ANSWER: unique symbol = Symbol.for('shoutbox.sdk.streamed-answer')
 export const STREAMED_ARRAY: unique symbol = Symbol.for('shoutbox.sdk.streamed-array')
 export const SHARED_ANSWER: unique symbol = Symbol.for('shoutbox.sdk.shared-answer')
+export const BYTES_ANSWER: unique symbol = Symbol.for('shoutbox.sdk.bytes-answer')
 export const ADDON: unique symbol = Symbol.for('shoutbox.sdk.addon')
 /** Set as an own static property on the SDK's abstract bases, so discovery skips them. */
 export const SDK_BASE: unique symbol = Symbol.for('shoutbox.sdk.base')

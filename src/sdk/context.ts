@@ -1,3 +1,4 @@
+import type { Pictures } from './pictures.js'
 import type { Knex } from 'knex'
 import type { EventType } from './events.js'
 
@@ -245,6 +246,8 @@ export interface AddonContext {
   /** Client addresses as they may be stored (never in clear). */
   readonly addresses: AddressKeys
   readonly metrics: Metrics
+  /** Pictures: uploads decoded, stored and served by the host. */
+  readonly pictures: Pictures
   readonly log: Logger
   /**
    * The site's public origin (PUBLIC_URL, e.g. `https://shouts.example.org`) when the

@@ -4,6 +4,7 @@ import type { EndpointAnswers } from './answers.js'
 import type { AddonContext, SessionUser } from './context.js'
 import type { MemberViewer, Viewer } from './viewer.js'
 import type { StreamedAnswer } from './streamed.js'
+import type { BytesAnswer, UploadedFile } from './pictures.js'
 
 /** The HTTP methods and access classes an endpoint may declare (the loader and the packager read these). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const
@@ -164,12 +165,19 @@ export interface Call<S extends EndpointSchema, U extends SessionUser | null, C 
    * as many open streams as the host allows: call it before writing anything else.
    */
   openEventStream (): EventStream
+  /**
+   * The request's one file (endpoints that declare `multipart`), read whole once it is
+   * asked for — so the endpoint checks who may upload before a byte is read. A request
+   * that is not multipart, or holds no file → 400 BAD_REQUEST; a file over `maxBytes` →
+   * 413 PAYLOAD_TOO_LARGE.
+   */
+  file (maxBytes: number): Promise<UploadedFile>
 }
 
 export type PublicCall<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> = Call<S, SessionUser | null, C>
 export type SignedInCall<S extends EndpointSchema = EndpointSchema, C extends AddonContext = AddonContext> = Call<S, SessionUser, C>
 
-export type Answer = Successful | StreamedList | StreamedAnswer | void
+export type Answer = Successful | StreamedList | StreamedAnswer | BytesAnswer | void
 
 /**
  * One HTTP endpoint. An addon ships endpoint classes in its `endpoints/` folder; the host
@@ -223,6 +231,11 @@ export abstract class Endpoint<S extends EndpointSchema = EndpointSchema, U exte
    * is admitted the same way when it is returned.
    */
   readonly heavy?: boolean
+  /**
+   * The body is `multipart/form-data` holding one file, read through `call.file()` (up to
+   * UPLOAD_BYTES_CEILING), never parsed as JSON; a JSON body is refused by `call.file()`.
+   */
+  readonly multipart?: boolean
 
   abstract handle (call: Call<S, U, C>): Promise<Answer>
 }

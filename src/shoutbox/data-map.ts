@@ -25,7 +25,14 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
         export: 'left out (a guest has no account; export walks authors, and a guest\'s shout has none)',
         erase: 'erasure by address (DELETE /api/shoutbox/guest-shouts) deletes that address\'s guest shouts; cleared on every shout after two days'
       },
-      why: { holds: 'text', export: 'left out (the moderators\' reason a shout is held or hidden)', erase: 'a held or hidden shout of theirs goes, whatever the mode' }
+      why: { holds: 'text', export: 'left out (the moderators\' reason a shout is held or hidden)', erase: 'a held or hidden shout of theirs goes, whatever the mode' },
+      uploads: {
+        holds: 'text',
+        export: 'shouts[].uploads (each picture\'s url and alt text); pictures[] lists every upload',
+        erase: 'anonymise: taken off their shouts and the stream\'s history, the pictures deleted (the host\'s uploads rows); delete: the shout goes',
+        edit: 'unchanged (an edit changes the text)',
+        delete: 'the row goes; the pictures, no longer shown, are removed by the sweep within the hour after'
+      }
     },
     other: ['id', 'date', 'author_id', 'moderated', 'room_id', 'reply_to_id', 'reactions_announced_at', 'reactions_pending', 'bot', 'state', 'since', 'vouched', 'approved', 'edited_at', 'via', 'guest']
   },
@@ -140,5 +147,12 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
     erase: 'rows',
     personal: {},
     other: ['user_id', 'created_at']
+  },
+  {
+    table: 'shoutbox_upload_days',
+    person: 'user_id',
+    erase: 'rows',
+    personal: {},
+    other: ['user_id', 'day', 'count']
   }
 ]

@@ -11,6 +11,7 @@ import { eraseMember } from './user-data.js'
 import { SHOUTBOX_DATA_MAP } from './data-map.js'
 import { GuestRetention } from './guests/guest-erasure.js'
 import { Presence } from './presence/presence.js'
+import { shoutPictures } from './pictures/access.js'
 
 /**
  * The Shoutbox addon. Its endpoints (endpoints/) and migrations (migrations/) are found
@@ -53,7 +54,7 @@ export default defineAddon({
   exportUser: (ctx, userId, reader) => memberData(ctx, userId, reader),
   // A deleted account: what the board keeps of it goes, its shouts as the site's erasure says.
   eraseUser: (ctx, userId, mode, trx) => eraseMember(ctx, userId, mode, trx),
-  // The /privacy page's rows of the board's: shouts (as long as keepDays says), conversation, mutes.
+  // The /privacy page's rows of the board's: shouts (as long as keepDays says), their pictures, conversation, mutes.
   privacyNotes: async (ctx, locale) => {
     const { keepDays } = await ShoutboxSettings.of(ctx).current()
     const note = (key: string) => ({
@@ -61,8 +62,10 @@ export default defineAddon({
       why: ctx.i18n.t(locale, `privacy.${key}.why`),
       kept: ctx.i18n.t(locale, `privacy.${key}.kept`, { days: keepDays ?? 0 })
     })
-    return [note(keepDays === null ? 'shouts' : 'shoutsDays'), note('conversation'), note('mutes')]
+    return [note(keepDays === null ? 'shouts' : 'shoutsDays'), note('pictures'), note('conversation'), note('mutes')]
   },
+  // Who may see a shout's picture (the readers of its room while it is on the board), and which pictures shouts still show.
+  pictures: ctx => shoutPictures(ctx),
   webhookEvents: ['shout.created', 'shout.edited', 'shout.deleted', 'report.created', 'member.muted'],
   allowsUsername: async (ctx, username) => (await WatchedWords.of(ctx).filter()).check(username).action !== 'block',
   // A notification about a room's shout (a mention, a report's outcome) is shown while its

@@ -4,7 +4,7 @@ import { IGNORES_TABLE, MUTES_TABLE, READ_MARKERS_TABLE, REACTIONS_TABLE, REPORT
 
 const ms = (value: number | string | null): number | null => value === null ? null : Number(value)
 
-interface ShoutRow { id: number | string, room: string, message: string, date: number | string, reply_to_id: number | string | null }
+interface ShoutRow { id: number | string, room: string, message: string, date: number | string, reply_to_id: number | string | null, uploads: unknown[] | null }
 interface HeldRow { id: number | string, room: string, message: string, date: number | string, state: string }
 interface ReactionRow { shout_id: number | string, emoji: string, created_at: number | string }
 interface ReportRow { id: number, shout_id: number | string, reason: string, note: string | null, created_at: number | string, resolved_at: number | string | null, outcome: string | null }
@@ -13,7 +13,8 @@ interface IgnoreRow { ignored_id: number, created_at: number | string }
 /**
  * What the board stores about one member, for their data export: their shouts (with the
  * text as it is now), those waiting for review, their reactions, the reports they filed,
- * whom they ignore, how far they read each room, and a mute in force on them. Rooms by
+ * whom they ignore, how far they read each room, a mute in force on them, and the pictures
+ * they uploaded. Rooms by
  * slug, people by name; nothing of anyone else's but the names they chose to ignore.
  *
  * The lists are read a batch at a time by keyset while the export is written (a member
@@ -32,12 +33,14 @@ export async function memberData (ctx: AddonContext, userId: number, reader: Mem
     db(MUTES_TABLE).where({ user_id: userId }).first<{ until: number | string | null, reason: string | null, created_at: number | string } | undefined>('until', 'reason', 'created_at')
   ])
   const lastShout = Number(last?.last ?? 0)
+  // Every picture they uploaded (attached or not yet): where it is served, its size, when.
+  const pictures = (await ctx.pictures.uploadedBy(userId)).map(picture => ({ url: picture.url, thumbUrl: picture.thumbUrl, width: picture.width, height: picture.height, uploadedAt: picture.createdAt }))
   return {
     shouts: keysetArray<ShoutRow, number>({
       read: (after, limit) => db(SHOUTS_TABLE).where({ author_id: userId }).modify(rooms).whereNull('state').andWhere('id', '>', after ?? 0).andWhere('id', '<=', lastShout)
-        .orderBy('id').limit(limit).select('id', slug('room_id'), 'message', 'date', 'reply_to_id'),
+        .orderBy('id').limit(limit).select('id', slug('room_id'), 'message', 'date', 'reply_to_id', 'uploads'),
       key: row => Number(row.id),
-      items: rows => rows.map(row => ({ id: Number(row.id), room: row.room, message: row.message, date: Number(row.date), replyTo: ms(row.reply_to_id) }))
+      items: rows => rows.map(row => ({ id: Number(row.id), room: row.room, message: row.message, date: Number(row.date), replyTo: ms(row.reply_to_id), ...(row.uploads === null ? {} : { uploads: row.uploads }) }))
     }),
     waitingForReview: keysetArray<HeldRow, number>({
       read: (after, limit) => db(SHOUTS_TABLE).where({ author_id: userId }).modify(rooms).whereNotNull('state').andWhere('id', '>', after ?? 0)
@@ -70,6 +73,7 @@ export async function memberData (ctx: AddonContext, userId: number, reader: Mem
     }),
     readMarkers: markers.map(row => ({ room: row.room, lastReadId: Number(row.last_read_id), updatedAt: Number(row.updated_at) })),
     ...(own ? { conversations: await conversationsExport(ctx, userId) } : {}),
-    mute: mute === undefined ? null : { until: ms(mute.until), reason: mute.reason, since: Number(mute.created_at) }
+    mute: mute === undefined ? null : { until: ms(mute.until), reason: mute.reason, since: Number(mute.created_at) },
+    pictures
   }
 }

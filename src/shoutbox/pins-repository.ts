@@ -2,6 +2,7 @@ import type { Database, SqlPart, Transaction } from '../sdk/index.js'
 import type { Room } from './rooms.js'
 import type { RoomShout } from './schemas.js'
 import { botOf, editedOf, replyToOf } from './shouts-repository.js'
+import { uploadsOf } from './pictures/attachments.js'
 import { EVENTS_TABLE, PINS_LOCK, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 
 /** A foreign key violation: the shout was deleted while it was being pinned. */
@@ -18,7 +19,7 @@ export function pinsRepository (db: Database) {
     const result = await trx.raw<{ rows: Array<{ id: number }> }>(`
       with p as (? returning shout_id)
       insert into ?? (kind, shout, created_at)
-      select ?, jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', r.slug, 'replyTo', ${replyToOf('s.reply_to_id')}) || ${botOf('s')} || ${editedOf('s')}, ?
+      select ?, jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', r.slug, 'replyTo', ${replyToOf('s.reply_to_id')}) || ${botOf('s')} || ${editedOf('s')} || ${uploadsOf('s')}, ?
       from p join ?? as s on s.id = p.shout_id join ?? as r on r.id = s.room_id
       returning id`, [change, EVENTS_TABLE, kind, Date.now(), SHOUTS_TABLE, ROOMS_TABLE])
     return result.rows[0]?.id

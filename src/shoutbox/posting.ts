@@ -11,6 +11,8 @@ import type { FullShout, Settings } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
 import { shoutsRepository } from './shouts-repository.js'
 import { WatchedWords } from './word-list.js'
+import { attachPictures } from './pictures/attachments.js'
+import type { AttachedPicture } from './pictures/schemas.js'
 
 /* A member's post in a room, whichever path it comes by (`POST /api/shoutbox` in the default room, `POST /api/shoutbox/rooms/:slug/shouts`). */
 
@@ -35,11 +37,12 @@ export function floodRules (settings: Settings, room: Room): FloodRules {
  * BAD_REQUEST for any other id), the watched words (a blocked one refuses it, censored
  * ones are starred) and the flood rules — with the room's slow mode (a member refused
  * too often is silenced by the board). A held word, or a member with fewer than
- * `holdFirstShouts` shouts on the board, holds the shout for review: it is answered with
+ * `holdFirstShouts` shouts on the board (for a shout with pictures, with `holdUploads`: fewer
+ * than one), holds the shout for review: it is answered with
  * `held: true` and shown to its author alone until a moderator approves it. Staff are
  * exempt from all of these. Answers the shout as stored (no reactions yet).
  */
-export async function postInRoom (ctx: AddonContext, viewer: MemberViewer, room: Room, message: string, replyTo: number | null = null): Promise<FullShout & { held?: true }> {
+export async function postInRoom (ctx: AddonContext, viewer: MemberViewer, room: Room, message: string, replyTo: number | null = null, attached?: readonly AttachedPicture[]): Promise<FullShout & { held?: true }> {
   const { user } = viewer
   assertMayPost(room, viewer)
   // The site asks newcomers to confirm their address first (the host's `verifyEmail`).
@@ -48,6 +51,7 @@ export async function postInRoom (ctx: AddonContext, viewer: MemberViewer, room:
   const settings = await ShoutboxSettings.of(ctx).current()
   assertPublishable(message, settings.maxMessageLength)
   if (replyTo !== null) await assertAnswerable(ctx, replyTo, room)
+  const uploads = await attachPictures(ctx, user, attached)
   const checked = await WatchedWords.of(ctx).check(user, message)
   if (!ctx.permissions.has(user, 'MANAGE_SHOUTBOX')) {
     try {
@@ -56,10 +60,14 @@ export async function postInRoom (ctx: AddonContext, viewer: MemberViewer, room:
       if (error instanceof TooManyRequests) await countFloodRefusal(ctx, user, settings)
       throw error
     }
-    if (checked.held) return await holdShout(ctx, user, room, checked.message, replyTo, 'word')
-    if (await isNewMember(ctx, user, settings.holdFirstShouts)) return await holdShout(ctx, user, room, checked.message, replyTo, 'new-member')
+    if (checked.held) return await holdShout(ctx, user, room, checked.message, replyTo, 'word', uploads)
+    if (await isNewMember(ctx, user, settings.holdFirstShouts)) return await holdShout(ctx, user, room, checked.message, replyTo, 'new-member', uploads)
+    // A new account's pictures are looked at first (holdUploads), even where its words are not.
+    if (uploads !== null && settings.holdUploads && await isNewMember(ctx, user, Math.max(settings.holdFirstShouts, 1))) {
+      return await holdShout(ctx, user, room, checked.message, replyTo, 'pictures', uploads)
+    }
   }
-  const shout = await Publisher.of(ctx).publish(user, checked.message, { logged: false, room, replyTo })
+  const shout = await Publisher.of(ctx).publish(user, checked.message, { logged: false, room, replyTo, uploads })
   return { ...shout, reactions: [] }
 }
 

@@ -6,6 +6,7 @@ import { perContext } from './per-context.js'
 import { isConversation, type Room } from './rooms.js'
 import type { RoomShout } from './schemas.js'
 import { shoutsRepository, type NewShout } from './shouts-repository.js'
+import type { ShoutPicture } from './pictures/schemas.js'
 
 export interface PublishOptions {
   /**
@@ -17,6 +18,8 @@ export interface PublishOptions {
   readonly room: Pick<Room, 'id' | 'slug'>
   /** The shout it answers (checked: one of the same room), if any. */
   readonly replyTo?: number | null
+  /** Its pictures (checked: the author's uploads), if any. */
+  readonly uploads?: ShoutPicture[] | null
 }
 
 interface Waiting {
@@ -62,9 +65,9 @@ export class Publisher {
   }
 
   /** Stores a checked message as `user`'s shout, dated now; resolves once it is committed. */
-  publish (user: Actor & { readonly bot?: boolean }, message: string, { logged, room, replyTo = null }: PublishOptions): Promise<RoomShout> {
+  publish (user: Actor & { readonly bot?: boolean }, message: string, { logged, room, replyTo = null, uploads = null }: PublishOptions): Promise<RoomShout> {
     return new Promise((resolve, reject) => {
-      this.enqueue({ shout: { message, username: user.username, date: Date.now(), authorId: user.id, roomId: room.id, replyToId: replyTo, bot: user.bot === true }, user, logged, room: room.slug, resolve, reject })
+      this.enqueue({ shout: { message, username: user.username, date: Date.now(), authorId: user.id, roomId: room.id, replyToId: replyTo, bot: user.bot === true, uploads }, user, logged, room: room.slug, resolve, reject })
     })
   }
 

@@ -367,25 +367,28 @@ export class Reactions {
 }
 
 /**
- * `shouts` with their reactions (`mine` for a signed-in `viewer`), `bot: true` on a bot's, `edited` on a changed one's:
+ * `shouts` with their reactions (`mine` for a signed-in `viewer`), `bot: true` on a bot's, `edited` on a changed one's,
+ * `uploads` on one with pictures:
  * what every answer but the seed's list shows. Two queries, whatever their number.
  */
 export async function withReactions<S extends { id: number }> (ctx: AddonContext, shouts: readonly S[], viewer: SessionUser | null): Promise<Array<S & { reactions: Reaction[] }>> {
   const { reactions: set } = await ShoutboxSettings.of(ctx).current()
   const ids = shouts.map(shout => shout.id)
   const counts = await reactionsRepository(ctx.db).of(ids, set, viewer?.id ?? null)
-  const { bots, via, guests, edited } = await shoutsRepository(ctx.db).marks(ids)
+  const { bots, via, guests, edited, pictures } = await shoutsRepository(ctx.db).marks(ids)
   return shouts.map(shout => {
     const changed = edited.get(shout.id)
-    // `bot`, `via`, `guest` and `edited` come after the reactions, whether or not the shout came with them.
-    const { bot: _bot, via: _via, guest: _guest, edited: _edited, ...fields } = shout as S & { bot?: true, via?: string, guest?: true, edited?: number }
+    const shown = pictures.get(shout.id)
+    // `bot`, `via`, `guest`, `edited` and `uploads` come after the reactions, whether or not the shout came with them.
+    const { bot: _bot, via: _via, guest: _guest, edited: _edited, uploads: _uploads, ...fields } = shout as S & { bot?: true, via?: string, guest?: true, edited?: number, uploads?: unknown }
     return {
       ...fields as S,
       reactions: counts.get(shout.id) ?? [],
       ...(bots.has(shout.id) ? { bot: true as const } : {}),
       ...(via.has(shout.id) ? { via: via.get(shout.id)! } : {}),
       ...(guests.has(shout.id) ? { guest: true as const } : {}),
-      ...(changed === undefined ? {} : { edited: changed })
+      ...(changed === undefined ? {} : { edited: changed }),
+      ...(shown === undefined ? {} : { uploads: shown })
     }
   })
 }

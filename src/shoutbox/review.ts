@@ -11,6 +11,7 @@ import { deleteShout, restoreShout, takeShoutOff } from './shout-changes.js'
 import { shoutSubject, shoutsRepository, type OffBoardState } from './shouts-repository.js'
 import { REPORTS_TABLE, SHOUTS_TABLE } from './tables.js'
 import { excerptOf } from './excerpt.js'
+import type { ShoutPicture } from './pictures/schemas.js'
 
 /*
  * The review queue: shouts a moderator decides on. A held shout (a watched word that
@@ -31,8 +32,8 @@ export type ReportReason = typeof REPORT_REASONS[number]
 export const REVIEW_ACTIONS = ['approve', 'delete', 'dismiss'] as const
 export type ReviewAction = typeof REVIEW_ACTIONS[number]
 
-/** Why a shout is off the board: a watched word, a new member, an edit of an approved shout, reports, or a guest's (`holdGuestShouts`). */
-export const HELD_WHY = ['word', 'new-member', 'edited', 'reports', 'guest'] as const
+/** Why a shout is off the board: a watched word, a new member, an edit of an approved shout, reports, a guest's (`holdGuestShouts`), or pictures (`holdUploads`). */
+export const HELD_WHY = ['word', 'new-member', 'edited', 'reports', 'guest', 'pictures'] as const
 export type HeldWhy = typeof HELD_WHY[number]
 
 /** How many reports one member may make in an hour. */
@@ -50,6 +51,7 @@ interface OffBoardRow {
   state: OffBoardState
   why: HeldWhy
   since: number | string
+  uploads: ShoutPicture[] | null
 }
 
 /** A shout off the board, as the queue shows it. */
@@ -64,6 +66,8 @@ export interface OffBoard {
   readonly state: OffBoardState
   readonly why: HeldWhy
   readonly since: number
+  /** Its pictures; null for none. */
+  readonly uploads: ShoutPicture[] | null
 }
 
 const offBoard = (row: OffBoardRow): OffBoard => ({
@@ -76,10 +80,11 @@ const offBoard = (row: OffBoardRow): OffBoard => ({
   replyToId: row.reply_to_id === null ? null : Number(row.reply_to_id),
   state: row.state,
   why: row.why,
-  since: Number(row.since)
+  since: Number(row.since),
+  uploads: row.uploads
 })
 
-const OFF_BOARD_COLUMNS = ['id', 'room_id', 'author_id', 'username', 'message', 'date', 'reply_to_id', 'state', 'why', 'since'] as const
+const OFF_BOARD_COLUMNS = ['id', 'room_id', 'author_id', 'username', 'message', 'date', 'reply_to_id', 'state', 'why', 'since', 'uploads'] as const
 
 /** The shouts off the board (`state` held or hidden), as the review queue reads them. */
 export function reviewRepository (db: Database) {
@@ -90,7 +95,8 @@ export function reviewRepository (db: Database) {
         room_id: shout.roomId, author_id: shout.authorId, username: shout.username, message: shout.message, date: shout.date,
         reply_to_id: shout.replyToId, state: 'held', why: shout.why, since: Date.now(),
         // A shout that came in through an incoming hook keeps its hook's name: approved, it is a bot's shout as any other from the hook.
-        ...(shout.via === undefined ? {} : { bot: true, via: shout.via })
+        ...(shout.via === undefined ? {} : { bot: true, via: shout.via }),
+        uploads: shout.uploads === null ? null : JSON.stringify(shout.uploads)
       }).returning<OffBoardRow[]>([...OFF_BOARD_COLUMNS])
       return offBoard(row!)
     },
@@ -200,12 +206,12 @@ export function reportsRepository (db: Database) {
 
 /** A held shout as its author sees it: the fields of a shout, and `held`. */
 export function heldShout (shout: OffBoard, room: string): FullShout & { held: true } {
-  return { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room, replyTo: null, reactions: [], held: true }
+  return { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room, replyTo: null, ...(shout.uploads === null ? {} : { uploads: shout.uploads }), reactions: [], held: true }
 }
 
 /** Holds `user`'s shout in `room` for review: it is stored, shown to them and to staff, and on the board once approved. */
-export async function holdShout (ctx: AddonContext, user: SessionUser, room: Room, message: string, replyTo: number | null, why: HeldWhy): Promise<FullShout & { held: true }> {
-  const held = await reviewRepository(ctx.db).hold({ roomId: room.id, authorId: user.id, username: user.username, message, date: Date.now(), replyToId: replyTo, why })
+export async function holdShout (ctx: AddonContext, user: SessionUser, room: Room, message: string, replyTo: number | null, why: HeldWhy, uploads: ShoutPicture[] | null = null): Promise<FullShout & { held: true }> {
+  const held = await reviewRepository(ctx.db).hold({ roomId: room.id, authorId: user.id, username: user.username, message, date: Date.now(), replyToId: replyTo, why, uploads })
   return heldShout(held, room.slug)
 }
 

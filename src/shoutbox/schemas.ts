@@ -1,5 +1,6 @@
 import { IdParamsSchema, Type, type Static } from '../sdk/index.js'
 import { EXCERPT_LENGTH } from './excerpt.js'
+import { AttachedPicturesSchema, ShoutPicturesSchema } from './pictures/schemas.js'
 
 /** A shout as the seed's list shows it: exactly these four fields (every other answer adds its room, what it answers and its reactions: FullShoutSchema). */
 export const ShoutSchema = Type.Object({
@@ -38,6 +39,7 @@ export const RoomShoutSchema = Type.Object({
   bot: Type.Optional(Type.Literal(true, { description: 'posted by a bot account (through an API token) or through an incoming hook; absent otherwise' })),
   via: Type.Optional(Type.String({ description: 'the name of the incoming hook it came in through (a bridge); `username` is then the name the sending tool gave' })),
   guest: Type.Optional(Type.Literal(true, { description: 'posted by a guest, without an account (`username` is the name they gave); absent otherwise' })),
+  uploads: Type.Optional(ShoutPicturesSchema),
   edited: Type.Optional(Type.Integer({ description: 'milliseconds since the Unix epoch, when its text was last changed (by its author or a moderator); absent if never' }))
 }, { additionalProperties: false })
 
@@ -83,6 +85,12 @@ export const PostBodySchema = Type.Object({
   replyTo: Type.Optional(Type.Union([ShoutIdSchema, Type.Null()], { description: 'the id of a shout in the same room that this one answers' }))
 })
 
+/** A member's post: as staff's, and up to 4 pictures they uploaded, each with its alt text. */
+export const MemberPostBodySchema = Type.Object({
+  ...PostBodySchema.properties,
+  uploads: Type.Optional(AttachedPicturesSchema)
+})
+
 export const PublishShoutSchema = {
   body: PostBodySchema
 }
@@ -110,6 +118,9 @@ const GuestProofCostSchema = Type.Integer({ minimum: 1000, maximum: 10_000_000, 
 const HoldGuestShoutsSchema = Type.Boolean({ description: 'guests\' shouts wait for review before they are on the board' })
 // Direct messages between two members.
 const DirectMessagesSchema = Type.Boolean({ description: 'members may write to one another in conversations of two' })
+// Pictures in shouts.
+const MaxUploadBytesSchema = Type.Integer({ minimum: 1024, maximum: 20 * 1024 * 1024, description: "the largest picture a member may upload, in bytes (as sent, before it is written again)" })
+const HoldUploadsSchema = Type.Boolean({ description: "a member's shout with pictures is held for review until they have max(holdFirstShouts, 1) shouts on the board" })
 
 /** The reactions a site starts with. */
 export const DEFAULT_REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🎉'] as const
@@ -130,14 +141,16 @@ export const SettingsSchema = Type.Object({
   autoMuteMinutes: AutoMuteMinutesSchema,
   guestProofCost: GuestProofCostSchema,
   holdGuestShouts: HoldGuestShoutsSchema,
-  directMessages: DirectMessagesSchema
+  directMessages: DirectMessagesSchema,
+  maxUploadBytes: MaxUploadBytesSchema,
+  holdUploads: HoldUploadsSchema
 })
 
 export type Settings = Static<typeof SettingsSchema>
 
 export const SETTINGS_EXAMPLE: Settings = {
   maxShouts: 50, maxMessageLength: 500, minSecondsBetweenShouts: 3, maxShoutsPerMinute: 10, editWindowSeconds: 300, maxPinned: 3, keepDays: null, reactions: [...DEFAULT_REACTIONS],
-  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30, guestProofCost: 20_000, holdGuestShouts: true, directMessages: true
+  hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30, guestProofCost: 20_000, holdGuestShouts: true, directMessages: true, maxUploadBytes: 5_242_880, holdUploads: true
 }
 
 export const UpdateSettingsSchema = {
@@ -157,7 +170,9 @@ export const UpdateSettingsSchema = {
     autoMuteMinutes: Type.Optional(AutoMuteMinutesSchema),
     guestProofCost: Type.Optional(GuestProofCostSchema),
     holdGuestShouts: Type.Optional(HoldGuestShoutsSchema),
-    directMessages: Type.Optional(DirectMessagesSchema)
+    directMessages: Type.Optional(DirectMessagesSchema),
+    maxUploadBytes: Type.Optional(MaxUploadBytesSchema),
+    holdUploads: Type.Optional(HoldUploadsSchema)
   }, { minProperties: 1, additionalProperties: false })
 }
 

@@ -47,7 +47,9 @@ export class ShoutboxSettings {
       autoMuteMinutes: values.autoMuteMinutes as number,
       guestProofCost: values.guestProofCost as number,
       holdGuestShouts: values.holdGuestShouts as boolean,
-      directMessages: values.directMessages as boolean
+      directMessages: values.directMessages as boolean,
+      maxUploadBytes: values.maxUploadBytes as number,
+      holdUploads: values.holdUploads as boolean
     }
   }
 }

@@ -5,6 +5,8 @@ import type { RoomShout, Shout } from './schemas.js'
 import { MAX_SEARCH_WORDS, quoteLexeme, simplifySearch, type Search } from './search-query.js'
 import { nextTurn } from './searches.js'
 import { EVENTS_TABLE, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
+import { uploadsOf } from './pictures/attachments.js'
+import type { ShoutPicture } from './pictures/schemas.js'
 
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
 
@@ -44,7 +46,7 @@ export const botOf = (row: string): string => `case when ${row}.via is not null 
 export const editedOf = (row: string): string => `case when ${row}.edited_at is null then '{}'::jsonb else jsonb_build_object('edited', ${row}.edited_at) end`
 
 /** The json of a stream event's shout, from the row `s` (its fields, its room's slug as `room`, its `reply_to_id`, `bot`, `edited_at`). */
-const EVENT_SHOUT = `(jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', ${replyToOf('s.reply_to_id')}) || ${botOf('s')} || ${editedOf('s')})`
+const EVENT_SHOUT = `(jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', ${replyToOf('s.reply_to_id')}) || ${botOf('s')} || ${editedOf('s')} || ${uploadsOf('s')})`
 
 /**
  * A statement's part (a CTE, after one named `s` that returns deleted shouts' ids, taking
@@ -76,9 +78,11 @@ export interface NewShout extends Omit<Shout, 'id'> {
   readonly guestAddress?: string
   readonly roomId: number
   readonly replyToId: number | null
+  /** Its pictures, as it carries them; null for none. */
+  readonly uploads?: ShoutPicture[] | null
 }
 
-interface RecordedRow extends Omit<RoomShout, 'via' | 'guest'> {
+interface RecordedRow extends Omit<RoomShout, 'via' | 'guest' | 'uploads'> {
   readonly event_id: number
   /** Only where the statement returns it (an edit's). */
   readonly edited_at?: number | string | null
@@ -86,14 +90,17 @@ interface RecordedRow extends Omit<RoomShout, 'via' | 'guest'> {
   readonly via?: string | null
   /** Only where the statement returns it: a guest's shout says so. */
   readonly guest?: boolean
+  /** Only where the statement returns it; null for a shout without pictures. */
+  readonly uploads?: ShoutPicture[] | null
 }
 
-const recorded = ({ event_id: eventId, edited_at: editedAt, via, guest, ...row }: RecordedRow): Recorded => ({
+const recorded = ({ event_id: eventId, edited_at: editedAt, via, guest, uploads, ...row }: RecordedRow): Recorded => ({
   shout: {
     ...row,
     ...(typeof via === 'string' ? { bot: true as const, via } : {}),
     ...(guest === true ? { guest: true as const } : {}),
-    ...(editedAt === undefined || editedAt === null ? {} : { edited: Number(editedAt) })
+    ...(editedAt === undefined || editedAt === null ? {} : { edited: Number(editedAt) }),
+    ...(uploads === undefined || uploads === null ? {} : { uploads })
   },
   eventId
 })
@@ -137,12 +144,12 @@ export interface ArchiveQuery {
 export function shoutsRepository (db: Database) {
   /** `change` is a statement on the shouts table; its rows are recorded as events of `kind`, with the whole shout. */
   const withEvents = (kind: string, change: SqlPart, trx: Transaction) => trx.raw<{ rows: RecordedRow[] }>(`
-    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, via, guest, edited_at),
+    with s as (? returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, via, guest, edited_at, uploads),
     e as (insert into ?? (kind, shout, created_at)
           select ?, ${EVENT_SHOUT}, ? from s
           order by s.id
           returning id, (shout->>'id')::bigint as shout_id, shout->'replyTo' as reply_to)
-    select s.id, s.message, s.username, s.date, s.room, e.reply_to as "replyTo", s.edited_at, s.via, s.guest, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
+    select s.id, s.message, s.username, s.date, s.room, e.reply_to as "replyTo", s.edited_at, s.via, s.guest, s.uploads, e.id as event_id from s join e on e.shout_id = s.id order by s.id`,
   [change, EVENTS_TABLE, kind, Date.now()])
 
   /** The `replyTo` of a shout read from the shouts table. */
@@ -303,24 +310,26 @@ export function shoutsRepository (db: Database) {
 
     /**
      * Those of `ids` that a bot account posted, those that came in through an incoming hook
-     * (its name, by id), those a guest posted, and those whose text was changed (when,
-     * last). One query.
+     * (its name, by id), those a guest posted, those whose text was changed (when, last),
+     * and those with pictures (which). One query.
      */
-    async marks (ids: readonly number[]): Promise<{ bots: Set<number>, via: Map<number, string>, guests: Set<number>, edited: Map<number, number> }> {
+    async marks (ids: readonly number[]): Promise<{ bots: Set<number>, via: Map<number, string>, guests: Set<number>, edited: Map<number, number>, pictures: Map<number, ShoutPicture[]> }> {
       const bots = new Set<number>()
       const via = new Map<number, string>()
       const guests = new Set<number>()
       const edited = new Map<number, number>()
-      if (ids.length === 0) return { bots, via, guests, edited }
-      const rows: Array<{ id: number | string, bot: boolean, via: string | null, guest: boolean, edited_at: number | string | null }> = await db(SHOUTS_TABLE).whereIn('id', [...ids])
-        .where(query => query.where('bot', true).orWhereNotNull('via').orWhere('guest', true).orWhereNotNull('edited_at')).select('id', 'bot', 'via', 'guest', 'edited_at')
+      const pictures = new Map<number, ShoutPicture[]>()
+      if (ids.length === 0) return { bots, via, guests, edited, pictures }
+      const rows: Array<{ id: number | string, bot: boolean, via: string | null, guest: boolean, edited_at: number | string | null, uploads: ShoutPicture[] | null }> = await db(SHOUTS_TABLE).whereIn('id', [...ids])
+        .where(query => query.where('bot', true).orWhereNotNull('via').orWhere('guest', true).orWhereNotNull('edited_at').orWhereNotNull('uploads')).select('id', 'bot', 'via', 'guest', 'edited_at', 'uploads')
       for (const row of rows) {
         if (row.bot || row.via !== null) bots.add(Number(row.id))
         if (row.via !== null) via.set(Number(row.id), row.via)
         if (row.guest) guests.add(Number(row.id))
         if (row.edited_at !== null) edited.set(Number(row.id), Number(row.edited_at))
+        if (row.uploads !== null) pictures.set(Number(row.id), row.uploads)
       }
-      return { bots, via, guests, edited }
+      return { bots, via, guests, edited, pictures }
     },
 
     /** Whether account `authorId` has a shout on the board in one of `roomIds` (held and hidden shouts are off it): one index probe. */
@@ -397,12 +406,13 @@ export function shoutsRepository (db: Database) {
       readonly maxNoticeBytes: number
     }): Promise<{ notice: string, sent: string | null }> {
       const result = await prepared(db.raw<{ rows: Array<{ notice: string, sent: string | null }> }>(`
-        with s as (insert into ?? (message, username, date, author_id, room_id, reply_to_id, bot, via, guest, guest_address)
+        with s as (insert into ?? (message, username, date, author_id, room_id, reply_to_id, bot, via, guest, guest_address, uploads)
               select item->>'message', item->>'username', (item->>'date')::bigint, (item->>'authorId')::integer, (item->>'roomId')::integer, (item->>'replyToId')::bigint, (item->>'bot')::boolean, item->>'via',
-                coalesce((item->>'guest')::boolean, false), item->>'guestAddress'
+                coalesce((item->>'guest')::boolean, false), item->>'guestAddress',
+                case when jsonb_typeof(item->'uploads') = 'array' then item->'uploads' end
               from jsonb_array_elements(?::jsonb) with ordinality as given(item, position)
               order by position
-              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, via, guest, edited_at),
+              returning id, message, username, date, ${slugOf('room_id')} as room, reply_to_id, bot, via, guest, edited_at, uploads),
         e as (insert into ?? (kind, shout, created_at)
               select 'shout-created', ${EVENT_SHOUT}, ? from s
               order by s.id
@@ -411,7 +421,7 @@ export function shoutsRepository (db: Database) {
         hooked as (?),
         built as (select
               json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id), 'events', json_agg(json_build_object(
-                'id', e.id, 'kind', 'shout-created', 'shout', jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', e.reply_to) || ${botOf('s')}
+                'id', e.id, 'kind', 'shout-created', 'shout', jsonb_build_object('id', s.id, 'message', s.message, 'username', s.username, 'date', s.date, 'room', s.room, 'replyTo', e.reply_to) || ${botOf('s')} || ${uploadsOf('s')}
               ) order by e.id))::text as notice,
               json_build_object('kind', 'shout-created', 'eventIds', json_agg(e.id order by e.id))::text as bare
             from s join e on e.shout_id = s.id),

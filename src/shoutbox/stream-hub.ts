@@ -284,7 +284,9 @@ function frameOf (event: ShoutEvent): EventFrame {
   }
   // A deletion names the shout and its room, and nothing of what it said.
   if (CHANGE_KINDS[event.kind].carries === 'id' || !('message' in event.shout)) return eventFrame(event.id, event.kind, JSON.stringify({ id: event.shout.id, room: event.shout.room }))
-  // The fields in the list's order, then the room, what it answers, for a bot's `bot` (and a hook's `via`), a guest's `guest`, and for a changed one `edited` (jsonb keeps its own order).
-  const { id, message, username, date, room, replyTo, bot, via, guest, edited } = event.shout
-  return eventFrame(event.id, event.kind, JSON.stringify({ id, message, username, date, room, replyTo, ...(bot === true ? { bot } : {}), ...(via === undefined ? {} : { via }), ...(guest === true ? { guest } : {}), ...(edited === undefined ? {} : { edited }) }))
+  // The fields in the list's order, then the room, what it answers, for a bot's `bot` (and a hook's `via`), a guest's `guest`, for a changed one `edited`, and its pictures (jsonb keeps its own order).
+  const { id, message, username, date, room, replyTo, bot, via, guest, edited, uploads } = event.shout
+  return eventFrame(event.id, event.kind, JSON.stringify({
+    id, message, username, date, room, replyTo, ...(bot === true ? { bot } : {}), ...(via === undefined ? {} : { via }), ...(guest === true ? { guest } : {}), ...(edited === undefined ? {} : { edited }), ...(uploads === undefined ? {} : { uploads })
+  }))
 }

@@ -45,3 +45,6 @@ export const RETENTION_LOCK = 7_310_003
 export const GUEST_POST_LOCK = 7_310_004
 /** Each member's choice of who may start a conversation of two with them (a row only for one who changed it). */
 export const DIRECT_PREFERENCES_TABLE = 'shoutbox_direct_preferences'
+
+/** Each member's uploads a day (shouts' pictures: at most 20 a day). */
+export const UPLOAD_DAYS_TABLE = 'shoutbox_upload_days'

@@ -34,9 +34,11 @@ export async function eraseMember (ctx: AddonContext, userId: number, mode: Eras
     return
   }
   const renamed: Array<{ id: number | string }> = await trx(SHOUTS_TABLE).where({ author_id: userId })
-    .update({ username: DELETED_USER_NAME, author_id: null }).returning('id')
+    .update({ username: DELETED_USER_NAME, author_id: null, uploads: null }).returning('id')
   if (renamed.length === 0) return
   const ids = renamed.map(row => Number(row.id))
+  // Their pictures go with their account (the host deletes the uploads): no shout, and no event of the stream's history, shows them.
+  await trx.raw("update ?? set shout = shout - 'uploads' where (shout->>'id')::bigint = any(?) and shout->'uploads' is not null", [EVENTS_TABLE, ids])
   await trx.raw(`update ?? set shout = jsonb_set(shout, '{username}', to_jsonb(?::text))
     where (shout->>'id')::bigint = any(?) and shout->>'username' is not null`, [EVENTS_TABLE, DELETED_USER_NAME, ids])
   await trx.raw(`update ?? set shout = jsonb_set(shout, '{replyTo,username}', to_jsonb(?::text))

@@ -7,8 +7,8 @@ import type { FullShout, RoomShout, Shout } from './types.js'
 /** The reactions a site starts with, in their order (CONTRACT §16: the setting `reactions`). */
 export const DEFAULT_REACTIONS = ['👍', '❤️', '😂', '😮', '😢', '🎉']
 
-/** The moderation settings a site starts with (CONTRACT §17): three reports hide a shout, nobody's shouts held, ten refusals in ten minutes mute for 30; guests' shouts held, their proof at 20,000; and direct messages on (§27). */
-export const MODERATION_DEFAULTS = { hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30, guestProofCost: 20_000, holdGuestShouts: true, directMessages: true }
+/** The moderation settings a site starts with (CONTRACT §17): three reports hide a shout, nobody's shouts held, ten refusals in ten minutes mute for 30; guests' shouts held, their proof at 20,000; direct messages on (§27); pictures up to 5 MiB, a newcomer's held (§28). */
+export const MODERATION_DEFAULTS = { hideAfterReports: 3, reportMinAccountAgeHours: 24, holdFirstShouts: 0, autoMuteAfter: 10, autoMuteMinutes: 30, guestProofCost: 20_000, holdGuestShouts: true, directMessages: true, maxUploadBytes: 5_242_880, holdUploads: true }
 
 /** The keys of a shout on the stream, in order: the list's four, its room, the shout it answers. */
 export const STREAMED_KEYS = ['id', 'message', 'username', 'date', 'room', 'replyTo']

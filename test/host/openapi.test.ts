@@ -60,7 +60,7 @@ t.test('every registered API route is in the document with its request schemas, 
       continue
     }
     const ok = operation.responses['200']
-    const media = ok?.content?.['application/json'] ?? ok?.content?.['text/event-stream']
+    const media = ok?.content?.['application/json'] ?? ok?.content?.['text/event-stream'] ?? ok?.content?.['image/webp']
     t.ok(media?.schema !== undefined, `${name} documents its success answer (declare \`answers = { ok: okAnswer(…) }\` on its endpoint class)`)
     const endpoint = endpoints.get(name)
     if (endpoint === undefined) {

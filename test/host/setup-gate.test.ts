@@ -66,6 +66,7 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'host', name: '016-verified-addresses' },
     { owner: 'host', name: '017-mention-mails' },
     { owner: 'host', name: '018-preferred-locale' },
+    { owner: 'host', name: '021-uploads' },
     { owner: 'host', name: '022-webhook-formats' },
     { owner: 'shoutbox', name: '001-create-shouts' },
     { owner: 'shoutbox', name: '002-create-events' },
@@ -89,6 +90,8 @@ t.test('each migration runs once, tracked per owner, across restarts', async t =
     { owner: 'shoutbox', name: '020-guests' },
     { owner: 'shoutbox', name: '021-presence' },
     { owner: 'shoutbox', name: '022-direct-messages' },
+    { owner: 'shoutbox', name: '024-pictures' },
+    { owner: 'shoutbox', name: '025-upload-days' },
     { owner: 'shoutbox', name: '026-incoming-hooks' }
   ])
   await first.close()

@@ -79,9 +79,9 @@ t.test('POST /api/shoutbox: a member posts', async t => {
   t.teardown(() => stream.close())
   await stream.next(e => e.event === 'ready')
 
-  t.test('the member role holds POST_SHOUTS from setup on, granted by the manifest\'s "default": true', async t => {
+  t.test('the member role holds POST_SHOUTS and UPLOAD_PICTURES from setup on, granted by the manifest\'s "default": true', async t => {
     const me = (await app.inject({ url: '/api/auth/me', headers: { cookie: ayse } })).json()
-    t.same(me, { result: 'ok', user: { id: 2, username: 'ayse', role: { id: 2, name: 'member' }, permissions: ['addon.shoutbox.post'] } })
+    t.same(me, { result: 'ok', user: { id: 2, username: 'ayse', role: { id: 2, name: 'member' }, permissions: ['addon.shoutbox.post', 'addon.shoutbox.upload'] } })
   })
 
   t.test('signed out → NOT_LOGGED_IN, before the body is read', async t => {

@@ -17,6 +17,7 @@ import { story as moderation } from './stories/moderation.js'
 import { story as overviewAndDocs } from './stories/overview-and-docs.js'
 import { story as panelAndTheme } from './stories/panel-and-theme.js'
 import { story as passwordReset } from './stories/password-reset.js'
+import { story as pictures } from './stories/pictures.js'
 import { story as review } from './stories/review.js'
 import { story as rooms } from './stories/rooms.js'
 import { story as verifiedAddresses } from './stories/verified-addresses.js'
@@ -36,7 +37,8 @@ const stories = [
   ['bridges: the Incoming hooks page, a shout via a hook, the Webhooks formats', bridges],
   ['guests and presence: a guest posts by keyboard, "N here"', guests],
   ['verified addresses: the widget says why, the link confirms, the preferences mail', verifiedAddresses],
-  ['direct messages: start a conversation from a shout, reply, react, by keyboard; axe', directMessages]
+  ['direct messages: start a conversation from a shout, reply, react, by keyboard; axe', directMessages],
+  ['pictures: attach with alt text, the thumbnail opened and closed by keyboard, archive, permalink, review queue', pictures]
 ] as const
 
 /** A story takes 10–40 s here, alone; three minutes leaves room for a machine busy with other tests. */

@@ -15,6 +15,7 @@ import type { Metrics } from '../services/metrics.js'
 import type { Notifications } from '../services/notifications.js'
 import type { WebhookOutboxRepository } from '../webhooks/outbox.js'
 import type { AddonRegistry } from './registry.js'
+import type { HostPictures } from '../pictures/pictures.js'
 
 /** The host-wide services an owner's context is made from. */
 export interface ContextServices {
@@ -32,6 +33,7 @@ export interface ContextServices {
   readonly addresses: AddressKeys
   /** PUBLIC_URL, when the operator set it. */
   readonly publicUrl?: string | undefined
+  readonly pictures: HostPictures
 }
 
 export interface Owner {
@@ -57,6 +59,8 @@ export interface HostContext extends AddonContext {
   readonly webhookAdmin: Webhooks
   /** The host's mail: the outbox, password resets, the settings the panel shows. */
   readonly mail: Mail
+  /** Every owner's pictures, as `/uploads/` serves them. */
+  readonly pictureStore: HostPictures
 }
 
 /** The SDK's view of the platform for one owner. The only place a context is assembled. */
@@ -126,11 +130,12 @@ export function createContext (owner: Owner, services: ContextServices): AddonCo
     },
     addresses: { keyOf: ip => services.addresses.keyOf(ip), recentKeysOf: ip => services.addresses.recentKeysOf(ip) },
     metrics: { counter: (name, help) => services.metrics.counter(owner.id, name, help) },
+    pictures: services.pictures.forOwner(owner.id),
     log: services.log.child({ addon: owner.id }),
     publicUrl: services.publicUrl
   }
 }
 
 export function createHostContext (owner: Owner, services: ContextServices, identity: Identity, addons: AddonRegistry, webhooks: Webhooks, mail: Mail): HostContext {
-  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n, notificationCenter: services.notifications, webhookAdmin: webhooks, mail }
+  return { ...createContext(owner, services), identity, addons, activityFeed: services.activity, strings: services.i18n, notificationCenter: services.notifications, webhookAdmin: webhooks, mail, pictureStore: services.pictures }
 }

@@ -4,7 +4,7 @@ import type { Mail } from '../plugins/mail.js'
 import type { VisibleNotifications } from '../services/notifications.js'
 import { HOST_WEBHOOK_EVENTS } from '../webhooks/outbox.js'
 import {
-  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type ErasureMode, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type MappedTable, type MemberViewer, type StreamedObject, type Transaction
+  AddonStarted, AddonStopping, InstallationRequired, type ActivityRedactor, type AddonContext, type ErasureMode, type PermissionDeclaration, type PrivacyNote, type RuntimePermission, type MappedTable, type MemberViewer, type PictureOwner, type StreamedObject, type Transaction
 } from '../../sdk/index.js'
 import { migrate } from '../database/migrate.js'
 import { HOST_PERMISSIONS } from '../identity/permissions.js'
@@ -19,6 +19,8 @@ type AddonState = 'waiting for setup' | 'started' | 'failed'
 /** An enabled addon in this process. */
 export class AddonRuntime {
   state: AddonState = 'waiting for setup'
+  /** What the addon says of its pictures, once asked. */
+  pictures: PictureOwner | undefined
 
   constructor (readonly addon: LoadedAddon, readonly ctx: AddonContext) {}
 
@@ -237,6 +239,13 @@ export class AddonRegistry {
         return byAddon.get(notification.addonId)?.shows(notification) ?? false
       }
     }
+  }
+
+  /** What the started addon `ownerId` says of its pictures (AddonDefinition.pictures), made once; undefined when it says nothing. */
+  pictureOwner (ownerId: string): PictureOwner | undefined {
+    const runtime = this.runtimes.get(ownerId)
+    if (runtime === undefined || !runtime.started || runtime.addon.definition.pictures === undefined) return undefined
+    return (runtime.pictures ??= runtime.addon.definition.pictures(runtime.ctx))
   }
 
   /** The data map's tables of every started addon (see AddonDefinition.dataMap): those whose tables exist. */

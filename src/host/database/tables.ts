@@ -33,6 +33,8 @@ export const USER_PREFERENCES_TABLE = 'user_preferences'
 export const WEBHOOKS_TABLE = 'webhooks'
 /** Outgoing webhooks' outbox: one row per delivery. */
 export const WEBHOOK_DELIVERIES_TABLE = 'webhook_deliveries'
+/** Pictures uploaded to the site (src/host/pictures/). */
+export const UPLOADS_TABLE = 'uploads'
 
 /*
  * The keys of the host's advisory locks: constants no other lock of the platform uses

@@ -70,6 +70,10 @@ function successResponse (ok: TSchema): unknown {
   if (ok.contentMediaType === EVENT_STREAM_TYPE) {
     return { description: ok.description ?? 'an event stream', content: { [EVENT_STREAM_TYPE]: { schema: ok } } }
   }
+  // Bytes (a picture): described by their media type, never serialised as JSON.
+  if (typeof ok.contentMediaType === 'string') {
+    return { description: ok.description ?? 'bytes', content: { [ok.contentMediaType]: { schema: ok } } }
+  }
   return { ...ok, description: ok.description ?? 'Successful: `{"result":"ok", …}`' }
 }
 

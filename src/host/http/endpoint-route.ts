@@ -1,9 +1,11 @@
 import type {} from '@fastify/cookie'
 import { LOCALE_COOKIE } from '../site-face/reader-locale.js'
+import multipart from '@fastify/multipart'
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema } from 'fastify'
 import {
-  NoPermission, NotLoggedIn, PlatformAlreadyInstalled, ServiceUnavailable, StreamedArray, Viewer, isSharedAnswer, isStreamedAnswer, isStreamedList,
+  BadRequest, NoPermission, NotLoggedIn, PayloadTooLarge, PlatformAlreadyInstalled, ServiceUnavailable, StreamedArray, UPLOAD_BYTES_CEILING, Viewer,
+  isBytesAnswer, isSharedAnswer, isStreamedAnswer, isStreamedList, type UploadedFile,
   type AddonContext, type Answer, type Call, type SharedAnswer, type StreamedAnswer, type StreamedList, type CookieOptions, type Endpoint, type EventStream, type SessionUser
 } from '../../sdk/index.js'
 import { SUCCESSFUL } from '../../sdk/brands.js'
@@ -47,6 +49,19 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
       update === undefined ? undefined : (previous, notice) => update(previous, notice, owner.ctx), scope.log)
 
   if (endpoint.method === 'GET' && endpoint.access === 'Api') scope.embedCors.open(endpoint.path)
+  if (endpoint.multipart === true) {
+    // multipart/form-data is parsed for this route alone (in a context of its own): every
+    // other endpoint still takes JSON only.
+    scope.register(async inner => {
+      await inner.register(multipart, { limits: { fileSize: UPLOAD_BYTES_CEILING, files: 1, parts: 4, fields: 3, fieldSize: 1024, headerPairs: 100 } })
+      route(inner, endpoint, owner, schema, cached)
+    })
+    return
+  }
+  route(scope, endpoint, owner, schema, cached)
+}
+
+function route (scope: FastifyInstance, endpoint: Endpoint, owner: EndpointOwner, schema: FastifySchema, cached: CachedAnswer | undefined): void {
   scope.route({
     method: endpoint.method,
     url: endpoint.path,
@@ -219,6 +234,23 @@ function makeCall (app: FastifyInstance, request: FastifyRequest, reply: Fastify
     requirePermission (key: string) {
       if (user === null || !ctx.permissions.has(user, key)) throw new NoPermission()
     },
+    async file (maxBytes: number): Promise<UploadedFile> {
+      if (!request.isMultipart()) throw new BadRequest({ bodyValidationError: 'body must be multipart/form-data holding one file' })
+      const limit = Math.min(maxBytes, UPLOAD_BYTES_CEILING)
+      let part
+      try {
+        part = await request.file({ limits: { fileSize: limit } })
+      } catch {
+        throw new BadRequest({ bodyValidationError: 'body must be multipart/form-data holding one file' })
+      }
+      if (part === undefined) throw new BadRequest({ bodyValidationError: 'body must hold one file' })
+      try {
+        return { bytes: await part.toBuffer(), filename: part.filename, mimetype: part.mimetype }
+      } catch (error) {
+        if ((error as { code?: string }).code === 'FST_REQ_FILE_TOO_LARGE') throw new PayloadTooLarge({ maxBytes: limit })
+        throw new BadRequest({ bodyValidationError: 'the file could not be read' })
+      }
+    },
     openEventStream () {
       // Admitted (or refused with TooManyRequests, answered by the error handler) before
       // the reply is hijacked: a refusal is still an ordinary answer in the envelope.
@@ -238,6 +270,7 @@ function makeCall (app: FastifyInstance, request: FastifyRequest, reply: Fastify
 
 function fieldsOf (answer: Answer): Record<string, unknown> {
   if (answer === undefined) return {}
+  if (isBytesAnswer(answer)) throw new Error('a cached endpoint must not answer bytes')
   if ((answer as unknown as Record<symbol, unknown>)[SUCCESSFUL] !== true) throw new Error('an endpoint must return Successful')
   return answer.fields as Record<string, unknown>
 }
@@ -261,6 +294,7 @@ function heavyAdmission (app: FastifyInstance, request: FastifyRequest, reply: F
 
 function send (reply: FastifyReply, answer: Answer, heavy: HeavyAdmission): unknown {
   if (reply.sent) return reply
+  if (isBytesAnswer(answer)) return reply.code(200).headers(answer.headers).type(answer.type).send(answer.bytes)
   if (isStreamedList(answer) || isStreamedAnswer(answer)) {
     heavy.admit()
     return sendStreamed(reply, answer)

@@ -10,7 +10,7 @@ import { FACE_STYLESHEET, renderPage } from '../site-face/render.js'
  * cannot run), talk only to this site, and never be framed by another site.
  */
 const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "connect-src 'self'",
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data: blob:", "connect-src 'self'",
   "font-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'"
 ].join('; ')
 

@@ -7,8 +7,13 @@ export const PANEL_API_PREFIX = '/api/panel/'
  * Rewritten once, on entry, keeping the query string (the method is untouched).
  */
 export function rewritePanelUrl (url: string): string {
+  if (url.startsWith(UPLOADS_PATH_PREFIX)) return UPLOADS_API_PREFIX + url.slice(UPLOADS_PATH_PREFIX.length)
   return url.startsWith(PANEL_PATH_PREFIX) ? PANEL_API_PREFIX + url.slice(PANEL_PATH_PREFIX.length) : url
 }
+
+/** Pictures are linked as `/uploads/<name>` and served by the endpoint `/api/uploads/:file`: rewritten the same way. */
+export const UPLOADS_PATH_PREFIX = '/uploads/'
+export const UPLOADS_API_PREFIX = '/api/uploads/'
 
 /** Where another tool posts into an incoming hook, and how its endpoints are declared. */
 export const HOOKS_PATH_PREFIX = '/hooks/'

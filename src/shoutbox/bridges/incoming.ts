@@ -82,7 +82,7 @@ export async function postThroughHook (ctx: AddonContext, id: string, secret: st
   if (name.action === 'block' || said.action === 'block') throw new WatchedWord()
   if (name.action === 'hold' || said.action === 'hold') {
     const held = await reviewRepository(ctx.db).hold({
-      roomId: room.id, authorId: null, username: name.message, message: said.message, date: Date.now(), replyToId: null, why: 'word', via: hook.name
+      roomId: room.id, authorId: null, username: name.message, message: said.message, date: Date.now(), replyToId: null, why: 'word', via: hook.name, uploads: null
     })
     return { id: held.id, room: room.slug, held: true }
   }

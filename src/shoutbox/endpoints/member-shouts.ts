@@ -10,7 +10,7 @@ import { assertMayPost, floodRules, isNewMember, postInRoom } from '../posting.j
 import { withReactions } from '../reactions.js'
 import type { HeldWhy } from '../review.js'
 import { canRead, isConversation, Rooms, type Room } from '../rooms.js'
-import { EditShoutSchema, PublishShoutSchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema, type FullShout } from '../schemas.js'
+import { EditShoutSchema, MemberPostBodySchema, ROOM_SHOUT_EXAMPLE, FullShoutSchema, ShoutIdParamsSchema, type FullShout } from '../schemas.js'
 import { ShoutboxSettings } from '../settings.js'
 import { deleteShout, editShout, takeShoutOff } from '../shout-changes.js'
 import { shoutsRepository } from '../shouts-repository.js'
@@ -27,17 +27,19 @@ const OWN_SHOUT = '/api/shoutbox/:id(^\\d+$)'
  * (staff with MANAGE_SHOUTBOX are exempt); no activity-log entry. Answers the shout as
  * stored. A muted member is refused first (MUTED). (`postInRoom`)
  */
-export class PostShout extends LoggedInApi<typeof PublishShoutSchema> {
+const MemberPostSchema = { body: MemberPostBodySchema }
+
+export class PostShout extends LoggedInApi<typeof MemberPostSchema> {
   readonly method = 'POST'
   readonly path = '/api/shoutbox'
-  readonly schema = PublishShoutSchema
+  readonly schema = MemberPostSchema
   override readonly answers = {
     ok: okAnswer({ shout: FullShoutSchema }, { shout: ROOM_SHOUT_EXAMPLE }, 'The shout as stored'),
     errors: [NoPermission, EmailNotVerified, Muted, MessageTooLong, WatchedWord, DuplicateShout, TooManyRequests]
   }
 
-  async handle ({ ctx, viewer, body }: SignedInCall<typeof PublishShoutSchema>): Promise<Successful> {
-    return new Successful({ shout: await postInRoom(ctx, viewer, await Rooms.of(ctx).general(), body.message, body.replyTo ?? null) })
+  async handle ({ ctx, viewer, body }: SignedInCall<typeof MemberPostSchema>): Promise<Successful> {
+    return new Successful({ shout: await postInRoom(ctx, viewer, await Rooms.of(ctx).general(), body.message, body.replyTo ?? null, body.uploads) })
   }
 }
 

@@ -3,6 +3,8 @@ import { HELD_WHY, REPORT_REASONS, REVIEW_ACTIONS, reportsRepository, review, re
 import { conversationsRepository } from '../direct/conversations-repository.js'
 import { isConversation, Rooms } from '../rooms.js'
 import { shoutsRepository } from '../shouts-repository.js'
+import { picturesOf } from '../pictures/attachments.js'
+import { ShoutPicturesSchema } from '../pictures/schemas.js'
 
 /** How many messages before a reported direct message the queue shows with it. */
 const REVIEW_CONTEXT = 5
@@ -19,7 +21,7 @@ const ReportSchema = Type.Object({
 }, { additionalProperties: false })
 
 const ItemSchema = Type.Object({
-  shout: Type.Object({ id: Type.Integer(), message: Type.String(), username: Type.String(), date: Type.Integer(), room: Type.String() }, { additionalProperties: false }),
+  shout: Type.Object({ id: Type.Integer(), message: Type.String(), username: Type.String(), date: Type.Integer(), room: Type.String(), uploads: Type.Optional(ShoutPicturesSchema) }, { additionalProperties: false }),
   state: Type.Unsafe({
     type: 'string', enum: ['held', 'hidden', 'reported'],
     description: 'held: never on the board yet; hidden: taken off it by reports; reported: on the board, with open reports'
@@ -65,14 +67,20 @@ export class ReviewQueue extends PanelApi {
     const conversations = conversationsRepository(ctx.db)
     // A reported direct message is judged with the few before it, and nothing more of its conversation.
     const contextOf = async (id: number, roomId: number, room: string) => isConversation(room) ? { context: await conversations.before(roomId, id, REVIEW_CONTEXT) } : {}
+    // Their pictures too: staff see what would be shown (served to them while the shout waits).
+    const pictures = await picturesOf(ctx, [...off.map(shout => shout.id), ...onBoard.flatMap(shout => shout === undefined ? [] : [shout.id])])
+    const shown = (id: number) => {
+      const uploads = pictures.get(id)
+      return uploads === undefined ? {} : { uploads }
+    }
     const items = [
       ...await Promise.all(off.map(async shout => ({
-        shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: slugOf(shout.roomId) },
+        shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: slugOf(shout.roomId), ...shown(shout.id) },
         state: shout.state, why: shout.why, reports: reportsOf(shout.id), ...await contextOf(shout.id, shout.roomId, slugOf(shout.roomId))
       }))),
       ...await Promise.all(onBoard.flatMap(shout => shout === undefined
         ? []
-        : [(async () => ({ shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: shout.room }, state: 'reported', why: 'reports', reports: reportsOf(shout.id), ...await contextOf(shout.id, shout.roomId, shout.room) }))()]))
+        : [(async () => ({ shout: { id: shout.id, message: shout.message, username: shout.username, date: shout.date, room: shout.room, ...shown(shout.id) }, state: 'reported', why: 'reports', reports: reportsOf(shout.id), ...await contextOf(shout.id, shout.roomId, shout.room) }))()]))
     ].sort((a, b) => a.shout.id - b.shout.id)
     const total = await queueSize(call.ctx)
     return new Successful({ items, total })

@@ -6,7 +6,7 @@ import { postInRoom } from '../posting.js'
 import { MarkLimits, readMarkersRepository, UNREAD_COUNTED } from '../read-markers.js'
 import { withReactions } from '../reactions.js'
 import { canPost, guestsMayPost, Rooms } from '../rooms.js'
-import { PostBodySchema, ROOM_SHOUT_EXAMPLE, RoomPageSchema, FullShoutSchema, RoomSlugSchema, SLUG_PATTERN } from '../schemas.js'
+import { MemberPostBodySchema, ROOM_SHOUT_EXAMPLE, RoomPageSchema, FullShoutSchema, RoomSlugSchema, SLUG_PATTERN } from '../schemas.js'
 
 
 const RoomParams = Type.Object({ slug: RoomSlugSchema })
@@ -96,7 +96,7 @@ export class RoomShouts extends Api<typeof RoomPageSchema> {
 
 const PostInRoomSchema = {
   params: RoomParams,
-  body: PostBodySchema
+  body: MemberPostBodySchema
 }
 
 /**
@@ -115,7 +115,7 @@ export class PostInRoom extends LoggedInApi<typeof PostInRoomSchema> {
 
   async handle ({ ctx, params, body, viewer }: SignedInCall<typeof PostInRoomSchema>): Promise<Successful> {
     const room = await Rooms.of(ctx).readableBySlug(params.slug, viewer)
-    return new Successful({ shout: await postInRoom(ctx, viewer, room, body.message, body.replyTo ?? null) })
+    return new Successful({ shout: await postInRoom(ctx, viewer, room, body.message, body.replyTo ?? null, body.uploads) })
   }
 }
 

@@ -4,6 +4,8 @@ import type { Shout } from '../schemas.js'
 import { incomingHooksPage } from '../bridges/ui/incoming-page.js'
 import { LiveShouts } from './shared/live-shouts.js'
 import { DEFAULT_ROOM, quotedWords, shoutText } from './shared/shout-view.js'
+import { pictureGallery } from './shared/pictures.js'
+import type { ShoutPicture } from '../pictures/schemas.js'
 import { shoutboxStrings } from './strings.js'
 
 const MANAGE = 'addon.shoutbox.manage.shoutbox'
@@ -11,9 +13,9 @@ const MANAGE = 'addon.shoutbox.manage.shoutbox'
 const PANEL_PAGE = 50
 
 interface ReviewItem {
-  shout: { id: number, message: string, username: string, date: number, room: string }
+  shout: { id: number, message: string, username: string, date: number, room: string, uploads?: ShoutPicture[] }
   state: 'held' | 'hidden' | 'reported'
-  why: 'word' | 'new-member' | 'edited' | 'reports' | 'guest'
+  why: 'word' | 'new-member' | 'edited' | 'reports' | 'guest' | 'pictures'
   reports: Array<{ id: number, reporter: string, reason: string, note: string | null, createdAt: number }>
 }
 interface Word { id: number, pattern: string, action: 'block' | 'censor' | 'hold', createdAt: number }
@@ -425,6 +427,7 @@ export default function register (panel: PanelHost): void {
         h('h2', { id: `${id}-title`, tabindex: -1 }, t('ui.review.itemTitle', { username: entry.shout.username, room: roomNames.get(entry.shout.room) ?? entry.shout.room })),
         h('p', { class: 'review-why' }, h('span', { class: `badge ${entry.state}` }, t(`ui.review.badge.${entry.state}`)), ' ', why),
         h('blockquote', { class: 'review-text' }, shoutText(entry.shout.message, panel.locale)),
+        pictureGallery(entry.shout.uploads, panel.locale),
         h('p', { class: 'hint' }, when(entry.shout.date)),
         entry.reports.length === 0 ? null : h('ul', { class: 'review-reports', 'aria-label': t('ui.review.reports') }, ...entry.reports.map(report => h('li', {},
           h('strong', {}, report.reporter), ' — ', t(`ui.review.reason.${report.reason}`), report.note === null ? '' : `: “${report.note}”`))),
@@ -528,6 +531,8 @@ export default function register (panel: PanelHost): void {
     }
     const guestProofCost = h('input', { type: 'number', id: 'guest-proof-cost', min: 1000, max: 10_000_000, step: 1, required: true }) as HTMLInputElement
     const holdGuestShouts = h('input', { type: 'checkbox', id: 'hold-guest-shouts' }) as HTMLInputElement
+    const maxUploadKiB = h('input', { type: 'number', id: 'max-upload-kib', min: 1, max: 20480, step: 1, required: true }) as HTMLInputElement
+    const holdUploads = h('input', { type: 'checkbox', id: 'hold-uploads' }) as HTMLInputElement
     // Shown while maxShouts is empty on a board of over 1,000 shouts: the list would send them all.
     const unbounded = h('p', { class: 'message warning', id: 'max-shouts-warning', role: 'status', hidden: true }, t('ui.settings.maxShoutsWarning'))
     let manyShouts = false
@@ -550,6 +555,9 @@ export default function register (panel: PanelHost): void {
       h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.guests')),
         field(t('ui.settings.guestProofCost'), guestProofCost, t('ui.settings.guestProofCostHint')),
         field(t('ui.settings.holdGuestShouts'), holdGuestShouts, t('ui.settings.holdGuestShoutsHint'))),
+      h('fieldset', { class: 'stack' }, h('legend', {}, t('ui.settings.pictures')),
+        field(t('ui.settings.maxUploadKiB'), maxUploadKiB, t('ui.settings.maxUploadKiBHint')),
+        field(t('ui.settings.holdUploads'), holdUploads, t('ui.settings.holdUploadsHint'))),
       result,
       h('div', {}, h('button', { type: 'submit' }, t('ui.settings.save')))) as HTMLFormElement
     onSubmit(form, result, say, () => panel.api('PUT', '/panel/api/shoutbox/config', {
@@ -561,7 +569,9 @@ export default function register (panel: PanelHost): void {
       directMessages: directMessages.checked,
       ...Object.fromEntries(Object.entries(moderation).map(([key, input]) => [key, Number(input.value)])),
       guestProofCost: Number(guestProofCost.value),
-      holdGuestShouts: holdGuestShouts.checked
+      holdGuestShouts: holdGuestShouts.checked,
+      maxUploadBytes: Number(maxUploadKiB.value) * 1024,
+      holdUploads: holdUploads.checked
     }), () => result.ok(t('ui.settings.saved')))
     root.replaceChildren(h('h1', {}, t('ui.settings.title')), form)
     void panel.api('GET', '/panel/api/shoutbox/config').then(answer => {
@@ -581,6 +591,8 @@ export default function register (panel: PanelHost): void {
       for (const [key, input] of Object.entries(moderation)) input.value = String(answer.body![key])
       guestProofCost.value = String(answer.body!.guestProofCost)
       holdGuestShouts.checked = answer.body!.holdGuestShouts === true
+      maxUploadKiB.value = String(Math.round((answer.body!.maxUploadBytes as number) / 1024))
+      holdUploads.checked = answer.body!.holdUploads === true
     })
     void panel.api('GET', '/panel/api/shoutbox/overview').then(answer => {
       manyShouts = answer.ok && answer.body!.manyShouts === true

@@ -3,6 +3,7 @@ import { h } from '../../sdk/ui.js'
 import type { FullShout } from '../schemas.js'
 import { archiveOf, ownTag, pageLocale, quoteLine, reactionCounts, shoutText, useStylesheet } from './shared/shout-view.js'
 import { shoutboxStrings } from './strings.js'
+import { pictureGallery } from './shared/pictures.js'
 
 /**
  * A shout's own page, /shouts/<id> (the theme's shout.html loads it):
@@ -38,6 +39,7 @@ function show (shout: FullShout, isUser?: (name: string) => boolean): void {
     h('h1', { id: 'shoutbox-permalink-title' }, title),
     shout.replyTo === null ? null : quoteLine(shout.replyTo, locale),
     h('p', { class: 'text' }, shoutText(shout.message, locale, isUser)),
+    pictureGallery(shout.uploads, locale),
     h('p', { class: 'meta' },
       h('time', { datetime: date.toISOString() }, date.toLocaleString(locale, { dateStyle: 'full', timeStyle: 'short' })), ' · ',
       h('a', { class: 'room', href: archiveOf(shout.room) },

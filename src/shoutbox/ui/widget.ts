@@ -13,6 +13,7 @@ import { composerPreview } from './composer-preview.js'
 import { OlderShouts } from './older-shouts.js'
 import { guestComposer } from './guests/guest-composer.js'
 import { PresenceView } from './presence/presence-view.js'
+import { PictureAttacher, pictureGallery } from './shared/pictures.js'
 
 /**
  * The theme widget. A theme embeds it with one tag:
@@ -221,11 +222,13 @@ function composer (): HTMLElement {
   const problem = h('p', { class: 'shoutbox-error', id: 'shoutbox-error', role: 'alert' })
   const send = h('button', { type: 'submit' }, t('widget.send')) as HTMLButtonElement
   const emoji = new EmojiPicker(t, area)
+  const pictures = new PictureAttacher(locale, text => { problem.textContent = text })
   const form = h('form', { class: 'shoutbox-composer' },
     h('label', { for: 'shoutbox-message' }, t('widget.composer')),
     replying,
     area,
     preview.element,
+    pictures.element,
     h('div', { class: 'shoutbox-row' }, emoji.element, h('span', { class: 'shoutbox-hint', id: 'shoutbox-hint' }, t('widget.hint')), left.element, send),
     problem) as HTMLFormElement
   const fail = (text: string): void => {
@@ -240,6 +243,13 @@ function composer (): HTMLElement {
     problem.textContent = ''
     area.removeAttribute('aria-invalid')
     emoji.close()
+    if (pictures.busy) {
+      problem.textContent = t('pictures.uploading')
+      return
+    }
+    // Each picture says what it shows before the shout goes (its field is focused otherwise).
+    const attached = pictures.pictures()
+    if (attached === undefined) return
     sending = true
     send.disabled = true
     form.setAttribute('aria-busy', 'true')
@@ -248,12 +258,13 @@ function composer (): HTMLElement {
     void expandShortcodes(written).then(message => {
       const wrong = problemWith(message)
       if (wrong !== undefined) throw new Refusal(wrong)
-      return call('POST', `/api/shoutbox/rooms/${encodeURIComponent(live.room)}/shouts`, { message, ...(answering === null ? {} : { replyTo: answering.id }) })
+      return call('POST', `/api/shoutbox/rooms/${encodeURIComponent(live.room)}/shouts`, { message, ...(answering === null ? {} : { replyTo: answering.id }), ...(attached.length === 0 ? {} : { uploads: attached }) })
     }).then(answer => {
       if (answer.ok) {
         area.value = ''
         left.update()
         preview.update()
+        pictures.clear()
         if (replyTarget === answering) replyTo(null)
         live.put(answer.body!.shout as FullShout)
         announce(t('widget.posted'))
@@ -742,7 +753,7 @@ function newItem (shout: FullShout): Item {
   const edited = h('span', { class: 'shoutbox-edited' })
   const reactions = h('div', { class: 'shoutbox-reactions', role: 'group', 'aria-label': t('shout.reactions') })
   const actions = h('div', { class: 'shoutbox-actions' })
-  const li = h('li', { 'data-id': shout.id, tabindex: -1, class: shout.held === true ? 'shoutbox-held' : undefined }, quote, text,
+  const li = h('li', { 'data-id': shout.id, tabindex: -1, class: shout.held === true ? 'shoutbox-held' : undefined }, quote, text, pictureGallery(shout.uploads, locale),
     h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), botBadge(shout, t), ' · ',
       // A held shout has no page yet: it says it waits instead.
       shout.held === true ? h('span', { class: 'shoutbox-waiting' }, t('widget.waiting')) : h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') }, time), edited),

@@ -75,10 +75,10 @@ t.test('the host\'s endpoints are found by the same discovery as an addon\'s', a
     'DeleteOwnAccount', 'DeleteUser', 'DeleteWebhook', 'ExportOwnData', 'ExportUserData', 'FinishEmailChange', 'FinishPasswordReset', 'FinishSetup', 'FinishVerification', 'GetSiteSettings', 'Health', 'KnownUsers',
     'ListAddons', 'ListBotTokens', 'ListDeliveries', 'ListNotifications', 'ListOwnTokens', 'ListPermissions', 'ListRoles', 'ListUsers',
     'ListWebhooks', 'Login', 'Logout', 'MailOverview', 'MarkNotificationsRead', 'Me', 'NotificationStream', 'PanelModules', 'PanelOverview', 'PingWebhook',
-    'PrivacyNotes', 'ReadPreferences', 'ReadSiteFace', 'ReadStrings', 'RedeliverDelivery', 'ResendVerification', 'RevokeBotToken', 'RevokeOwnToken', 'SendTestMail', 'SetAddonEnabled', 'SetupStatus', 'SignUp',
-    'SignUpStatus', 'Unsubscribe', 'UpdateRole', 'UpdateSiteSettings', 'UpdateUser', 'UpdateWebhook'
+    'PrivacyNotes', 'ReadPreferences', 'ReadSiteFace', 'ReadStrings', 'RedeliverDelivery', 'ResendVerification', 'RevokeBotToken', 'RevokeOwnToken', 'SendTestMail', 'ServePicture', 'SetAddonEnabled', 'SetupStatus', 'SignUp',
+    'SignUpStatus', 'Unsubscribe', 'UpdateRole', 'UpdateSiteSettings', 'UpdateUser', 'UpdateWebhook', 'UploadLogo'
   ])
-  t.same(code.migrations.map(m => m.name), ['001-platform', '002-sign-in-attempts', '003-user-disabled', '004-members', '005-retired-usernames', '006-notifications', '007-preferences', '008-api-tokens', '009-webhooks', '010-address-keys', '011-activity-retention', '012-drop-address-keys', '013-retired-username-hashes', '014-webhook-lanes', '015-mail', '016-verified-addresses', '017-mention-mails', '018-preferred-locale', '022-webhook-formats'], 'host migrations are discovered too')
+  t.same(code.migrations.map(m => m.name), ['001-platform', '002-sign-in-attempts', '003-user-disabled', '004-members', '005-retired-usernames', '006-notifications', '007-preferences', '008-api-tokens', '009-webhooks', '010-address-keys', '011-activity-retention', '012-drop-address-keys', '013-retired-username-hashes', '014-webhook-lanes', '015-mail', '016-verified-addresses', '017-mention-mails', '018-preferred-locale', '021-uploads', '022-webhook-formats'], 'host migrations are discovered too')
   const sources = await Promise.all((await fs.readdir(path.join(HOST_DIR, 'endpoints'))).map(f => fs.readFile(path.join(HOST_DIR, 'endpoints', f), 'utf8')))
   t.notOk(sources.some(s => /constructor\s*\(/.test(s)), 'no endpoint takes anything in its constructor')
 })

@@ -20,7 +20,8 @@ async function wholeDocument (app: App, userId: number, exportedAt: number): Pro
   const sessions = await db('sessions').where({ user_id: userId }).orderBy('created_at').select('created_at', 'expires_at')
   const notifications = await db('notifications').where({ user_id: userId }).orderBy('id').select('id', 'addon_id', 'kind', 'data', 'created_at', 'read')
   const slug = (column: string) => db.raw(`(select slug from shoutbox_rooms where shoutbox_rooms.id = ${column}) as room`)
-  const shouts = await db('shoutbox_shouts').where({ author_id: userId }).whereNull('state').orderBy('id').select('id', slug('room_id'), 'message', 'date', 'reply_to_id')
+  const shouts = await db('shoutbox_shouts').where({ author_id: userId }).whereNull('state').orderBy('id').select('id', slug('room_id'), 'message', 'date', 'reply_to_id', 'uploads')
+  const pictures = await db('uploads').where({ owner_id: 'shoutbox', user_id: userId }).orderBy('id').select('sha256', 'width', 'height', 'created_at')
   const waiting = await db('shoutbox_shouts').where({ author_id: userId }).whereNotNull('state').orderBy('id').select(slug('room_id'), 'message', 'date', 'state')
   const reactions = await db('shoutbox_reactions').where({ user_id: userId }).orderBy('created_at').select('shout_id', 'emoji', 'created_at')
   const reports = await db('shoutbox_reports').where({ user_id: userId }).orderBy('id').select('shout_id', 'reason', 'note', 'created_at', 'resolved_at', 'outcome')
@@ -41,7 +42,7 @@ async function wholeDocument (app: App, userId: number, exportedAt: number): Pro
     tokens: await app.identity.tokens.listOf(userId),
     addons: {
       shoutbox: {
-        shouts: shouts.map(row => ({ id: Number(row.id), room: row.room, message: row.message, date: Number(row.date), replyTo: ms(row.reply_to_id) })),
+        shouts: shouts.map(row => ({ id: Number(row.id), room: row.room, message: row.message, date: Number(row.date), replyTo: ms(row.reply_to_id), ...(row.uploads === null ? {} : { uploads: row.uploads }) })),
         waitingForReview: waiting.map(row => ({ room: row.room, message: row.message, date: Number(row.date), state: row.state })),
         reactions: reactions.map(row => ({ shout: Number(row.shout_id), emoji: row.emoji, createdAt: Number(row.created_at) })),
         reports: reports.map(row => ({ shout: Number(row.shout_id), reason: row.reason, note: row.note, createdAt: Number(row.created_at), resolvedAt: ms(row.resolved_at), outcome: row.outcome })),
@@ -50,7 +51,8 @@ async function wholeDocument (app: App, userId: number, exportedAt: number): Pro
         conversations: direct.map(row => ({
           conversation: row.room_id, with: row.other === null ? 'deleted user' : others.get(row.other) ?? 'deleted user', id: Number(row.id), username: row.username, message: row.message, date: Number(row.date), replyTo: ms(row.reply_to_id)
         })),
-        mute: mute === undefined ? null : { until: ms(mute.until), reason: mute.reason, since: Number(mute.created_at) }
+        mute: mute === undefined ? null : { until: ms(mute.until), reason: mute.reason, since: Number(mute.created_at) },
+        pictures: pictures.map(row => ({ url: `/uploads/${row.sha256}.webp`, thumbUrl: `/uploads/${row.sha256}.thumb.webp`, width: row.width, height: row.height, uploadedAt: Number(row.created_at) }))
       }
     }
   }

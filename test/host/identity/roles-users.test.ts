@@ -31,7 +31,7 @@ t.test('roles, users and permissions', async t => {
     const en = (await as(admin).get('/api/panel/permissions')).json()
     t.same(en.permissions.map((p: { node: string }) => p.node),
       ['panel.access', 'panel.manage.roles', 'panel.manage.users', 'panel.manage.addons', 'panel.manage.settings', 'panel.manage.webhooks', 'addon.shoutbox.manage.shoutbox', 'addon.shoutbox.post',
-        'addon.shoutbox.room.general.post'], 'with the default room\'s own post node (made as the addon runs; everyone reads it, so no read node)')
+        'addon.shoutbox.upload', 'addon.shoutbox.room.general.post'], 'with the default room\'s own post node (made as the addon runs; everyone reads it, so no read node)')
     t.same(en.permissions.at(-1), {
       node: 'addon.shoutbox.room.general.post', key: 'addon.shoutbox.room.general.post', addonId: 'shoutbox',
       title: 'Post in the room General', description: 'Shout in the room General (general), when the room is posted in by this node'
@@ -49,7 +49,7 @@ t.test('roles, users and permissions', async t => {
     const roles = (await as(admin).get('/api/panel/roles')).json()
     t.same(roles, { result: 'ok', roles: [
       { id: 1, name: 'admin', permissions: ['*'], builtin: true },
-      { id: 2, name: 'member', permissions: ['addon.shoutbox.post'], builtin: true }
+      { id: 2, name: 'member', permissions: ['addon.shoutbox.post', 'addon.shoutbox.upload'], builtin: true }
     ] })
     const change = await as(admin).send('PUT', '/api/panel/roles/1', { name: 'admin', permissions: [] })
     t.same([change.statusCode, change.json()], [403, { result: 'error', error: 'ROLE_IS_BUILT_IN' }])

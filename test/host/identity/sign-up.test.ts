@@ -35,7 +35,7 @@ t.test('the built-in member role exists from setup on', async t => {
   const roles = await app.inject({ url: '/api/panel/roles', headers: { cookie: admin } })
   t.same(roles.json(), { result: 'ok', roles: [
     { id: 1, name: 'admin', permissions: ['*'], builtin: true },
-    { id: 2, name: 'member', permissions: ['addon.shoutbox.post'], builtin: true }
+    { id: 2, name: 'member', permissions: ['addon.shoutbox.post', 'addon.shoutbox.upload'], builtin: true }
   ] }, 'holding the addon permission its manifest marks "default": true')
 
   t.test('its permissions are the site\'s to choose; its name and the panel are not', async t => {
@@ -67,7 +67,7 @@ t.test('a default permission is granted once: one an administrator took away sta
   const second = await build(t, { db })
   const roles = await second.inject({ url: '/api/panel/roles', headers: { cookie: admin } })
   t.same(roles.json().roles[1], { id: 2, name: 'member', permissions: [], builtin: true })
-  t.same(await second.db('default_grants').select('node'), [{ node: 'addon.shoutbox.post' }])
+  t.same(await second.db('default_grants').select('node').orderBy('node'), [{ node: 'addon.shoutbox.post' }, { node: 'addon.shoutbox.upload' }])
 })
 
 t.test('the site settings: off by default, for panel.manage.settings only', async t => {
@@ -144,7 +144,7 @@ t.test('POST /api/auth/signup', async t => {
     t.same([response.statusCode, response.json()], [200, { result: 'ok', user: { id: 2, username: 'ayse', role: MEMBER } }], 'a forged role in the body is ignored')
     const cookie = sessionCookie(response)
     const me = await app.inject({ url: '/api/auth/me', headers: { cookie } })
-    t.same(me.json(), { result: 'ok', user: { id: 2, username: 'ayse', role: MEMBER, permissions: ['addon.shoutbox.post'] } })
+    t.same(me.json(), { result: 'ok', user: { id: 2, username: 'ayse', role: MEMBER, permissions: ['addon.shoutbox.post', 'addon.shoutbox.upload'] } })
     const panel = await app.inject({ url: '/api/panel/logs/activity', headers: { cookie } })
     t.same([panel.statusCode, panel.json()], [403, error('NO_PERMISSION')], 'a member has no panel access')
     const stored = await app.db('users').where({ username: 'ayse' }).first<{ password_hash: string }>('password_hash')
@@ -240,7 +240,7 @@ t.test('POST /api/auth/signup', async t => {
   t.test('a member role that opens the panel (a staff role named "member" before the upgrade) closes sign-up instead', async t => {
     await settings(app, admin, { defaultRoleId: MEMBER.id })
     await app.db('roles').where({ id: MEMBER.id }).update({ permissions: JSON.stringify(['panel.access', 'addon.shoutbox.post']) })
-    t.teardown(async () => { await app.db('roles').where({ id: MEMBER.id }).update({ permissions: JSON.stringify(['addon.shoutbox.post']) }) })
+    t.teardown(async () => { await app.db('roles').where({ id: MEMBER.id }).update({ permissions: JSON.stringify(['addon.shoutbox.post', 'addon.shoutbox.upload']) }) })
     const before = await users(app)
     const response = await signUp(app, { username: 'stranger', email: 'stranger@example.org', password: 'a long password' })
     t.same([response.statusCode, response.json()], [403, error('SIGN_UP_CLOSED')])

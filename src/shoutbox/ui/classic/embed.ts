@@ -81,7 +81,7 @@ async function embed (script: HTMLScriptElement): Promise<void> {
       return
     }
     list.replaceChildren(...shown.map(shout => {
-      const item = shoutItem(shout, locale)
+      const item = shoutItem(shout, locale, undefined, 'li', origin)
       // The board's own links (a shout's page, a quoted shout) lead to the board.
       for (const link of item.querySelectorAll<HTMLAnchorElement>('a[href^="/"]')) link.href = origin + link.getAttribute('href')!
       return item

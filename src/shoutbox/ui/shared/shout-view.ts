@@ -2,6 +2,7 @@ import { plainExcerpt, richText, type RichTextWords } from '../../../sdk/rich-te
 import { h, relativeTime } from '../../../sdk/ui.js'
 import type { FullShout, Reaction, ReplyTo, Shout } from '../../schemas.js'
 import { shoutboxStrings } from '../strings.js'
+import { pictureGallery } from './pictures.js'
 
 /** The language of the page a module is on: the theme's `lang`, else the browser's. */
 export function pageLocale (): string {
@@ -82,15 +83,17 @@ export function reactionCounts (reactions: readonly Reaction[], locale: string):
 /**
  * One shout: what it answers (a quoted line), its text (as text, with its links and the
  * mentions `isUser` knows), its author, when it was posted, which links to its permalink
- * page ("3 minutes ago", the full date on hover), and its reactions.
+ * page ("3 minutes ago", the full date on hover), its pictures (thumbnails that open full
+ * size; `origin` before the board's urls, on another site) and its reactions.
  */
-export function shoutItem (shout: Shout | FullShout, locale: string, isUser?: (name: string) => boolean, tag = 'li'): HTMLElement {
+export function shoutItem (shout: Shout | FullShout, locale: string, isUser?: (name: string) => boolean, tag = 'li', origin = ''): HTMLElement {
   const date = new Date(shout.date)
   const t = shoutboxStrings(locale)
   const replyTo = 'replyTo' in shout ? shout.replyTo : null
   return h(tag, { class: 'shout' },
     replyTo === null ? null : quoteLine(replyTo, locale),
     h('p', { class: 'text' }, shoutText(shout.message, locale, isUser)),
+    pictureGallery('uploads' in shout ? shout.uploads : undefined, locale, origin),
     h('p', { class: 'meta' }, h('span', { class: 'author' }, shout.username), botBadge(shout, t), ' · ',
       h('a', { class: 'permalink', href: permalinkOf(shout.id), title: t('history.permalink') },
         h('time', { datetime: date.toISOString(), title: date.toLocaleString(locale) }, relativeTime(shout.date, locale)))),
