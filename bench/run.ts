@@ -4,9 +4,10 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, silenthook, stream, stream10k, reactions, listmemory, widgets, exports
+ *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, silenthook, stream, stream10k, reactions, direct, listmemory, widgets, exports
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
+ *   npm run bench -- --only direct --conversations 100 --rounds 1   # --direct-rate N: direct messages a second (one a conversation by default)
  *
  * Every figure comes from real HTTP over loopback, with the load generator in its own
  * process: wrk (pinned to the other core) for the list in the list, busy, sources and rooms
@@ -93,6 +94,13 @@
  * p50 / p99 / max (§23's target: p99 within 2 s beside the silent one), and the silent
  * receiver's connections (its tries).
  *
+ * direct: 1,000 open conversations (`--conversations`), their 2,000 members' streams open,
+ * and 20 room shouts 250 ms apart delivered to those streams, quietly and while each
+ * conversation gets a direct message a second (`--direct-rate`, 1,000 a second in all), in
+ * rounds of the same run: room delivery p99 direct / quiet (§27's target ≤ 1.2), the rate
+ * reached, direct delivery to the other member's stream, the generator's CPU
+ * (bench/direct.ts).
+ *
  * listmemory: a million shouts with `maxShouts` unset (every shout in the list), one list
  * request; the host's resident memory before, at most while answering, 5 s and 30 s after.
  *
@@ -123,6 +131,7 @@ import {
   ADMIN, DATABASE_URL, PIN, cpuMs, described, firstLine, freePort, lines, load, log, median, node, openFilesLimit, residentMiB, sleep, startBareServer, type Load
 } from './parts/processes.js'
 import { listPart } from './parts/list.js'
+import { directPart } from './direct.js'
 import { Site } from './parts/site.js'
 import { WRK_INSTALL, wrk, wrkAvailable } from './parts/wrk.js'
 
@@ -134,10 +143,13 @@ const { values: options } = parseArgs({
     subscribers: { type: 'string' },
     /** The busy and cost parts' publishes a second. */
     rates: { type: 'string', default: '20,100,400' },
-    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,alternating,cost,publish,webhooks,silenthook,stream,stream10k,reactions,listmemory,widgets,exports' }
+    /** The direct part's open conversations (two members' streams each), and its direct messages a second (one a conversation by default). */
+    conversations: { type: 'string', default: '1000' },
+    'direct-rate': { type: 'string' },
+    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,alternating,cost,publish,webhooks,silenthook,stream,stream10k,reactions,direct,listmemory,widgets,exports' }
   }
 })
-/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, silenthook, stream, stream10k, reactions, listmemory, widgets, exports); all by default. */
+/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, silenthook, stream, stream10k, reactions, direct, listmemory, widgets, exports); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -1359,6 +1371,15 @@ try {
     rows.push([`  server CPU over the publishing, ms a publish: host quiet ${cpu(quiet)}, reacting ${cpu(busy)}; bare quiet ${cpu(bare)}, reacting ${cpu(bareBusy)}`, '', '', '', '', ''])
     rows.push([`  reaction events on the host's stream: ${heard(hostReacting)}`, '', '', '', '', ''])
     rows.push([`  reaction events on the bare stream: ${heard(bareReacting)}`, '', '', '', '', ''])
+  }
+
+  if (PARTS.has('direct')) {
+    // A fresh start: the part's members, sessions and conversations are written with the host stopped.
+    rows.push(...await directPart(await restarted(), {
+      conversations: Number(options.conversations),
+      ...(options['direct-rate'] === undefined ? {} : { rate: Number(options['direct-rate']) }),
+      rounds: ROUNDS
+    }))
   }
 
   if (PARTS.has('listmemory')) {
