@@ -53,6 +53,9 @@ export function registerEndpoint (scope: FastifyInstance, endpoint: Endpoint, ow
     // multipart/form-data is parsed for this route alone (in a context of its own): every
     // other endpoint still takes JSON only.
     scope.register(async inner => {
+      // The one-click unsubscribe's form parser (json-body.ts) stands for multipart/form-data
+      // everywhere else; here the upload's own parser takes its place.
+      if (inner.hasContentTypeParser('multipart/form-data')) inner.removeContentTypeParser('multipart/form-data')
       await inner.register(multipart, { limits: { fileSize: UPLOAD_BYTES_CEILING, files: 1, parts: 4, fields: 3, fieldSize: 1024, headerPairs: 100 } })
       route(inner, endpoint, owner, schema, cached)
     })
