@@ -294,6 +294,30 @@ t.test('the site\'s logo: uploaded by whoever manages settings, served to everyo
   await sweep()
   t.equal((await serve(logo.url)).statusCode, 200, 'the sweep leaves a logo alone')
   t.same(await app.db('uploads').where({ id: logo.id }).first('user_id'), { user_id: null }, "the site's, not its uploader's")
+
+  // It is the site's face at once: in the panel's answer and beside the name on every page.
+  const face = async () => (await app.inject({ url: '/api/panel/site-face', headers: { cookie: admin } })).json().face as { logo: string | null }
+  t.equal((await face()).logo, logo.url, 'the face holds its address')
+  const home = async () => (await app.inject({ url: '/' })).body
+  t.match(await home(), `<a class="brand" href="/"><img class="brand-logo" src="${logo.url}" alt="">`, 'the home page draws it before the name')
+  t.match((await app.inject({ url: '/privacy' })).body, `src="${logo.url}"`, 'and every other page')
+  const feed = (await app.inject({ url: '/api/panel/logs/activity', headers: { cookie: admin } })).json().logs as Array<{ type: string, details: Record<string, unknown> }>
+  t.match(feed[0], { type: 'UPDATED_SITE_FACE', details: { logo: logo.url } }, 'logged')
+  // A new one takes its place; the old picture goes.
+  const next = (await logoUpload(admin)).json().upload as { id: number, url: string }
+  const again = multipart(await plainPicture('png', 300, 90), 'logo2.png', 'image/png')
+  const other = (await app.inject({ method: 'POST', url: '/api/panel/uploads/logo', headers: { ...again.headers, cookie: admin }, payload: again.payload })).json().upload as { id: number, url: string }
+  t.equal(next.url, logo.url, 'the same picture again is the same upload name')
+  t.equal((await face()).logo, other.url)
+  t.equal((await serve(logo.url)).statusCode, 404, 'the logo it replaced is gone')
+  t.equal((await serve(other.url)).statusCode, 200)
+  // Staff without the settings permission cannot take it down; the administrator can.
+  t.equal((await app.inject({ method: 'PUT', url: '/api/panel/site-face', headers: { cookie: mod }, payload: { logo: null } })).statusCode, 403)
+  t.equal((await app.inject({ method: 'PUT', url: '/api/panel/site-face', headers: { cookie: admin }, payload: { logo: 'https://elsewhere.example/x.png' } })).statusCode, 400, 'no address of one\'s own choosing')
+  const down = await app.inject({ method: 'PUT', url: '/api/panel/site-face', headers: { cookie: admin }, payload: { logo: null } })
+  t.same([down.statusCode, down.json().face.logo], [200, null])
+  t.notMatch(await home(), 'brand-logo', 'no logo on the pages')
+  t.equal((await serve(other.url)).statusCode, 404, 'and its picture is removed')
 })
 
 t.test('UPLOADS_DIR: the bytes in files named by their SHA-256; another process with the same folder serves them', async t => {

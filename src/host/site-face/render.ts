@@ -18,7 +18,7 @@ const jsonInScript = (value: unknown): string =>
  * site's name, the home page's welcome, and every owner's strings in that language, carried
  * to the page's scripts as `<script type="application/json" data-strings="owner">` (data, not
  * script: the pages' policy runs none inline). Placeholders: `{{lang}}`, `{{dir}}`,
- * `{{siteName}}`, `{{welcomeTitle}}`, `{{welcomeText}}`, `{{head}}` and `{{t:<host key>}}`.
+ * `{{siteName}}`, `{{logo}}`, `{{welcomeTitle}}`, `{{welcomeText}}`, `{{head}}` and `{{t:<host key>}}`.
  */
 export async function renderPage (app: FastifyInstance, request: FastifyRequest, template: string): Promise<string> {
   const locale = await readerLocale(app, request)
@@ -37,6 +37,8 @@ export async function renderPage (app: FastifyInstance, request: FastifyRequest,
     lang: escapeHtml(locale),
     dir: directionOf(locale),
     siteName: escapeHtml(siteName),
+    // The logo stands before the name, which says what it is (so the picture itself is decorative).
+    logo: face.logo === null ? '' : `<img class="brand-logo" src="${escapeHtml(face.logo)}" alt="">`,
     welcomeTitle: escapeHtml(face.welcomeTitle ?? t('site.welcome.title')),
     welcomeText: welcome.split(/\n\s*\n/).map(paragraph => `<p>${escapeHtml(paragraph.trim())}</p>`).join('\n      '),
     head

@@ -1,7 +1,9 @@
 import {
-  BadRequest, ImageTooLarge, NoPermission, PanelApi, PayloadTooLarge, ServiceUnavailable, Successful, Type, UnsupportedMediaType, okAnswer, type SignedInCall
+  BadRequest, ImageTooLarge, NoPermission, PanelApi, PayloadTooLarge, ServiceUnavailable, Successful, Type, UnsupportedMediaType, okAnswer, type Actor, type SignedInCall
 } from '../../../sdk/index.js'
 import type { HostContext } from '../../addons/context.js'
+import { UPLOADS_TABLE } from '../../database/tables.js'
+import { facesOf, siteFaceRepository, type SiteFace } from '../../site-face/face.js'
 import { HOST_PICTURES } from '../pictures.js'
 
 /** The largest logo taken, in bytes, as sent. */
@@ -16,12 +18,12 @@ const LogoSchema = Type.Object({
 }, { additionalProperties: false })
 
 /**
- * POST /api/panel/uploads/logo (multipart/form-data, one file; MANAGE_SETTINGS) — a picture
- * for the site's logo, decoded and written again as any upload (JPEG, PNG, WebP, GIF or
- * AVIF, up to 2 MiB, metadata gone, at most 2048 px, a 320 px thumbnail). A logo is served
- * to everyone and never swept: the site's settings keep its `url`, and whatever sets the
- * next one removes this one (`pictureStore.remove('host', [id])`). It is the site's, not its uploader's:
- * erasing the administrator keeps it.
+ * POST /api/panel/uploads/logo (multipart/form-data, one file; MANAGE_SETTINGS) — the site's
+ * logo, decoded and written again as any upload (JPEG, PNG, WebP, GIF or AVIF, up to 2 MiB,
+ * metadata gone, at most 2048 px, a 320 px thumbnail), and set at once as the site's face's
+ * `logo` on every process (logged UPDATED_SITE_FACE); the logo it replaces is removed. A
+ * logo is served to everyone and never swept. It is the site's, not its uploader's:
+ * erasing the administrator keeps it. `PUT /api/panel/site-face {"logo": null}` takes it down.
  */
 export class UploadLogo extends PanelApi<object, HostContext> {
   readonly method = 'POST'
@@ -39,7 +41,28 @@ export class UploadLogo extends PanelApi<object, HostContext> {
   async handle (call: SignedInCall<object, HostContext>): Promise<Successful> {
     call.requirePermission('MANAGE_SETTINGS')
     const file = await call.file(MAX_LOGO_BYTES)
-    const logo = await call.ctx.pictureStore.accept(HOST_PICTURES, file.bytes, { userId: null, kind: 'logo' })
+    const { ctx, user } = call
+    const logo = await ctx.pictureStore.accept(HOST_PICTURES, file.bytes, { userId: null, kind: 'logo' })
+    await setLogo(ctx, user, logo.url)
     return new Successful({ upload: { id: logo.id, url: logo.url, thumbUrl: logo.thumbUrl, width: logo.width, height: logo.height } })
   }
+}
+
+/**
+ * Makes `url` (a logo's, or null) the site's logo, on every process, logged; removes the
+ * logo it replaces (unless it is the same picture, uploaded again).
+ */
+export async function setLogo (ctx: HostContext, user: Actor, url: string | null): Promise<SiteFace> {
+  return await ctx.transaction(async trx => {
+    const before = await siteFaceRepository(trx).read(trx)
+    const next: SiteFace = { ...before, logo: url }
+    await facesOf(ctx.db).change(next, trx)
+    await ctx.activityLog.write({ type: 'UPDATED_SITE_FACE', user, details: { logo: url } }, trx)
+    const old = before.logo === null || before.logo === url ? undefined : /^\/uploads\/([0-9a-f]{64})\.webp$/.exec(before.logo)?.[1]
+    if (old !== undefined) {
+      const ids = (await trx(UPLOADS_TABLE).where({ owner_id: HOST_PICTURES, kind: 'logo', sha256: old }).select<Array<{ id: number }>>('id')).map(row => Number(row.id))
+      await ctx.pictureStore.remove(HOST_PICTURES, ids, trx)
+    }
+    return next
+  })
 }

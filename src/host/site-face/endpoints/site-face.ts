@@ -3,6 +3,7 @@ import type { HostContext } from '../../addons/context.js'
 import { accentPalette, AccentRefused } from '../accent.js'
 import { DEFAULT_FACE, facesOf, siteFaceRepository, type SiteFace } from '../face.js'
 import { LANGUAGES } from '../languages.js'
+import { setLogo } from '../../pictures/endpoints/upload-logo.js'
 
 /** A text a person reads on every page: not blank, no control characters but line breaks. */
 const shown = (maxLength: number, description: string) => Type.Union([
@@ -16,7 +17,7 @@ const FaceFields = {
   welcomeText: shown(2000, "the home page's welcome (a blank line starts a paragraph)"),
   accent: Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'the accent colour, #rrggbb (or #rgb, rgb(r, g, b)); the theme derives a shade per theme that keeps 4.5:1; null: the theme\'s own' }),
   defaultLocale: Type.String({ enum: [...LANGUAGES], description: 'the language of a reader whose preference and browser name none the site has' }),
-  logo: Type.Union([Type.String(), Type.Null()], { description: 'the logo\'s address, set by the picture upload; read only here' })
+  logo: Type.Union([Type.String(), Type.Null()], { description: 'the logo\'s address, set by POST /api/panel/uploads/logo; null: none (a PUT may only take it down)' })
 }
 
 const FaceAnswer = okAnswer({ face: Type.Object(FaceFields, { additionalProperties: false }), languages: Type.Array(Type.String()) },
@@ -38,7 +39,7 @@ export class ReadSiteFace extends PanelApi<object, HostContext> {
 
 const { logo: _logo, ...Writable } = FaceFields
 const ChangeSiteFaceSchema = {
-  body: Type.Partial(Type.Object(Writable), { minProperties: 1, description: 'the fields to change; the others stay as they are' })
+  body: Type.Partial(Type.Object({ ...Writable, logo: Type.Null({ description: 'takes the logo down (a new one comes through POST /api/panel/uploads/logo)' }) }), { minProperties: 1, description: 'the fields to change; the others stay as they are' })
 }
 
 /**
@@ -65,6 +66,12 @@ export class ChangeSiteFace extends PanelApi<typeof ChangeSiteFaceSchema, HostCo
         if (error instanceof AccentRefused) throw new BadRequest({ bodyValidationError: `body/accent: ${error.message}` })
         throw error
       }
+    }
+    if (changes.logo === null) {
+      const { logo: _taken, ...rest } = changes
+      await setLogo(ctx, user, null)
+      if (Object.keys(rest).length === 0) return new Successful({ face: await siteFaceRepository(ctx.db).read(), languages: LANGUAGES })
+      delete changes.logo
     }
     const faces = facesOf(ctx.db)
     const face = await ctx.transaction(async trx => {

@@ -54,6 +54,35 @@ function faceForm (t: T): HTMLElement {
   const accent = h('input', { type: 'text', id: 'face-accent', maxlength: 64, placeholder: '#2554c7', spellcheck: 'false', autocomplete: 'off' }) as HTMLInputElement
   const defaultLocale = h('select', { id: 'face-default-locale' }, ...LOCALES.map(([code, name]) => h('option', { value: code, lang: code }, name))) as HTMLSelectElement
   const orNull = (value: string): string | null => value.trim() === '' ? null : value
+  // The logo: a picture sent as it is chosen (decoded and written again by the server), shown here once set.
+  const logoPreview = h('img', { class: 'face-logo', alt: t('ui.face.logoNow'), hidden: true }) as HTMLImageElement
+  const logoFile = h('input', { type: 'file', id: 'face-logo', accept: 'image/png,image/jpeg,image/webp,image/gif,image/avif' }) as HTMLInputElement
+  const logoRemove = h('button', { type: 'button', class: 'secondary', hidden: true }, t('ui.face.logoRemove')) as HTMLButtonElement
+  const showLogo = (url: string | null): void => {
+    logoPreview.hidden = url === null
+    logoRemove.hidden = url === null
+    if (url !== null) logoPreview.src = url
+  }
+  logoFile.addEventListener('change', () => {
+    const file = logoFile.files?.[0]
+    if (file === undefined) return
+    const body = new FormData()
+    body.append('file', file)
+    void fetch('/panel/api/uploads/logo', { method: 'POST', credentials: 'same-origin', body }).then(async response => {
+      const answer = { ok: response.ok, status: response.status, body: await response.json().catch(() => ({})) as Record<string, unknown> }
+      logoFile.value = ''
+      if (!answer.ok) return result.error(errorText(t, answer))
+      showLogo((answer.body.upload as { url: string }).url)
+      result.ok(t('ui.face.logoSaved'))
+    })
+  })
+  logoRemove.addEventListener('click', () => {
+    void api('PUT', '/panel/api/site-face', { logo: null }).then(answer => {
+      if (!answer.ok) return result.error(errorText(t, answer))
+      showLogo(null)
+      result.ok(t('ui.face.logoRemoved'))
+    })
+  })
   const form = h('form', { class: 'stack card', 'aria-labelledby': 'face-title' },
     h('h2', { id: 'face-title' }, t('ui.face.title')),
     h('p', { class: 'hint' }, t('ui.face.intro')),
@@ -62,6 +91,8 @@ function faceForm (t: T): HTMLElement {
     field(t('ui.face.welcomeText'), welcomeText),
     field(t('ui.face.accent'), accent, t('ui.face.accentHint')),
     field(t('ui.face.defaultLocale'), defaultLocale),
+    field(t('ui.face.logo'), logoFile, t('ui.face.logoHint')),
+    h('div', { class: 'face-logo-now' }, logoPreview, logoRemove),
     result,
     h('div', {}, h('button', { type: 'submit' }, t('ui.face.save')))) as HTMLFormElement
   onSubmit(form, result, answer => errorText(t, answer),
@@ -77,6 +108,7 @@ function faceForm (t: T): HTMLElement {
     welcomeText.value = face.welcomeText ?? ''
     accent.value = face.accent ?? ''
     defaultLocale.value = face.defaultLocale ?? 'en'
+    showLogo(face.logo ?? null)
   })
   return form
 }
