@@ -37,7 +37,7 @@ end
 `
 
 /** A core's time so far (`cpu0`, `cpu1`; `cpu` for the machine), in ticks: all of it, the idle part (idle and iowait), and what the hypervisor stole. */
-async function coreTicks (core: number | ''): Promise<{ all: number, idle: number, stolen: number } | undefined> {
+export async function coreTicks (core: number | ''): Promise<{ all: number, idle: number, stolen: number } | undefined> {
   try {
     const line = (await fs.readFile('/proc/stat', 'utf8')).split('\n').find(each => each.startsWith(`cpu${core} `))
     const fields = line!.trim().split(/\s+/).slice(1, 9).map(Number)
