@@ -57,6 +57,18 @@ export function churning (streamUrl: string, rooms: readonly string[], results: 
   }
 }
 
+/** About how long the churn's process takes to start (node and tsx) and its first reader to join. */
+const CHURN_START_MS = 1500
+
+/**
+ * The quiet board's stand-in for the churn: the same wait before the publishes and nothing
+ * else, so that the readers' own joining has been told (its frames go out within 5 s) in
+ * both runs alike before the publishes.
+ */
+export function quietLead (): { start: () => Promise<void>, stop: () => Promise<void> } {
+  return { start: () => sleep(CHURN_START_MS + CHURN_LEAD_MS), stop: async () => {} }
+}
+
 /** What one fan-out of the part read besides its delivery times. */
 export interface PresenceReading {
   readonly counted: CountedEvents
@@ -110,13 +122,14 @@ export function framesPerReader (reading: PresenceReading): { all: number, mostO
 
 /** The part's rows about presence frames, the load generator and the machine. */
 export function presenceNotes (quiet: PresenceReading[], churn: PresenceReading[], churns: ChurnResult[], rooms: readonly string[]): string[] {
+  // A window of w seconds can hold ⌊w / 5⌋ + 1 frames of a room coalesced as it should be.
   const per = (readings: PresenceReading[]): string => readings.map(reading => {
     const { all, mostOfOneRoom, heardRooms } = framesPerReader(reading)
-    return `${fmt(all, 2)} (${fmt(mostOfOneRoom, 2)} of one room; ${heardRooms} rooms framed)`
-  }).join(', ')
+    return `${fmt(all, 2)} in all (the median reader), ${fmt(mostOfOneRoom, 2)} of one room at the most (any reader; ${heardRooms} rooms framed; ${fmt(reading.seconds, 1)} s counted, which may hold ${Math.floor(reading.seconds / FRAME_EVERY_S) + 1} frames a room)`
+  }).join('; ')
   const within = (readings: PresenceReading[]): number => readings.reduce((n, reading) => n + reading.counted.within5s, 0)
   const notes = [
-    `  presence frames a reader a second while ${CHURN_PER_SECOND} readers a second join and leave (${CHURN_HOLD_MS / 1000} s each, across ${rooms.length} rooms: ${rooms.join(', ')}), median reader, by round: ${per(churn)} ` +
+    `  presence frames a reader a second (the readers hear every room) while ${CHURN_PER_SECOND} readers a second join and leave (${CHURN_HOLD_MS / 1000} s each, across ${rooms.length} rooms: ${rooms.join(', ')}), by round: ${per(churn)} ` +
       `— target ≤ ${fmt(1 / FRAME_EVERY_S, 1)} a room it hears; two frames of one room less than ${FRAME_EVERY_S} s apart at one reader: ${within(churn)}`,
     `  the quiet board's readers, by round: ${per(quiet)}; frames of one room less than ${FRAME_EVERY_S} s apart: ${within(quiet)}`,
     `  the churn: ${churns.map(run => `${run.joined} joined, ${run.left} left, ${run.failed} failed, ${fmt(run.joinsPerSecond, 1)} joins/s, at most ${run.mostOpen} open`).join('; ')}`
@@ -128,7 +141,8 @@ export function presenceNotes (quiet: PresenceReading[], churn: PresenceReading[
   const together = most([...quiet.map(reading => reading.clientsCpu), ...churn.map((reading, i) => reading.clientsCpu + (churns[i]?.cpuPercent ?? 0))])
   notes.push(`  load generator (core 1): busiest subscriber process ${fmt(most(all.map(reading => reading.busiestClientCpu)))} % of a core, the churn's ${fmt(most(churns.map(run => run.cpuPercent)))} %, ` +
     `all client processes together at most ${fmt(together)} %; core 1 busy ${fmt(Math.min(...all.map(reading => reading.loadCoreBusy)))}–${fmt(most(all.map(reading => reading.loadCoreBusy)))} % — ` +
-    `${busiest >= 90 || together >= 90 ? 'the clients were at or above 90 % of a core: they may have set the delivery times' : 'the clients stayed under 90 % of a core: not the bottleneck'}; ` +
+    `${busiest >= 90 || together >= 90 ? 'the clients were at or above 90 % of a core: they may have set the delivery times' : 'the clients stayed under 90 % of a core: not the bottleneck'}` +
+    `${most(all.map(reading => reading.loadCoreBusy)) >= 95 ? ' (what else kept core 1 busy was other work on the machine)' : ''}; ` +
     `load average (1 min) ${fmt(Math.min(...all.map(reading => reading.loadAverage[0]!)), 2)}–${fmt(Math.max(...all.map(reading => reading.loadAverage[0]!)), 2)} over the runs (${os.cpus().length} cores)`)
   log(notes.join('\n# '))
   return notes

@@ -126,7 +126,7 @@ import { archiveSeedSql, measureArchive, measureSearches, measureSearchFlood, SE
 import type { PublisherResult } from './publisher.js'
 import { prepareReactors, startReacting, type ReactingResult, type Reactors } from './reactions.js'
 import type { SubscribersResult } from './subscribers.js'
-import { CHURN_PER_SECOND, churnRooms, churning, presenceNotes, presenceReading, type ChurnResult, type PresenceReading } from './presence.js'
+import { CHURN_PER_SECOND, churnRooms, churning, presenceNotes, presenceReading, quietLead, type ChurnResult, type PresenceReading } from './presence.js'
 import { percentile } from './stats.js'
 import { windowedRates, type Reading, type Windows, type WindowedRates } from './windows.js'
 import { startSilentReceiver, startWebhookReceiver } from './webhooks.js'
@@ -1396,7 +1396,7 @@ try {
     const busy: FanOut[] = []
     for (let round = 1; round <= ROUNDS; round++) {
       const runs = [
-        async () => { quiet.push(await fanOut(hostTarget(await restarted(), await site.url()), readers, 250, FAN_OUT_PUBLISHES, false, undefined, 'presence')) },
+        async () => { quiet.push(await fanOut(hostTarget(await restarted(), await site.url()), readers, 250, FAN_OUT_PUBLISHES, false, quietLead(), 'presence')) },
         async () => {
           const target = hostTarget(await restarted(), await site.url())
           busy.push(await fanOut(target, readers, 250, FAN_OUT_PUBLISHES, false, churning(target.streamUrl, rooms, churns, 120), 'presence'))
