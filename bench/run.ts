@@ -85,7 +85,7 @@
  * round also runs the quiet board (the same readers, nobody joining or leaving), the
  * order alternating, the host restarted before each. Every reader counts the `presence`
  * frames it hears (bench/presence.ts): a reader a second, in all and of one room (target
- * ≤ 0.2 a room: one frame per room per 5 s), and frames of one room less than 5 s apart;
+ * ≤ 0.2 a room: one frame per room per 5 s), and the closest two frames of one room at a reader;
  * delivery p99 churning / quiet, paired by round (target ≤ 1.2); the client processes'
  * CPU and core 1's (the load generator not the bottleneck) and the load average.
  *

@@ -47,8 +47,8 @@ export interface CountedEvents {
   readonly mostOfOneRoom: number
   /** Rooms the events named, and how many of them each brought in all. */
   readonly byRoom: Record<string, number>
-  /** Two events of the same room that reached one reader less than 5 s apart. */
-  readonly within5s: number
+  /** The shortest time between two events of the same room at one reader, ms (null: no room brought two). */
+  readonly closestMs: number | null
 }
 
 export interface SubscribersResult {
@@ -117,7 +117,7 @@ function countedIn (from: number, to: number): CountedEvents {
   const perReader: number[] = []
   const byRoom: Record<string, number> = {}
   let mostOfOneRoom = 0
-  let within5s = 0
+  let closestMs: number | null = null
   for (const heard of countedAt!) {
     const last = new Map<string, number>()
     const ofRoom = new Map<string, number>()
@@ -128,13 +128,13 @@ function countedIn (from: number, to: number): CountedEvents {
       byRoom[room] = (byRoom[room] ?? 0) + 1
       ofRoom.set(room, (ofRoom.get(room) ?? 0) + 1)
       const before = last.get(room)
-      if (before !== undefined && at - before < 5000) within5s++
+      if (before !== undefined && (closestMs === null || at - before < closestMs)) closestMs = at - before
       last.set(room, at)
     }
     perReader.push(n)
     mostOfOneRoom = Math.max(mostOfOneRoom, ...ofRoom.values())
   }
-  return { perReader, mostOfOneRoom, byRoom, within5s }
+  return { perReader, mostOfOneRoom, byRoom, closestMs }
 }
 
 function report (): void {
