@@ -4,7 +4,7 @@
  *   npm run bench                          # on the embedded database
  *   DATABASE_URL=postgres://… npm run bench # on PostgreSQL (a schema of its own, dropped after)
  *   npm run bench -- --rounds 5 --seconds 10 --subscribers 2000
- *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, silenthook, stream, stream10k, reactions, direct, listmemory, widgets, exports
+ *   npm run bench -- --only publish,stream   # parts: words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, silenthook, stream, stream10k, reactions, presence, direct, listmemory, widgets, exports
  *   npm run bench -- --only busy --rates 20,100,400
  *   npm run bench -- --only stream10k        # --subscribers N: 2,000 for stream, 10,000 for stream10k
  *   npm run bench -- --only direct --conversations 100 --rounds 1   # --direct-rate N: direct messages a second (one a conversation by default)
@@ -79,6 +79,17 @@
  * and the `shout-reactions` events a stream reader heard, in all and at most in one second
  * (coalesced: at most one a second per shout, so 10).
  *
+ * presence: as stream10k's 10,000 readers (`--subscribers`), which hear every room as the
+ * widget's stream does, with 20 publishes 250 ms apart, while 100 readers a second join
+ * and leave (bench/presence-churn.ts: each opens a stream of one of 3 rooms, the board's
+ * own first, and closes it 2 s later; from 5 s before the publishes to their end); each
+ * round also runs the quiet board (the same readers, nobody joining or leaving), the
+ * order alternating, the host restarted before each. Every reader counts the `presence`
+ * frames it hears (bench/presence.ts): a reader a second, in all and of one room (target
+ * ≤ 0.2 a room: one frame per room per 5 s), and the closest two frames of one room at a reader;
+ * delivery p99 churning / quiet, paired by round (target ≤ 1.2); the client processes'
+ * CPU and core 1's (the load generator not the bottleneck) and the load average.
+ *
  * webhooks: publishes at WEBHOOKS_RATE a second for `--seconds` × 2, with three active
  * webhooks (every `shout.created` to a receiver on loopback, bench/webhooks.ts) and with
  * the same hooks switched off, in `--rounds` rounds whose order alternates: the
@@ -123,6 +134,7 @@ import { archiveSeedSql, measureArchive, measureSearches, measureSearchFlood, SE
 import type { PublisherResult } from './publisher.js'
 import { prepareReactors, startReacting, type ReactingResult, type Reactors } from './reactions.js'
 import type { SubscribersResult } from './subscribers.js'
+import { CHURN_PER_SECOND, churnRooms, churning, presenceNotes, presenceReading, quietLead, type ChurnResult, type PresenceReading } from './presence.js'
 import { percentile } from './stats.js'
 import { windowedRates, type Reading, type Windows, type WindowedRates } from './windows.js'
 import { startSilentReceiver, startWebhookReceiver } from './webhooks.js'
@@ -133,7 +145,7 @@ import {
 import { listPart } from './parts/list.js'
 import { directPart } from './direct.js'
 import { Site } from './parts/site.js'
-import { WRK_INSTALL, wrk, wrkAvailable } from './parts/wrk.js'
+import { WRK_INSTALL, coreTicks, wrk, wrkAvailable } from './parts/wrk.js'
 
 const { values: options } = parseArgs({
   options: {
@@ -146,10 +158,10 @@ const { values: options } = parseArgs({
     /** The direct part's open conversations (two members' streams each), and its direct messages a second (one a conversation by default). */
     conversations: { type: 'string', default: '1000' },
     'direct-rate': { type: 'string' },
-    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,alternating,cost,publish,webhooks,silenthook,stream,stream10k,reactions,direct,listmemory,widgets,exports' }
+    only: { type: 'string', default: 'words,list,million,archive,busy,rooms,sources,alternating,cost,publish,webhooks,silenthook,stream,stream10k,reactions,presence,direct,listmemory,widgets,exports' }
   }
 })
-/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, silenthook, stream, stream10k, reactions, direct, listmemory, widgets, exports); all by default. */
+/** `--only list,publish`: the parts to run (words, list, million, archive, busy, rooms, sources, alternating, cost, publish, webhooks, silenthook, stream, stream10k, reactions, presence, direct, listmemory, widgets, exports); all by default. */
 const PARTS = new Set(options.only.split(',').map(part => part.trim()))
 const ROUNDS = Number(options.rounds)
 const SECONDS = Number(options.seconds)
@@ -791,11 +803,14 @@ interface FanOut {
   readonly requestFailures: number
   /** The server's CPU (user + system) over the publishing window, ms a publish. */
   readonly cpuPerPublishMs: number
+  /** With `countEvent`: those events the readers heard from the background's start to its stop (or over the publishing), and the clients' CPU meanwhile. */
+  readonly presence?: PresenceReading
 }
 
-/** Load that runs while a fan-out's publishes are sent and delivered (the reactions part's). */
+/** Load that runs while a fan-out's publishes are sent and delivered (the reactions and presence parts'). */
 interface Background {
-  start (): void
+  /** Awaited before the first publish (a load may need a lead-in). */
+  start (): void | Promise<void>
   stop (): Promise<void>
 }
 
@@ -853,7 +868,7 @@ async function withBareStream<T> (measure: (target: StreamTarget) => Promise<T>)
  * `widgets`, each subscriber also sends what the real widget sends for each event
  * (bench/widget-requests.ts).
  */
-async function fanOut (target: StreamTarget, subscribers: number, gapMs: number, publishes = FAN_OUT_PUBLISHES, widgets = false, background?: Background): Promise<FanOut> {
+async function fanOut (target: StreamTarget, subscribers: number, gapMs: number, publishes = FAN_OUT_PUBLISHES, widgets = false, background?: Background, countEvent?: string): Promise<FanOut> {
   const limit = await openFilesLimit(target.pid)
   if (limit < subscribers + 256) {
     throw new Error(`the server may open ${limit} files, too few for ${subscribers} streams: raise the hard limit (ulimit -Hn) or pass a smaller --subscribers`)
@@ -867,7 +882,8 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number,
     for (let first = 0; first < subscribers; first += SUBSCRIBERS_PER_PROCESS) {
       const child = node(['--import', 'tsx', 'bench/subscribers.ts', JSON.stringify({
         url, first, count: Math.min(SUBSCRIBERS_PER_PROCESS, subscribers - first), perAddress: STREAMS_PER_ADDRESS, connecting: 32, marker, publishes,
-        ...(widgets ? { widget: { base: target.baseUrl } } : {})
+        ...(widgets ? { widget: { base: target.baseUrl } } : {}),
+        ...(countEvent === undefined ? {} : { countEvent })
       })], {}, 1)
       groups.push({ child, next: lines(child) })
     }
@@ -881,7 +897,10 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number,
     const sentAt: number[] = []
     const answeredAt: number[] = []
     const answerMs: number[] = []
-    background?.start()
+    const countFrom = Date.now()
+    const clientsBefore = await Promise.all(groups.map(group => cpuMs(group.child.pid!)))
+    const core1Before = await coreTicks(1)
+    await background?.start()
     const cpuBefore = await cpuMs(target.pid)
     const publishing = Date.now()
     for (let i = 0; i < publishes; i++) {
@@ -906,10 +925,13 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number,
     }
     await sleep(500)
     await background?.stop()
+    const countTo = Date.now()
+    const clientsAfter = await Promise.all(groups.map(group => cpuMs(group.child.pid!)))
+    const core1After = await coreTicks(1)
     const cpuAfter = await cpuMs(target.pid)
     const rssMiB = await target.rssMiB()
     const results = await Promise.all(groups.map(async group => {
-      group.child.stdin!.write(`done ${JSON.stringify({ sentAt, answeredAt })}\n`)
+      group.child.stdin!.write(`done ${JSON.stringify({ sentAt, answeredAt, window: [countFrom, countTo] })}\n`)
       return JSON.parse(await group.next()) as SubscribersResult
     }))
     const latencies = results.flatMap(result => result.latencies)
@@ -939,7 +961,8 @@ async function fanOut (target: StreamTarget, subscribers: number, gapMs: number,
       firstLoads: total('firstLoads'),
       requests: total('requests'),
       requestFailures: total('requestFailures'),
-      cpuPerPublishMs: (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / publishes
+      cpuPerPublishMs: (cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system) / publishes,
+      ...(countEvent === undefined ? {} : { presence: presenceReading(results, countTo - countFrom, clientsBefore, clientsAfter, core1Before, core1After) })
     }
   } finally {
     for (const { child } of groups) if (child.exitCode === null) child.kill('SIGTERM')
@@ -1371,6 +1394,43 @@ try {
     rows.push([`  server CPU over the publishing, ms a publish: host quiet ${cpu(quiet)}, reacting ${cpu(busy)}; bare quiet ${cpu(bare)}, reacting ${cpu(bareBusy)}`, '', '', '', '', ''])
     rows.push([`  reaction events on the host's stream: ${heard(hostReacting)}`, '', '', '', '', ''])
     rows.push([`  reaction events on the bare stream: ${heard(bareReacting)}`, '', '', '', '', ''])
+  }
+
+  if (PARTS.has('presence')) {
+    // Each round: the host while readers join and leave, and the quiet board (the same
+    // readers and publishes, nobody joining or leaving), the order alternating, the host
+    // restarted before each. Every reader counts the presence frames it hears.
+    const readers = SUBSCRIBERS ?? 10_000
+    const rooms = await churnRooms(site)
+    const label = `presence, ${fmt(readers)} readers, 20 publishes 250 ms apart while ${CHURN_PER_SECOND} readers a second join and leave`
+    const churns: ChurnResult[] = []
+    const quiet: FanOut[] = []
+    const busy: FanOut[] = []
+    for (let round = 1; round <= ROUNDS; round++) {
+      const runs = [
+        async () => { quiet.push(await fanOut(hostTarget(await restarted(), await site.url()), readers, 250, FAN_OUT_PUBLISHES, false, quietLead(), 'presence')) },
+        async () => {
+          const target = hostTarget(await restarted(), await site.url())
+          busy.push(await fanOut(target, readers, 250, FAN_OUT_PUBLISHES, false, churning(target.streamUrl, rooms, churns, 120), 'presence'))
+        }
+      ]
+      for (const each of round % 2 === 1 ? runs : runs.reverse()) await each()
+      const frames = (run: FanOut): number => run.presence!.counted.perReader.reduce((a, b) => a + b, 0)
+      log(`${label}, round ${round}: p50/p99 churning ${busy.at(-1)!.p50}/${busy.at(-1)!.p99} ms, quiet ${quiet.at(-1)!.p50}/${quiet.at(-1)!.p99} ms; ` +
+        `presence frames heard ${frames(busy.at(-1)!)} in ${fmt(busy.at(-1)!.presence!.seconds, 1)} s (quiet: ${frames(quiet.at(-1)!)} in ${fmt(quiet.at(-1)!.presence!.seconds, 1)} s); load average ${os.loadavg().map(n => n.toFixed(2)).join(' ')}`)
+    }
+    const sum = (runs: FanOut[], key: 'delivered' | 'expected' | 'missed' | 'closed' | 'duplicates'): number => runs.reduce((total, run) => total + run[key], 0)
+    const p = (runs: FanOut[], key: 'p50' | 'answerP50' = 'p50', other: 'p99' | 'answerMax' = 'p99'): string => `${fmt(median(runs.map(run => run[key])))} / ${fmt(median(runs.map(run => run[other])))} ms`
+    const paired = (key: 'p50' | 'p99' | 'sentP99'): number => median(busy.map((run, i) => run[key] / quiet[i]![key]))
+    rows.push([`${label}, ${ROUNDS} rounds (${sum(busy, 'delivered')}/${sum(busy, 'expected')} delivered)`, '', '', '', p(busy), ''])
+    rows.push([`  the quiet board: the same readers, nobody joining or leaving (${sum(quiet, 'delivered')}/${sum(quiet, 'expected')} delivered)`, '', '', '', p(quiet), ''])
+    rows.push([`  churning / quiet, paired by round: p50 ${fmt(paired('p50'), 2)}, p99 ${fmt(paired('p99'), 2)} (target ≤ 1.2; by round ${busy.map((run, i) => fmt(run.p99 / quiet[i]!.p99, 2)).join(', ')}); ` +
+      `from the publish's sending, p99 ${fmt(paired('sentP99'), 2)}`, '', '', '', '', ''])
+    rows.push([`  ${fmt(sum(busy, 'missed'))} missed an event, ${fmt(sum(busy, 'closed'))} closed, ${fmt(sum(busy, 'duplicates'))} duplicates (quiet: ${fmt(sum(quiet, 'missed'))}, ${fmt(sum(quiet, 'closed'))}, ${fmt(sum(quiet, 'duplicates'))}); ` +
+      `publishes answered p50 / max churning ${p(busy, 'answerP50', 'answerMax')}, quiet ${p(quiet, 'answerP50', 'answerMax')}`, '', '', '', '', ''])
+    const cpu = (runs: FanOut[]): string => fmt(median(runs.map(run => run.cpuPerPublishMs)), 1)
+    rows.push([`  server CPU over the publishing, ms a publish: churning ${cpu(busy)}, quiet ${cpu(quiet)}`, '', '', '', '', ''])
+    for (const note of presenceNotes(quiet.map(run => run.presence!), busy.map(run => run.presence!), churns, rooms)) rows.push([note, '', '', '', '', ''])
   }
 
   if (PARTS.has('direct')) {

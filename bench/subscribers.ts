@@ -8,8 +8,9 @@
  * - prints {"connected":n,"failed":m} once every subscriber has had its `ready` event
  *   or failed (or 300 s have passed);
  * - on "count": prints {"received":n}, the events of the burst received so far;
- * - on "done {"sentAt":[…],"answeredAt":[…]}" (when each publish of the burst was sent
- *   and answered, Date.now()):
+ * - on "done {"sentAt":[…],"answeredAt":[…],"window":[from,to]}" (when each publish of
+ *   the burst was sent and answered, Date.now(); `window`, optional: when the events of
+ *   `job.countEvent` are counted):
  *   prints the figures (see SubscribersResult) and exits.
  *
  * The burst's publishes carry the message "<job.marker> <i>"; an event counts as
@@ -34,6 +35,20 @@ interface Job {
   readonly publishes: number
   /** Readers that act as widgets: `base` is prefixed to the table's paths (the bare server maps them). */
   readonly widget?: { readonly base: string }
+  /** Events of this name are timed too, by room (the presence part's `presence`): see SubscribersResult.counted. */
+  readonly countEvent?: string
+}
+
+/** The `countEvent` events a reader heard in the window the `done` line names. */
+export interface CountedEvents {
+  /** How many each reader heard, all rooms together (one number a subscriber). */
+  readonly perReader: number[]
+  /** The most any reader heard of one room. */
+  readonly mostOfOneRoom: number
+  /** Rooms the events named, and how many of them each brought in all. */
+  readonly byRoom: Record<string, number>
+  /** The shortest time between two events of the same room at one reader, ms (null: no room brought two). */
+  readonly closestMs: number | null
 }
 
 export interface SubscribersResult {
@@ -52,6 +67,8 @@ export interface SubscribersResult {
   readonly requests: number
   /** Widget requests that failed or were not answered 200. */
   readonly requestFailures: number
+  /** With `countEvent` and a window in the `done` line. */
+  readonly counted?: CountedEvents
 }
 
 const job = JSON.parse(process.argv[2]!) as Job
@@ -91,6 +108,34 @@ function asWidget (kind: string): void {
   }
 }
 const marker = `"message":"${job.marker} `
+/** With `countEvent`: per subscriber, [arrival, room] of each such event. */
+const countedAt = job.countEvent === undefined ? undefined : Array.from({ length: job.count }, () => [] as Array<[number, string]>)
+const COUNTED = job.countEvent === undefined ? undefined : new RegExp(`^event: ${job.countEvent}\ndata: \\{"room":"([^"]*)"`, 'gm')
+
+/** The counted events heard in [from, to], by subscriber and room. */
+function countedIn (from: number, to: number): CountedEvents {
+  const perReader: number[] = []
+  const byRoom: Record<string, number> = {}
+  let mostOfOneRoom = 0
+  let closestMs: number | null = null
+  for (const heard of countedAt!) {
+    const last = new Map<string, number>()
+    const ofRoom = new Map<string, number>()
+    let n = 0
+    for (const [at, room] of heard) {
+      if (at < from || at > to) continue
+      n++
+      byRoom[room] = (byRoom[room] ?? 0) + 1
+      ofRoom.set(room, (ofRoom.get(room) ?? 0) + 1)
+      const before = last.get(room)
+      if (before !== undefined && (closestMs === null || at - before < closestMs)) closestMs = at - before
+      last.set(room, at)
+    }
+    perReader.push(n)
+    mostOfOneRoom = Math.max(mostOfOneRoom, ...ofRoom.values())
+  }
+  return { perReader, mostOfOneRoom, byRoom, closestMs }
+}
 
 function report (): void {
   if (reported || connected + failed < job.count) return
@@ -143,6 +188,7 @@ function subscribe (s: number): Promise<void> {
       const events = text.slice(0, complete)
       text = text.slice(complete + 2)
       if (job.widget !== undefined) for (const [, kind] of events.matchAll(EVENT_NAME)) asWidget(kind!)
+      if (COUNTED !== undefined) for (const [, room] of events.matchAll(COUNTED)) countedAt![s]!.push([now, room!])
       if (!ready && events.includes('event: ready')) {
         ready = true
         connected++
@@ -192,7 +238,7 @@ process.stdin.on('data', (text: string) => {
     input = input.slice(end + 1)
     if (line === 'count') process.stdout.write(JSON.stringify({ received }) + '\n')
     if (line.startsWith('done ')) {
-      const { sentAt, answeredAt } = JSON.parse(line.slice(5)) as { sentAt: number[], answeredAt: number[] }
+      const { sentAt, answeredAt, window } = JSON.parse(line.slice(5)) as { sentAt: number[], answeredAt: number[], window?: [number, number] }
       const latencies: number[] = []
       const fromSent: number[] = []
       let missed = 0
@@ -207,7 +253,10 @@ process.stdin.on('data', (text: string) => {
         })
         if (!all) missed++
       }
-      const result: SubscribersResult = { latencies, fromSent, missed, duplicates, closed, firstLoads, requests, requestFailures }
+      const result: SubscribersResult = {
+        latencies, fromSent, missed, duplicates, closed, firstLoads, requests, requestFailures,
+        ...(countedAt !== undefined && window !== undefined ? { counted: countedIn(window[0], window[1]) } : {})
+      }
       process.stdout.write(JSON.stringify(result) + '\n', () => process.exit(0))
     }
   }
