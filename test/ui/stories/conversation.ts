@@ -250,7 +250,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await form.getByRole('button', { name: 'Save preferences' }).click()
     await form.getByText('Preferences saved.').waitFor()
     t.equal(await member.evaluate(() => document.documentElement.dataset.theme), 'dark', 'the page turns dark at once')
-    t.same((await http(server, 'GET', '/api/users/me/preferences', { cookie: ayse })).body, { result: 'ok', preferences: { sound: true, desktopNotifications: true, theme: 'dark', emailMentions: 'off' } })
+    t.same((await http(server, 'GET', '/api/users/me/preferences', { cookie: ayse })).body, { result: 'ok', preferences: { sound: true, desktopNotifications: true, theme: 'dark', locale: null, emailMentions: 'off' } })
     const background = () => member.evaluate(() => getComputedStyle(document.body).backgroundColor)
     t.equal(await background(), 'rgb(20, 23, 27)')
     t.equal(await widgetOf(member).evaluate(element => getComputedStyle(element).backgroundColor), 'rgb(29, 34, 40)', 'the widget follows')

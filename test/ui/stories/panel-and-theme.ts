@@ -102,7 +102,7 @@ export async function story (t: Test, browser: Browser): Promise<void> {
     await panel.getByText('Shout posted.').waitFor()
     await panel.locator('ul.items').getByText('Welcome to the new site!').waitFor()
     await theme.locator('.shoutbox-widget').getByText('Welcome to the new site!').waitFor()
-    t.match(await theme.locator('.shoutbox-widget li').first().innerText(), /Welcome to the new site!\s+admin · (now|\d+ seconds? ago)/)
+    t.match(await theme.locator('.shoutbox-widget [role="log"] li').first().innerText(), /Welcome to the new site!\s+admin · (now|\d+ seconds? ago)/)
   })
 
   await step('errors from the API are shown in words', async () => {
