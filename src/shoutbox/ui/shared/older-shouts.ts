@@ -1,6 +1,6 @@
-import { h } from '../../sdk/ui.js'
-import type { LiveShouts } from './shared/live-shouts.js'
-import { shoutboxStrings } from './strings.js'
+import { h } from '../../../sdk/ui.js'
+import type { LiveShouts } from './live-shouts.js'
+import { shoutboxStrings } from '../strings.js'
 
 /**
  * The end of the widget's list: older shouts on demand, a page at a time from the

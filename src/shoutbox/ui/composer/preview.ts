@@ -1,7 +1,7 @@
-import { formatted } from '../../sdk/rich-text.js'
-import { h } from '../../sdk/ui.js'
-import { shoutText } from './shared/shout-view.js'
-import { shoutboxStrings } from './strings.js'
+import { formatted } from '../../../sdk/rich-text.js'
+import { h } from '../../../sdk/ui.js'
+import { shoutText } from '../shared/shout-view.js'
+import { shoutboxStrings } from '../strings.js'
 
 /**
  * Under a composer: the shout as it will be shown, drawn by the same renderer as the
