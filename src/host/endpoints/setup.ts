@@ -34,12 +34,17 @@ export class FinishSetup extends SetupApi<typeof FinishSetupSchema, HostContext>
   readonly schema = FinishSetupSchema
   override readonly answers = {
     ok: okAnswer({ user: SignedInUserSchema }, { user: { id: 1, username: 'admin', role: { id: 1, name: 'admin' } } }, 'The first administrator, signed in'),
-    errors: [InvalidSetupToken, UsernameTaken, EmailTaken]
+    errors: [InvalidSetupToken, PlatformAlreadyInstalled, UsernameTaken, EmailTaken]
   }
 
   async handle (call: PublicCall<typeof FinishSetupSchema, HostContext>): Promise<Successful> {
     const { setupToken, ...account } = call.body
-    if (!await call.ctx.identity.setup.isToken(setupToken)) throw new InvalidSetupToken()
+    const { setup } = call.ctx.identity
+    if (!await setup.isToken(setupToken)) {
+      // Setup finished (and forgot its token) while this request waited: too late, not wrong.
+      if (await setup.isSetupDone()) throw new PlatformAlreadyInstalled()
+      throw new InvalidSetupToken()
+    }
     const user = await finishSetup(call.ctx, account, call.ip)
     return new Successful({ user: await signIn(call, user) })
   }
