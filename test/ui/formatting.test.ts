@@ -142,6 +142,9 @@ t.test('formatting, hostile texts and the widget\'s box, in a real browser', {
   await t.test('a spoiler: hidden, its button opens it by keyboard, a quote of it stays hidden', async t => {
     const page = await visitor.newPage()
     await page.goto(`${server.url}/shouts/${ids[0]}`)
+    // The page draws the shout, then its live state: press only once it has settled, so
+    // the key reaches the button that stays.
+    await page.waitForLoadState('networkidle')
     const toggle = page.locator('article .text').getByRole('button', { name: 'Spoiler' })
     const hidden = page.locator('article .spoiler-text')
     t.equal(await toggle.getAttribute('aria-expanded'), 'false')
@@ -149,9 +152,11 @@ t.test('formatting, hostile texts and the widget\'s box, in a real browser', {
     t.equal(await page.locator('article .text').innerText().then(text => text.includes('spoiler ')), false)
     await toggle.focus()
     await page.keyboard.press('Enter')
+    await page.locator('article .text button[aria-expanded="true"]').waitFor({ timeout: 5000 }).catch(() => {})
     t.equal(await toggle.getAttribute('aria-expanded'), 'true')
     t.ok(await hidden.isVisible(), 'Enter shows it')
     await page.keyboard.press('Space')
+    await page.locator('article .text button[aria-expanded="false"]').waitFor({ timeout: 5000 }).catch(() => {})
     t.notOk(await hidden.isVisible(), 'Space hides it again')
     t.same(await axeViolations(page), [], 'the permalink: no accessibility violation')
     await page.goto(`${server.url}/`)
