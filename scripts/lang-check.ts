@@ -57,7 +57,8 @@ export function placeholdersOf (template: string): Placeholders {
 /** The plural categories a language's plurals must give. */
 export function neededCategories (language: string): string[] {
   if (NUMBER_DOES_NOT_INFLECT.has(language)) return ['other']
-  return new Intl.PluralRules(language).resolvedOptions().pluralCategories
+  // Sorted: Node 20's ICU lists them alphabetically, Node 24's in CLDR's order.
+  return [...new Intl.PluralRules(language).resolvedOptions().pluralCategories].sort()
 }
 
 export interface Finding {
