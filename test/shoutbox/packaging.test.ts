@@ -17,7 +17,7 @@ t.test('the built addon folder, dropped into a host\'s addons folder, works afte
   const files = await fs.readdir(built)
   t.same(files.filter(f => !f.endsWith('.map')).sort(), ['addon.json', 'bridges', 'chunks', 'direct', 'endpoints', 'guests', 'index.js', 'lang', 'migrations', 'package.json', 'pictures', 'presence', 'ui'])
   t.same((await fs.readdir(path.join(built, 'lang'))).sort(), ['ar.json', 'de.json', 'en.json', 'es.json', 'fr.json', 'it.json', 'ja.json', 'nl.json', 'pl.json', 'pt-BR.json', 'ru.json', 'tr.json'])
-  t.same((await fs.readdir(path.join(built, 'ui'))).filter(f => /\.(js|css)$/.test(f)).sort(), ['archive.js', 'embed.js', 'guest-proof-worker.js', 'history.css', 'palette.css', 'panel.js', 'permalink.js', 'strings.js', 'widget.css', 'widget.js'])
+  t.same((await fs.readdir(path.join(built, 'ui'))).filter(f => /\.(js|css)$/.test(f)).sort(), ['archive.js', 'embed.js', 'guest-proof-worker.js', 'history.css', 'palette.css', 'panel.js', 'permalink.js', 'pictures.css', 'strings.js', 'widget.css', 'widget.js'])
 
   const storage = await serverStorage(t)
   const first = await startServer(t, { env: storage.env })

@@ -23,6 +23,7 @@ const locale = pageLocale()
 const t = shoutboxStrings(locale)
 useStylesheet('palette.css', here)
 useStylesheet('history.css', here)
+useStylesheet('pictures.css', here)
 
 const params = new URLSearchParams(location.search)
 const q = (params.get('q') ?? '').trim()

@@ -16,6 +16,7 @@ const locale = pageLocale()
 const t = shoutboxStrings(locale)
 useStylesheet('palette.css', here)
 useStylesheet('history.css', here)
+useStylesheet('pictures.css', here)
 
 const id = /^\/shouts\/([0-9]{1,15})\/?$/.exec(location.pathname)?.[1]
 const body = h('div', { role: 'status', 'aria-live': 'polite' })

@@ -90,6 +90,7 @@ const codePoints = (text: string): number => [...text].length
 
 useStylesheet('palette.css', here)
 useStylesheet('widget.css', here)
+useStylesheet('pictures.css', here)
 const you = h('div', { class: 'shoutbox-you' })
 // The one live region: what became of one's own post, edit or deletion, and others' new
 // shouts ("3 new shouts in General", at most once every 5 s), read out by screen readers.

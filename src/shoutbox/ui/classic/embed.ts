@@ -18,6 +18,7 @@ import { shoutboxStrings, useStrings } from '../strings.js'
 import { LiveShouts } from '../shared/live-shouts.js'
 import { DEFAULT_ROOM, isRoomSlug, pageLocale, shoutItem } from '../shared/shout-view.js'
 import palette from '../palette.css'
+import pictures from '../pictures.css'
 import widget from '../widget.css'
 
 /** Languages written right to left: the embed's box mirrors for them. */
@@ -62,7 +63,7 @@ async function embed (script: HTMLScriptElement): Promise<void> {
   const shadow = host.attachShadow({ mode: 'open' })
   // Constructed, so a page whose CSP forbids inline styles still draws it.
   const sheet = new CSSStyleSheet()
-  sheet.replaceSync(palette.replaceAll(':root', ':host') + widget + EMBED_CSS)
+  sheet.replaceSync(palette.replaceAll(':root', ':host') + widget + pictures + EMBED_CSS)
   shadow.adoptedStyleSheets = [sheet]
 
   const title = h('span', {}, t('embed.title', { room }))
