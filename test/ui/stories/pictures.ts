@@ -57,12 +57,15 @@ export async function story (t: Test, browser: Browser): Promise<void> {
   const member = await (await context(ayse)).newPage()
 
   await t.test('attach by keyboard: the picture is uploaded, its alt text asked for, the shout sent with it', async t => {
+    // Waited for before the page loads: the browser is told to hand the chooser to the test
+    // while the page loads, not in a race with the key press (which, lost, opens a chooser
+    // nobody sees).
+    const chooser = member.waitForEvent('filechooser', { timeout: 60_000 })
     await member.goto(`${server.url}/`)
     const composer = widgetOf(member).getByRole('textbox', { name: 'Your shout' })
     await composer.fill('The lighthouse, from my phone')
     const add = widgetOf(member).getByRole('button', { name: 'Add a picture' })
     await add.focus()
-    const chooser = member.waitForEvent('filechooser')
     await member.keyboard.press('Enter')
     await (await chooser).setFiles(photo)
     const alt = widgetOf(member).getByRole('textbox', { name: 'What does it show?' })
