@@ -133,8 +133,8 @@ export function presenceNotes (quiet: PresenceReading[], churn: PresenceReading[
   // Measured at arrival: a frame delivered late, or written after a slower beat, shortens the gap a little.
   const closest = (readings: PresenceReading[]): string => readings.map(reading => reading.counted.closestMs === null ? 'none' : `${fmt(reading.counted.closestMs / 1000, 2)} s`).join(', ')
   const notes = [
-    `  presence frames a reader a second (the readers hear every room) while ${CHURN_PER_SECOND} readers a second join and leave (${CHURN_HOLD_MS / 1000} s each, across ${rooms.length} rooms: ${rooms.join(', ')}), by round: ${per(churn)} ` +
-      `— target ≤ ${fmt(1 / FRAME_EVERY_S, 1)} a room it hears; the closest two frames of one room at one reader, by round: ${closest(churn)} (coalesced to ${FRAME_EVERY_S} s, less the beats' and deliveries' jitter)`,
+    `  presence frames a reader a second (the readers hear every room and show the first, as the widget does) while ${CHURN_PER_SECOND} readers a second join and leave (${CHURN_HOLD_MS / 1000} s each, across ${rooms.length} rooms: ${rooms.join(', ')}), by round: ${per(churn)} ` +
+      `— target ≤ ${fmt(1 / FRAME_EVERY_S, 1)} in all; the closest two frames of one room at one reader, by round: ${closest(churn)} (coalesced to ${FRAME_EVERY_S} s, less the beats' and deliveries' jitter)`,
     `  the quiet board's readers, by round: ${per(quiet)}; the closest two frames of one room: ${closest(quiet)}`,
     `  the churn: ${churns.map(run => `${run.joined} joined, ${run.left} left, ${run.failed} failed, ${fmt(run.joinsPerSecond, 1)} joins/s, at most ${run.mostOpen} open`).join('; ')}`
   ]

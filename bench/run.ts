@@ -79,8 +79,8 @@
  * and the `shout-reactions` events a stream reader heard, in all and at most in one second
  * (coalesced: at most one a second per shout, so 10).
  *
- * presence: as stream10k's 10,000 readers (`--subscribers`), which hear every room as the
- * widget's stream does, with 20 publishes 250 ms apart, while 100 readers a second join
+ * presence: as stream10k's 10,000 readers (`--subscribers`), which hear every room and
+ * show the board's own (`showing`), as the widget's stream does, with 20 publishes 250 ms apart, while 100 readers a second join
  * and leave (bench/presence-churn.ts: each opens a stream of one of 3 rooms, the board's
  * own first, and closes it 2 s later; from 5 s before the publishes to their end); each
  * round also runs the quiet board (the same readers, nobody joining or leaving), the
@@ -1402,15 +1402,17 @@ try {
     // restarted before each. Every reader counts the presence frames it hears.
     const readers = SUBSCRIBERS ?? 10_000
     const rooms = await churnRooms(site)
+    // The readers are widgets: their streams hear every room and say they show the board's own.
+    const showing = (target: StreamTarget): StreamTarget => ({ ...target, streamUrl: `${target.streamUrl}?showing=${rooms[0]!}` })
     const label = `presence, ${fmt(readers)} readers, 20 publishes 250 ms apart while ${CHURN_PER_SECOND} readers a second join and leave`
     const churns: ChurnResult[] = []
     const quiet: FanOut[] = []
     const busy: FanOut[] = []
     for (let round = 1; round <= ROUNDS; round++) {
       const runs = [
-        async () => { quiet.push(await fanOut(hostTarget(await restarted(), await site.url()), readers, 250, FAN_OUT_PUBLISHES, false, quietLead(), 'presence')) },
+        async () => { quiet.push(await fanOut(showing(hostTarget(await restarted(), await site.url())), readers, 250, FAN_OUT_PUBLISHES, false, quietLead(), 'presence')) },
         async () => {
-          const target = hostTarget(await restarted(), await site.url())
+          const target = showing(hostTarget(await restarted(), await site.url()))
           busy.push(await fanOut(target, readers, 250, FAN_OUT_PUBLISHES, false, churning(target.streamUrl, rooms, churns, 120), 'presence'))
         }
       ]

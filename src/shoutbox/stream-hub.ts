@@ -11,16 +11,28 @@ import { canRead, Rooms, type Room } from './rooms.js'
 interface Reader {
   readonly viewer: Viewer
   readonly asked: ReadonlySet<string> | undefined
+  /** The room its page shows (the widget's `showing`): the one it is present in; undefined: every room it hears. */
+  readonly showing: string | undefined
   /** When the stream opened (ms): since when its reader is here. */
   readonly since: number
 }
 
-/** An open stream as presence counts it: who reads it, the rooms it hears, since when. */
+/** How a stream is opened besides its reader: the rooms asked for, the room shown, whether a reconnect may replay. */
+export interface StreamOptions {
+  readonly asked?: ReadonlySet<string> | undefined
+  readonly showing?: string | undefined
+  /** false: the client replayed too often, and a reconnect is answered `reset`. */
+  readonly replay?: boolean
+}
+
+/** An open stream as presence counts it: who reads it, the rooms it is present in (see StreamHub.present), since when. */
 export interface PresentReader {
   readonly viewer: Viewer
   readonly rooms: ReadonlySet<string>
   readonly since: number
 }
+
+const NOWHERE: ReadonlySet<string> = new Set()
 
 const PRUNE_EVERY_MS = 3_600_000
 /** Distinct sets of rooms kept for sharing; past it they are forgotten and made again as readers come. */
@@ -99,11 +111,20 @@ export class StreamHub {
     return this.fanOut.settled(maxMs)
   }
 
-  /** The open streams here, each with its reader, the rooms it hears now, and since when. */
+  /**
+   * The open streams here, each with its reader, the rooms it is present in, and since
+   * when. A page that says which room it shows (`showing`) is present in that room alone,
+   * while its stream hears it; a stream that says nothing, in every room it hears.
+   */
   * present (): Iterable<PresentReader> {
     for (const [subscriber, reader] of this.openedBy) {
-      if (!subscriber.stream.closed) yield { viewer: reader.viewer, rooms: subscriber.rooms, since: reader.since }
+      if (!subscriber.stream.closed) yield { viewer: reader.viewer, rooms: this.presentIn(subscriber, reader), since: reader.since }
     }
+  }
+
+  private presentIn (subscriber: Subscriber, reader: Reader): ReadonlySet<string> {
+    if (reader.showing === undefined) return subscriber.rooms
+    return subscriber.rooms.has(reader.showing) ? this.shared([reader.showing]) : NOWHERE
   }
 
   /** Runs `listener` whenever a stream here opens or closes. */
@@ -111,9 +132,13 @@ export class StreamHub {
     this.readersChanged.add(listener)
   }
 
-  /** Writes `frame` (an event with no id: not in the history) to each stream here that hears `room`. */
-  writeToRoom (room: string, frame: EventFrame): void {
-    this.writeEach([...this.subscribers].filter(subscriber => subscriber.rooms.has(room) && !subscriber.stream.closed).map(subscriber => subscriber.stream), frame)
+  /** Writes `frame` (an event with no id: not in the history) to each stream here present in `room` (see present). */
+  writeToPresent (room: string, frame: EventFrame): void {
+    const streams: EventStream[] = []
+    for (const [subscriber, reader] of this.openedBy) {
+      if (!subscriber.stream.closed && this.presentIn(subscriber, reader).has(room)) streams.push(subscriber.stream)
+    }
+    this.writeEach(streams, frame)
   }
 
   private tellReadersChanged (): void {
@@ -143,9 +168,10 @@ export class StreamHub {
    * the current id. A reconnect too far behind to be caught up gets a `reset` event with
    * the current id instead: what it holds is out of date, and it must load the list
    * again. A stream a signed-in user opened also hears the events that are theirs alone.
-   * `replay: false` (the client replayed too often) answers a reconnect with `reset`.
+   * `replay: false` (the client replayed too often) answers a reconnect with `reset`;
+   * `showing` is the room its page shows (presence counts it there alone).
    */
-  async subscribe (stream: EventStream, lastEventId: number | undefined, opener: Viewer, asked?: ReadonlySet<string>, replay = true): Promise<void> {
+  async subscribe (stream: EventStream, lastEventId: number | undefined, opener: Viewer, { asked, showing, replay = true }: StreamOptions = {}): Promise<void> {
     const member = opener.userId
     const rightsChanges = this.rightsChanges
     let rooms: ReadonlySet<string>
@@ -168,7 +194,7 @@ export class StreamHub {
     }
     const subscriber = new Subscriber(stream, this.fanOut.latest, rooms)
     this.subscribers.add(subscriber)
-    this.openedBy.set(subscriber, { viewer, asked, since: Date.now() })
+    this.openedBy.set(subscriber, { viewer, asked, showing, since: Date.now() })
     this.tellReadersChanged()
     if (member !== undefined) {
       const streams = this.members.get(member) ?? new Set()
@@ -200,9 +226,14 @@ export class StreamHub {
 
   /** The rooms a reader reads, of `rooms`: those it may read (archived ones too), of those it asked for. */
   private roomsFor ({ viewer, asked }: Pick<Reader, 'viewer' | 'asked'>, rooms: readonly Room[]): ReadonlySet<string> {
-    const slugs = rooms.filter(room => canRead(room, viewer) && (asked === undefined || asked.has(room.slug))).map(room => room.slug)
-    // Readers with the same rooms share one set (never changed: a change of rooms gives a
-    // reader a new one), not a set each. Forgotten when it grows past a bound.
+    return this.shared(rooms.filter(room => canRead(room, viewer) && (asked === undefined || asked.has(room.slug))).map(room => room.slug))
+  }
+
+  /**
+   * The one set of `slugs` readers share (never changed: a change of rooms gives a reader
+   * a new one), not a set each. Forgotten when they grow past a bound.
+   */
+  private shared (slugs: readonly string[]): ReadonlySet<string> {
     const key = slugs.join('\n')
     let shared = this.roomSets.get(key)
     if (shared === undefined) {

@@ -77,6 +77,39 @@ t.test('attack: presence of a hidden room — 404 as for none, no frame to those
   }
 })
 
+t.test('a page that says which room it shows is here in that room alone, and hears of that room alone', async t => {
+  await as(app, admin).post('/api/panel/shoutbox/rooms', { slug: 'games', name: 'Games' })
+  const showing = (room: string, cookie?: string): SseClient => connectSse(`${base}/api/shoutbox/stream?showing=${room}`, cookie === undefined ? {} : { cookie })
+  // The widget's stream hears every room (for its unread counts) and shows one.
+  const onGeneral = showing('general', omar)
+  const onGames = showing('games')
+  const everywhere = connectSse(`${base}/api/shoutbox/stream`)
+  t.teardown(() => { onGeneral.close(); onGames.close(); everywhere.close() })
+  await Promise.all([onGeneral, onGames, everywhere].map(stream => stream.next(e => e.event === 'ready', 20_000)))
+  await eventually(async () => [await here('general'), await here('games')], ([general, games]) =>
+    names(general!).join() === 'omar' && general!.guests === 1 && games!.members.length === 0 && games!.guests === 2)
+  await onGeneral.next(e => e.event === 'presence' && JSON.parse(e.data).room === 'general' && JSON.parse(e.data).guests === 1, 20_000)
+  await onGames.next(e => e.event === 'presence' && JSON.parse(e.data).room === 'games' && JSON.parse(e.data).guests === 2, 20_000)
+  await everywhere.next(e => e.event === 'presence' && JSON.parse(e.data).room === 'games', 20_000)
+  t.same([...new Set(onGeneral.events.filter(e => e.event === 'presence').map(e => JSON.parse(e.data).room))], ['general'], 'the page on general is told of general alone')
+  t.same([...new Set(onGames.events.filter(e => e.event === 'presence').map(e => JSON.parse(e.data).room))], ['games'], 'the page on games, of games alone')
+  // Shouts still reach the page of every room it hears: only presence follows the room shown.
+  await as(app, admin).post('/api/shoutbox/rooms/games/shouts', { message: 'heard on general\'s page too' })
+  await onGeneral.next(e => e.event === 'shout-created' && JSON.parse(e.data).room === 'games', 20_000)
+  // Attack: a page that says it shows a room it may not read is here nowhere, and hears nothing of it.
+  const sneaking = showing('staff', mira)
+  t.teardown(() => sneaking.close())
+  await sneaking.next(e => e.event === 'ready', 20_000)
+  const staffWatch = open('staff', mod)
+  t.teardown(() => staffWatch.close())
+  await staffWatch.next(e => e.event === 'ready', 20_000)
+  const { value } = await eventually(() => here('staff', mod), presence => presence.members.length === 1)
+  t.same(value, { members: [{ username: 'mod', since: value.members[0]!.since }], guests: 0 }, 'mira is not counted in staff')
+  t.equal((await eventually(() => here('general'), presence => !names(presence).includes('mira'))).value.members.some(m => m.username === 'mira'), false, 'nor anywhere else')
+  t.notOk(sneaking.events.some(e => e.event === 'presence'), 'and hears no presence at all')
+  t.equal((await as(app, undefined).get('/api/shoutbox/stream?showing=Not%20a%20room')).statusCode, 400, 'a name that cannot be a room: 400')
+})
+
 t.test('readers joining and leaving: at most one frame per room every five seconds, only when it changed', async t => {
   const watcher = open('general')
   t.teardown(() => watcher.close())

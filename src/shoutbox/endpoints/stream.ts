@@ -6,7 +6,9 @@ const StreamSchema = {
   querystring: Type.Object({
     lastEventId: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$' })),
     /** Rooms to hear, by slug, comma-separated; every room the reader may read when absent. */
-    rooms: Type.Optional(Type.String({ maxLength: 2000 }))
+    rooms: Type.Optional(Type.String({ maxLength: 2000 })),
+    /** The room the page shows: presence counts the reader there alone (and tells it of that room alone). */
+    showing: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,31}$' }))
   })
 }
 
@@ -15,8 +17,10 @@ const StreamSchema = {
  * the shout and its room, `shout-deleted` with its id and room alone; `Last-Event-ID`
  * resumes after a reconnect, on any host process. A stream hears the rooms its reader may
  * read when it opens (of those named in `rooms`; names it may not read are passed over
- * as unknown ones); a change of its reader's role or of a room's readers closes it. A
- * stream opened signed in also hears `posting-changed` (no id, `{}`) when that member is
+ * as unknown ones); a change of its reader's role or of a room's readers closes it.
+ * `showing=<slug>` names the room the page shows: who is here counts the reader in that
+ * room alone, and its `presence` events are that room's (without it: every room the
+ * stream hears). A stream opened signed in also hears `posting-changed` (no id, `{}`) when that member is
  * muted or their mute is lifted. A stream opened with an API token hears what the token
  * may read, for its whole life. A client that replays more than REPLAYS_PER_MINUTE times a
  * minute is answered `reset` instead of the events it missed.
@@ -41,6 +45,6 @@ export class StreamShouts extends Api<typeof StreamSchema> {
     const hub = StreamHub.of(ctx)
     const stream = openEventStream()
     // Past REPLAYS_PER_MINUTE replays, a reconnect is told `reset` and loads the list again.
-    await hub.subscribe(stream, raw === undefined ? undefined : Number(raw), viewer, asked, raw === undefined || hub.replays.take(ip))
+    await hub.subscribe(stream, raw === undefined ? undefined : Number(raw), viewer, { asked, showing: query.showing, replay: raw === undefined || hub.replays.take(ip) })
   }
 }

@@ -18,7 +18,8 @@ const SOON_MS = 200
  * Who has each room open: the readers of the live stream, on every process. Each process
  * writes what it sees every BEAT_MS (and soon after a stream opens or closes) to the
  * database, and reads what all of them wrote; a process that stops writing drops out
- * after STALE_MS. A reader is present in every room its stream hears. A member shows by
+ * after STALE_MS. A reader is present in the room its page shows (the stream's `showing`),
+ * or in every room its stream hears when it does not say. A member shows by
  * name (once, however many streams they hold) unless they turned `showPresence` off;
  * visitors and members not shown are counted as `guests`.
  *
@@ -121,7 +122,7 @@ export class Presence {
     await repository.write(this.process, written, now, now - STALE_MS)
     if (this.stopped) return
     const everywhere = await repository.all(now - STALE_MS)
-    // Tell this process's readers of each room they hear what changed (at most once in FRAME_EVERY_MS).
+    // Tell this process's readers present in each room what changed (at most once in FRAME_EVERY_MS).
     const heardHere = new Set([...hub.present()].flatMap(reader => [...reader.rooms]))
     for (const room of rooms) {
       if (!heardHere.has(room.slug)) {
@@ -133,7 +134,7 @@ export class Presence {
       const last = this.told.get(room.slug)
       if (last?.key === data || (last !== undefined && now - last.at < FRAME_EVERY_MS)) continue
       this.told.set(room.slug, { key: data, at: now })
-      hub.writeToRoom(room.slug, new EventFrame(`event: presence\ndata: ${data}\n\n`))
+      hub.writeToPresent(room.slug, new EventFrame(`event: presence\ndata: ${data}\n\n`))
     }
   }
 }

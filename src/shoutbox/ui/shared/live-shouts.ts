@@ -37,7 +37,12 @@ export interface LiveShoutsOptions {
   readonly reconnected?: () => void
   /** Called when the stream says the rooms changed (made, changed, archived): the page asks which rooms there are. */
   readonly roomsChanged?: () => void
-  /** Who has a room open now (a `presence` event: at most once per room every 5 s, when it changed). */
+  /**
+   * Who has the room shown open now (a `presence` event: at most once every 5 s, when it
+   * changed). With it, the stream says which room the page shows (`showing`): the reader
+   * counts as here in that room alone, and the stream opens again, where it left off,
+   * when another room is shown.
+   */
   readonly presence?: (here: { room: string, members: ReadonlyArray<{ username: string, since: number }>, guests: number }) => void
   /** Called for each new shout of the room shown, heard on the stream (not those of a load). */
   readonly arrived?: (shout: FullShout) => void
@@ -84,6 +89,8 @@ export class LiveShouts {
   private polling: ReturnType<typeof setInterval> | undefined
   /** A stream has connected once: the next `open` is a reconnect. */
   private connected = false
+  /** The id of the last event the stream brought: where a stream opened for another room resumes. */
+  private lastEventId = ''
   /**
    * The reader's own reactions, by shout: as the server last answered them (a load, or the
    * reader's own reaction). The stream's counts say nothing of whose they are, and may
@@ -97,7 +104,14 @@ export class LiveShouts {
 
   /** Shows room `slug`: what was held goes, the room's newest shouts and pins are read. */
   show (slug: string): Promise<void> {
+    const moved = slug !== this.room
     this.room = slug
+    // Here in the room shown alone: the stream is opened again for it, from where it was.
+    if (moved && this.options.presence !== undefined && this.stream !== undefined) {
+      this.stream.close()
+      this.connected = false
+      this.start()
+    }
     this.shouts = []
     this.pinned = []
     this.older = null
@@ -114,8 +128,18 @@ export class LiveShouts {
       return
     }
     // Every room the reader may read: the one shown is applied, the others counted.
-    const stream = new EventSource(`${this.options.origin ?? ''}/api/shoutbox/stream`)
+    const query = new URLSearchParams()
+    if (this.options.presence !== undefined) query.set('showing', this.room)
+    if (this.lastEventId !== '') query.set('lastEventId', this.lastEventId)
+    const search = query.toString()
+    const stream = new EventSource(`${this.options.origin ?? ''}/api/shoutbox/stream${search === '' ? '' : `?${search}`}`)
     this.stream = stream
+    // Whatever the event, the id the browser would resume from (it keeps the last one sent).
+    const resumeFrom = (event: Event): void => {
+      const id = (event as MessageEvent<string>).lastEventId
+      if (id !== '') this.lastEventId = id
+    }
+    for (const kind of [...SHOUT_EVENTS, 'ready', 'reset']) stream.addEventListener(kind, resumeFrom)
     for (const kind of SHOUT_EVENTS) {
       stream.addEventListener(kind, event => this.hear(kind, (event as MessageEvent<string>).data))
     }
@@ -154,6 +178,7 @@ export class LiveShouts {
   reopen (): void {
     if (this.stream === undefined) return
     this.stop()
+    this.lastEventId = ''
     this.start()
   }
 
