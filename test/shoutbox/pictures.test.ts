@@ -218,6 +218,27 @@ t.test('404 for a picture whose shout may not be read: unattached, another room,
   t.equal((await serve(hiddenUrl, omar)).statusCode, 200, 'its author sees it')
 })
 
+t.test('what a visitor was served is not served once they may no longer see it: a room tightened, a shout deleted after being seen again and again', async t => {
+  const notFound = error('NOT_FOUND')
+  const room = (await as(app, admin).post('/api/panel/shoutbox/rooms', { slug: 'porch', name: 'Porch' })).json().room as { id: number }
+  // One of their own: the others' upload allowance is counted by the tests after this one.
+  const pia = await account(app, admin, 'pia')
+  const picture = await uploaded(pia, plainPicture('png', 36, 36))
+  const [shown] = (await post(pia, { message: 'on the porch', uploads: [{ id: picture.id, alt: 'x' }] }, 'porch')).json().shout.uploads as Picture[]
+  // Each visitor of a page asks for its pictures: the answer is kept between them.
+  for (let i = 0; i < 3; i++) t.equal((await serve(shown!.url)).statusCode, 200)
+  t.equal((await serve(shown!.thumbUrl)).statusCode, 200)
+  t.equal((await as(app, admin).put(`/api/panel/shoutbox/rooms/${room.id}`, { read: 'signed-in' })).statusCode, 200)
+  t.same((await serve(shown!.url)).json(), notFound, 'the room now for members: 404 to the next visitor at once')
+  t.same((await serve(shown!.thumbUrl)).json(), notFound, 'its thumbnail too')
+  t.equal((await serve(shown!.url, omar)).statusCode, 200, 'a member still sees it')
+  t.equal((await as(app, admin).put(`/api/panel/shoutbox/rooms/${room.id}`, { read: 'everyone' })).statusCode, 200)
+  t.equal((await serve(shown!.url)).statusCode, 200, 'open again: served again')
+  const shout = (await as(app, undefined).get('/api/shoutbox/archive?room=porch')).json().shouts[0] as { id: number }
+  t.equal((await as(app, pia).delete(`/api/shoutbox/${shout.id}`)).statusCode, 200)
+  t.same((await serve(shown!.url)).json(), notFound, 'its shout deleted: 404 at once, though served a moment ago')
+})
+
 t.test('held: shown to its author and in the review queue with its pictures, to nobody else; holdUploads holds a new member\'s pictures', async t => {
   await as(app, admin).put('/api/panel/shoutbox/config', { holdUploads: true })
   const newcomer = await account(app, admin, 'newcomer')

@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto'
 import fs from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import type { FastifyBaseLogger } from 'fastify'
 import { Viewer, type Database, type PictureKind, type PictureOwner, type Pictures, type StoredPicture } from '../../sdk/index.js'
@@ -14,6 +15,22 @@ const HOUR_MS = 60 * 60 * 1000
 const SWEEP_EVERY_MS = 15 * 60 * 1000
 const SWEEP_BATCH = 500
 const FIRST_SWEEP_MS = 60 * 1000
+
+/**
+ * Pictures' bytes kept in memory, the least recently served dropped first past this
+ * many bytes. A picture's name is its bytes' hash, so what is kept is never out of date;
+ * and read from the embedded database a 250 KB picture costs 20–30 ms of the one core.
+ */
+const BYTES_KEPT = 64 * 1024 * 1024
+/** A picture larger than this is read each time rather than crowd out the others. */
+const LARGEST_KEPT = 8 * 1024 * 1024
+/**
+ * Pictures decoded at once: one a core, less the one the event loop needs to go on
+ * answering meanwhile (each decoding is one libvips thread); one at the least.
+ */
+const DECODING_AT_ONCE = Math.max(1, os.availableParallelism() - 1)
+/** Pictures whose owners are kept at most (see HostPictures.uploadsOf). */
+const OWNERS_KEPT = 10_000
 
 /** A picture's file name at `/uploads/`: its SHA-256, then `.webp` or `.thumb.webp`. */
 const FILE_NAME = /^([0-9a-f]{64})(\.thumb)?\.webp$/
@@ -55,7 +72,7 @@ const stored = (row: UploadRow): StoredPicture => ({
 export interface PicturesOptions {
   /** `UPLOADS_DIR`: the pictures' bytes in files there; unset → in the database. */
   readonly dir?: string | undefined
-  /** Pictures decoded at once by this process. */
+  /** Pictures decoded at once by this process (one a core, less the event loop's: see DECODING_AT_ONCE). */
   readonly workers?: number
   /** Pictures waiting to be decoded beyond those; past that, 503. */
   readonly waiting?: number
@@ -73,9 +90,14 @@ export class HostPictures {
   private timer: NodeJS.Timeout | undefined
   private first: NodeJS.Timeout | undefined
   private sweeping: Promise<void> | undefined
+  /** Who owns each picture served lately (see uploadsOf); forgotten past OWNERS_KEPT, and as this process adds or removes uploads. */
+  private readonly ownersKept = new Map<string, ReadonlyArray<Pick<UploadRow, 'owner_id' | 'kind'>>>()
+  /** Bytes by file name (`<sha256>` or `<sha256>.thumb`), least recently served first; see BYTES_KEPT. */
+  private readonly kept = new Map<string, Buffer>()
+  private keptBytes = 0
 
   constructor (private readonly db: Database, private readonly log: FastifyBaseLogger, private readonly options: PicturesOptions = {}, private readonly now: () => number = Date.now) {
-    this.gate = new ReencodeGate(options.workers ?? 2, options.waiting ?? 16)
+    this.gate = new ReencodeGate(options.workers ?? DECODING_AT_ONCE, options.waiting ?? 16)
   }
 
   /** Who says what of each owner's pictures (the addons' `pictures`), once they are loaded. */
@@ -101,6 +123,10 @@ export class HostPictures {
       await writeOnce(path.join(dir, `${sha256}.webp`), picture.image)
       await writeOnce(path.join(dir, `${sha256}.thumb.webp`), picture.thumb)
     }
+    this.ownersKept.delete(sha256)
+    // What was just uploaded is what its shout's readers will ask for first.
+    this.keep(sha256, false, picture.image)
+    this.keep(sha256, true, picture.thumb)
     const [row] = await this.db(UPLOADS_TABLE).insert({
       owner_id: ownerId,
       kind,
@@ -132,6 +158,7 @@ export class HostPictures {
   async remove (ownerId: string, ids: readonly number[], trx: Database = this.db): Promise<void> {
     if (ids.length === 0) return
     await trx(UPLOADS_TABLE).where('owner_id', ownerId).whereIn('id', [...ids]).delete()
+    this.ownersKept.clear()
   }
 
   /**
@@ -140,7 +167,7 @@ export class HostPictures {
    * has. `everyone` tells whether a visitor may see it too (a shared cache may keep it).
    */
   async serve (sha256: string, thumb: boolean, viewer: Viewer): Promise<{ bytes: Buffer, everyone: boolean } | undefined> {
-    const rows = await this.db(UPLOADS_TABLE).select<Array<Pick<UploadRow, 'id' | 'owner_id' | 'kind'>>>('id', 'owner_id', 'kind').where({ sha256 })
+    let rows = await this.uploadsOf(sha256)
     if (rows.length === 0) return undefined
     const shown = async (as: Viewer): Promise<boolean> => {
       for (const row of rows) {
@@ -150,17 +177,64 @@ export class HostPictures {
       }
       return false
     }
-    if (!await shown(viewer)) return undefined
+    if (!await shown(viewer)) {
+      // Refused on owners kept here: read them again, in case another process has given
+      // the same bytes another upload since (the site's logo, say).
+      if (!this.ownersKept.delete(sha256)) return undefined
+      rows = await this.uploadsOf(sha256)
+      if (!await shown(viewer)) return undefined
+    }
     const bytes = await this.bytesOf(sha256, thumb)
     if (bytes === undefined) return undefined
     return { bytes, everyone: viewer.signedIn ? await shown(Viewer.visitor) : true }
   }
 
+  /**
+   * The uploads of `sha256`, as far as serving needs them (which owners to ask). Kept for
+   * pictures no logo is among: whoever owns a picture decides who sees it, and says no
+   * once nothing of theirs shows it — so an upload removed on another process is never
+   * served for a row kept here. A logo's rows are read each time (a replaced logo goes
+   * at once, and a logo is asked for by its name alone).
+   */
+  private async uploadsOf (sha256: string): Promise<ReadonlyArray<Pick<UploadRow, 'owner_id' | 'kind'>>> {
+    const known = this.ownersKept.get(sha256)
+    if (known !== undefined) return known
+    const rows = await this.db(UPLOADS_TABLE).select<Array<Pick<UploadRow, 'owner_id' | 'kind'>>>('owner_id', 'kind').where({ sha256 })
+    if (rows.length > 0 && rows.every(row => row.kind === 'picture')) {
+      if (this.ownersKept.size >= OWNERS_KEPT) this.ownersKept.clear()
+      this.ownersKept.set(sha256, rows)
+    }
+    return rows
+  }
+
+  /** The bytes of a picture some owner lets be seen: kept in memory, or read and then kept. */
   private async bytesOf (sha256: string, thumb: boolean): Promise<Buffer | undefined> {
+    const name = `${sha256}${thumb ? '.thumb' : ''}`
+    const known = this.kept.get(name)
+    if (known !== undefined) {
+      // Served again: now the most recent.
+      this.kept.delete(name)
+      this.kept.set(name, known)
+      return known
+    }
     const dir = this.options.dir
-    if (dir !== undefined) return fs.readFile(path.join(dir, `${sha256}${thumb ? '.thumb' : ''}.webp`)).catch(() => undefined)
-    const row = await this.db(UPLOADS_TABLE).where({ sha256 }).whereNotNull(thumb ? 'thumb' : 'image').first<{ bytes: Buffer } | undefined>(`${thumb ? 'thumb' : 'image'} as bytes`)
-    return row?.bytes
+    const bytes = dir !== undefined
+      ? await fs.readFile(path.join(dir, `${name}.webp`)).catch(() => undefined)
+      : (await this.db(UPLOADS_TABLE).where({ sha256 }).whereNotNull(thumb ? 'thumb' : 'image').first<{ bytes: Buffer } | undefined>(`${thumb ? 'thumb' : 'image'} as bytes`))?.bytes
+    if (bytes !== undefined) this.keep(sha256, thumb, bytes)
+    return bytes
+  }
+
+  private keep (sha256: string, thumb: boolean, bytes: Buffer): void {
+    const name = `${sha256}${thumb ? '.thumb' : ''}`
+    if (bytes.length > LARGEST_KEPT || this.kept.has(name)) return
+    this.kept.set(name, bytes)
+    this.keptBytes += bytes.length
+    for (const [oldest, kept] of this.kept) {
+      if (this.keptBytes <= BYTES_KEPT) break
+      this.kept.delete(oldest)
+      this.keptBytes -= kept.length
+    }
   }
 
   /** Sweeps every SWEEP_EVERY_MS, the first a minute after the start (not while the process starts up). */
@@ -205,7 +279,10 @@ export class HostPictures {
         if (owner === undefined) continue
         const used = await owner.inUse([...new Set(owned.map(row => row.sha256))])
         const unused = owned.filter(row => !used.has(row.sha256)).map(row => Number(row.id))
-        if (unused.length > 0) removed += (await this.db(UPLOADS_TABLE).whereIn('id', unused).delete().returning('id')).length
+        if (unused.length > 0) {
+          removed += (await this.db(UPLOADS_TABLE).whereIn('id', unused).delete().returning('id')).length
+          this.ownersKept.clear()
+        }
       }
     }
     if (this.options.dir !== undefined) await this.sweepFiles(this.options.dir, before)
