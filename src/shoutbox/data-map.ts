@@ -1,6 +1,9 @@
 import type { DataMap } from '../sdk/index.js'
 import { BRIDGES_DATA_MAP } from './bridges/data-map.js'
 import { DIRECT_DATA_MAP } from './direct/member-data.js'
+import { GUESTS_DATA_MAP } from './guests/data-map.js'
+import { PICTURES_DATA_MAP } from './pictures/data-map.js'
+import { PRESENCE_DATA_MAP } from './presence/data-map.js'
 
 /**
  * The board's tables in the data map (see `src/sdk/data-map.ts`): each copy of a person's
@@ -112,47 +115,7 @@ export const SHOUTBOX_DATA_MAP: DataMap = [
   { table: 'shoutbox_pins', personal: {}, other: ['id', 'shout_id', 'pinned_at'] },
   ...BRIDGES_DATA_MAP,
   ...DIRECT_DATA_MAP,
-  {
-    table: 'shoutbox_guest_proofs',
-    personal: {
-      address_key: { holds: 'address', export: 'left out (a guest has no account)', erase: 'erasure by address deletes them; each goes an hour after its challenge expired' }
-    },
-    other: ['signature', 'expires_at', 'room_id', 'used_at']
-  },
-  {
-    table: 'shoutbox_guest_mutes',
-    personal: {
-      address_key: { holds: 'address', export: 'left out (a guest has no account)', erase: 'kept until the mute ends (a day at most): a muted guest cannot lift it by erasure' },
-      reason: { holds: 'text', export: 'left out (a moderator\'s note about an address)', erase: 'goes with the mute when it ends' }
-    },
-    other: ['id', 'until', 'shout_id', 'by_id', 'created_at']
-  },
-  {
-    table: 'shoutbox_guest_secret',
-    personal: {
-      secret: { holds: 'secret', export: 'left out (the key guests\' challenges are signed with: nobody\'s)', erase: 'kept: nobody\'s' }
-    },
-    other: ['id']
-  },
-  {
-    table: 'shoutbox_presence',
-    personal: {
-      members: { holds: 'name', export: 'left out (who has a room open now, rewritten every few seconds)', erase: 'gone within seconds: their streams end, and the next beat writes the room without them' }
-    },
-    other: ['process', 'room_id', 'guests', 'seen_at']
-  },
-  {
-    table: 'shoutbox_presence_hidden',
-    person: 'user_id',
-    erase: 'rows',
-    personal: {},
-    other: ['user_id', 'created_at']
-  },
-  {
-    table: 'shoutbox_upload_days',
-    person: 'user_id',
-    erase: 'rows',
-    personal: {},
-    other: ['user_id', 'day', 'count']
-  }
+  ...GUESTS_DATA_MAP,
+  ...PRESENCE_DATA_MAP,
+  ...PICTURES_DATA_MAP
 ]

@@ -62,6 +62,13 @@ export class StreamHub {
   private readonly roomSets = new Map<string, ReadonlySet<string>>()
   private readonly fanOut: FanOut
   private deliveries: Promise<void> = Promise.resolve()
+  /**
+   * The newest event this process has heard of, from the notices (or the history, read
+   * once when none had come): where a new stream starts. Every event after it reaches a
+   * stream that starts now, as the fan-out adds it; one no notice brought here is read
+   * on the next reconnect, as it would be if the history had been read.
+   */
+  private newestId: number | undefined
   /** Told when a stream here opens or closes (presence writes who is here sooner). */
   private readonly readersChanged = new Set<() => void>()
   private pruneTimer: NodeJS.Timeout | undefined
@@ -78,6 +85,7 @@ export class StreamHub {
   start (): void {
     onChange(this.ctx, notice => {
       if (notice === undefined) return
+      for (const id of notice.eventIds) if (id > (this.newestId ?? 0)) this.newestId = id
       if (notice.member !== undefined) this.tellMember(notice.member, memberFrame(notice.kind))
       else if (notice.eventIds.length > 0 && this.subscribers.size > 0) this.deliver(notice)
     })
@@ -213,7 +221,7 @@ export class StreamHub {
       const events = streamHistoryRepository(this.ctx.db)
       const missed = lastEventId === undefined ? undefined : replay ? await events.replayAfter(lastEventId) : 'too-far'
       if (missed === undefined || missed === 'too-far') {
-        stream.write(eventFrame(await events.latestId(), missed === undefined ? 'ready' : 'reset', '{}'))
+        stream.write(eventFrame(await this.startingId(), missed === undefined ? 'ready' : 'reset', '{}'))
         subscriber.catchUp([])
       } else {
         subscriber.catchUp(missed.filter(event => rooms.has(event.shout.room)).map(event => [event.id, frameOf(event), event.shout.room]))
@@ -222,6 +230,14 @@ export class StreamHub {
       this.ctx.log.warn({ err: error }, 'could not start a stream')
       stream.end()
     }
+  }
+
+  /** Where a stream that starts now starts: the newest event heard of (see newestId). */
+  private async startingId (): Promise<number> {
+    if (this.newestId !== undefined) return this.newestId
+    const read = await streamHistoryRepository(this.ctx.db).latestId()
+    this.newestId = Math.max(this.newestId ?? 0, read)
+    return this.newestId
   }
 
   /** The rooms a reader reads, of `rooms`: those it may read (archived ones too), of those it asked for. */

@@ -11,8 +11,10 @@ export const BEAT_MS = 2_000
 export const STALE_MS = 10_000
 /** At most one `presence` event per room in this long. */
 export const FRAME_EVERY_MS = 5_000
-/** After a stream opens or closes, who is here is written this soon (not waiting for the beat). */
+/** After a stream opens or closes, who is here is written this soon (not waiting for the beat)… */
 const SOON_MS = 200
+/** …but no sooner than this after the last beat began: each beat walks every reader here, and while readers come and go it would run five times a second. */
+const BEATS_APART_MS = 1_000
 
 /**
  * Who has each room open: the readers of the live stream, on every process. Each process
@@ -36,6 +38,10 @@ export class Presence {
   private timer: NodeJS.Timeout | undefined
   private soon: NodeJS.Timeout | undefined
   private running: Promise<void> | undefined
+  /** The last beat wrote that nobody is here on this process (the rows of processes that stopped are taken out by the others' beats, and ignored once stale). */
+  private empty = false
+  /** When the last beat began (ms). */
+  private lastBeat = 0
   /** A beat was asked for while one ran. */
   private again = false
   private stopped = false
@@ -50,7 +56,7 @@ export class Presence {
       this.soon ??= setTimeout(() => {
         this.soon = undefined
         void this.beat()
-      }, SOON_MS).unref()
+      }, Math.max(SOON_MS, this.lastBeat + BEATS_APART_MS - Date.now())).unref()
     })
   }
 
@@ -78,6 +84,7 @@ export class Presence {
       this.again = true
       return this.running
     }
+    this.lastBeat = Date.now()
     this.running = this.beatOnce()
       .catch(error => this.ctx.log.warn({ err: error }, 'could not keep presence'))
       .finally(() => {
@@ -111,6 +118,8 @@ export class Presence {
         if (known === undefined || since < known.since) room.members.set(user.username, { since, userId: user.id })
       }
     }
+    // Nobody here, and the last beat wrote so: nothing to write, nobody to tell.
+    if (here.size === 0 && this.empty) return
     const repository = presenceRepository(this.ctx.db)
     const hidden = await repository.hiddenOf([...new Set([...here.values()].flatMap(room => [...room.members.values()].map(member => member.userId)))])
     const written = new Map<number, RoomPresence>()
@@ -120,6 +129,7 @@ export class Presence {
     }
     const now = Date.now()
     await repository.write(this.process, written, now, now - STALE_MS)
+    this.empty = here.size === 0
     if (this.stopped) return
     const everywhere = await repository.all(now - STALE_MS)
     // Tell this process's readers present in each room what changed (at most once in FRAME_EVERY_MS).

@@ -58,7 +58,9 @@ t.test('password reset, e-mail change and the panel\'s mail', async t => {
       app.db.on('query', listen)
       const response = await ask(app, email)
       app.db.off('query', listen)
-      return { response: answer(response), reads: seen.filter(sql => /^\s*select/i.test(sql)) }
+      // The lookups of accounts and their resets: the process's own beats (the outbox, the
+      // sweeps) read other tables meanwhile, whenever their timers fall.
+      return { response: answer(response), reads: seen.filter(sql => /^\s*select/i.test(sql) && /"(users|password_resets)"/.test(sql)) }
     }
     const before = { mails: await count(app, 'mail_outbox'), resets: await count(app, 'password_resets') }
     const unknown = await statements('nobody@example.org')

@@ -119,7 +119,9 @@ t.test('verifyEmail: a newcomer posts once the mailed link is followed', async t
       app.db.on('query', listen)
       const response = await resend(app, { email })
       app.db.off('query', listen)
-      return { response: answer(response), reads: seen.filter(sql => /^\s*select/i.test(sql)) }
+      // The lookups of accounts and their links: the process's own beats (presence, the
+      // outbox, the sweeps) read other tables meanwhile, whenever their timers fall.
+      return { response: answer(response), reads: seen.filter(sql => /^\s*select/i.test(sql) && /"(users|email_verifications)"/.test(sql)) }
     }
     const before = await app.db('mail_outbox').count<Array<{ n: string }>>({ n: '*' })
     const unknown = await statements('nobody@example.org')
