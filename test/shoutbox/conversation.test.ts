@@ -5,7 +5,7 @@ import { DB_KIND, testDatabase } from '../helpers/database.js'
 import { eventually } from '../helpers/eventually.js'
 import { account, roleWith } from '../helpers/identity.js'
 import { connectSse, type SseClient } from '../helpers/sse.js'
-import { REACTIONS_PER_MINUTE } from '../../src/shoutbox/reactions.js'
+import { REACTIONS_PER_MINUTE } from '../../src/shoutbox/reactions-repository.js'
 
 /** CONTRACT §16: conversation — replies that quote, reactions that stay calm on the stream. */
 
