@@ -7,12 +7,11 @@ import { assertNotMuted } from './mutes.js'
 import { Publisher } from './publisher.js'
 import { holdShout } from './review.js'
 import { canPost, type Room } from './rooms.js'
-import type { FullShout, Settings } from './schemas.js'
+import type { AttachedPicture, FullShout, Settings } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
 import { shoutsRepository } from './shouts-repository.js'
 import { WatchedWords } from './word-list.js'
 import { attachPictures } from './pictures/attachments.js'
-import type { AttachedPicture } from './pictures/schemas.js'
 
 /* A member's post in a room, whichever path it comes by (`POST /api/shoutbox` in the default room, `POST /api/shoutbox/rooms/:slug/shouts`). */
 

@@ -4,9 +4,8 @@ import { ShoutCreated } from './events.js'
 import { Mentions } from './mentions.js'
 import { perContext } from './per-context.js'
 import { isConversation, type Room } from './rooms.js'
-import type { RoomShout } from './schemas.js'
+import type { RoomShout, ShoutPicture } from './schemas.js'
 import { shoutsRepository, type NewShout } from './shouts-repository.js'
-import type { ShoutPicture } from './pictures/schemas.js'
 
 export interface PublishOptions {
   /**

@@ -5,13 +5,12 @@ import { lockFloodRow } from './flood-control.js'
 import { muteMember } from './mutes.js'
 import { canRead, isConversation, Rooms, type Room } from './rooms.js'
 import { Mentions } from './mentions.js'
-import type { FullShout, RoomShout } from './schemas.js'
+import type { FullShout, RoomShout, ShoutPicture } from './schemas.js'
 import { ShoutboxSettings } from './settings.js'
 import { deleteShout, restoreShout, takeShoutOff } from './shout-changes.js'
 import { shoutSubject, shoutsRepository, type OffBoardState } from './shouts-repository.js'
 import { REPORTS_TABLE, SHOUTS_TABLE } from './tables.js'
 import { excerptOf } from './excerpt.js'
-import type { ShoutPicture } from './pictures/schemas.js'
 
 /*
  * The review queue: shouts a moderator decides on. A held shout (a watched word that

@@ -1,12 +1,11 @@
 import { BadRequest, prepared, type Database, type SqlPart, type Transaction } from '../sdk/index.js'
 import { GENERAL_ROOM_ID, type Room } from './rooms.js'
 import { EXCERPT_LENGTH } from './excerpt.js'
-import type { RoomShout, Shout } from './schemas.js'
+import type { RoomShout, Shout, ShoutPicture } from './schemas.js'
 import { MAX_SEARCH_WORDS, quoteLexeme, simplifySearch, type Search } from './search-query.js'
 import { nextTurn } from './searches.js'
 import { EVENTS_TABLE, PINS_TABLE, ROOMS_TABLE, SHOUTS_TABLE } from './tables.js'
 import { uploadsOf } from './pictures/attachments.js'
-import type { ShoutPicture } from './pictures/schemas.js'
 
 const COLUMNS = ['id', 'message', 'username', 'date'] as const
 

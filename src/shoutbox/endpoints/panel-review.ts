@@ -4,7 +4,7 @@ import { conversationsRepository } from '../direct/conversations-repository.js'
 import { isConversation, Rooms } from '../rooms.js'
 import { shoutsRepository } from '../shouts-repository.js'
 import { picturesOf } from '../pictures/attachments.js'
-import { ShoutPicturesSchema } from '../pictures/schemas.js'
+import { ShoutPicturesSchema } from '../schemas.js'
 
 /** How many messages before a reported direct message the queue shows with it. */
 const REVIEW_CONTEXT = 5

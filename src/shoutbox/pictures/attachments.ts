@@ -1,6 +1,6 @@
 import { BadRequest, isStorableText, type AddonContext, type SessionUser } from '../../sdk/index.js'
 import { SHOUTS_TABLE } from '../tables.js'
-import type { AttachedPicture, ShoutPicture } from './schemas.js'
+import type { AttachedPicture, ShoutPicture } from '../schemas.js'
 
 /** `{"uploads": [...]}` for a shout (the row `row`) that has pictures, else nothing: a shout's json carries `uploads` only then. */
 export const uploadsOf = (row: string): string => `case when ${row}.uploads is null then '{}'::jsonb else jsonb_build_object('uploads', ${row}.uploads) end`

@@ -1,6 +1,8 @@
 import { TooManyRequests, type Database } from '../../sdk/index.js'
 import { UPLOAD_DAYS_TABLE } from '../tables.js'
-import { UPLOADS_PER_DAY } from './schemas.js'
+
+/** Pictures one member may upload a UTC day. */
+export const UPLOADS_PER_DAY = 20
 
 const DAY_MS = 24 * 60 * 60 * 1000
 

@@ -1,11 +1,10 @@
 import { KnownUsers } from '../../sdk/rich-text.js'
 import { barChart, field, h, onSubmit, outcome, relativeTime, type ApiAnswer, type PanelHost } from '../../sdk/ui.js'
-import type { Shout } from '../schemas.js'
+import type { Shout, ShoutPicture } from '../schemas.js'
 import { incomingHooksPage } from '../bridges/ui/incoming-page.js'
 import { LiveShouts } from './shared/live-shouts.js'
 import { DEFAULT_ROOM, quotedWords, shoutText } from './shared/shout-view.js'
 import { pictureGallery } from './shared/pictures.js'
-import type { ShoutPicture } from '../pictures/schemas.js'
 import { shoutboxStrings } from './strings.js'
 
 const MANAGE = 'addon.shoutbox.manage.shoutbox'

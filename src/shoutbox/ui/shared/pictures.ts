@@ -1,5 +1,5 @@
 import { h } from '../../../sdk/ui.js'
-import type { AttachedPicture, ShoutPicture } from '../../pictures/schemas.js'
+import type { AttachedPicture, ShoutPicture } from '../../schemas.js'
 import { shoutboxStrings } from '../strings.js'
 
 /** The longest side a thumbnail is drawn at, in CSS pixels (it is served at 320 for sharp screens). */
