@@ -16,8 +16,12 @@ export interface SseClient {
   close (): void
 }
 
-/** A minimal EventSource over node:http, for tests and the benchmark. */
-export function connectSse (url: string, headers: Record<string, string> = {}): SseClient {
+/**
+ * A minimal EventSource over node:http, for tests and the benchmark. `presence` frames
+ * (who is here: no id, sent whenever a beat of the process falls) are left out unless
+ * `presence` is asked for, so a test's list of events does not depend on when one falls.
+ */
+export function connectSse (url: string, headers: Record<string, string> = {}, { presence = false }: { presence?: boolean } = {}): SseClient {
   const events: SseEvent[] = []
   const waiters = new Set<() => void>()
   let resolveStatus!: (status: number) => void
@@ -44,6 +48,7 @@ export function connectSse (url: string, headers: Record<string, string> = {}): 
           fields[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, '')
         }
         if (fields.data === undefined && fields.event === undefined) continue
+        if (fields.event === 'presence' && !presence) continue
         events.push({ ...(fields.id === undefined ? {} : { id: fields.id }), event: fields.event ?? 'message', data: fields.data ?? '' })
         for (const wake of waiters) wake()
       }

@@ -21,7 +21,7 @@ const omar = await account(app, admin, 'omar')
 await as(app, admin).post('/api/panel/shoutbox/rooms', { slug: 'staff', name: 'Staff', read: 'panel.access' })
 const base = await app.listen({ port: 0, host: '127.0.0.1' })
 
-const open = (rooms: string, cookie?: string): SseClient => connectSse(`${base}/api/shoutbox/stream?rooms=${rooms}`, cookie === undefined ? {} : { cookie })
+const open = (rooms: string, cookie?: string): SseClient => connectSse(`${base}/api/shoutbox/stream?rooms=${rooms}`, cookie === undefined ? {} : { cookie }, { presence: true })
 const here = async (room: string, cookie?: string): Promise<Here> => {
   const { result: _, ...presence } = (await as(app, cookie).get(`/api/shoutbox/rooms/${room}/presence`)).json()
   return presence as Here
@@ -79,11 +79,11 @@ t.test('attack: presence of a hidden room — 404 as for none, no frame to those
 
 t.test('a page that says which room it shows is here in that room alone, and hears of that room alone', async t => {
   await as(app, admin).post('/api/panel/shoutbox/rooms', { slug: 'games', name: 'Games' })
-  const showing = (room: string, cookie?: string): SseClient => connectSse(`${base}/api/shoutbox/stream?showing=${room}`, cookie === undefined ? {} : { cookie })
+  const showing = (room: string, cookie?: string): SseClient => connectSse(`${base}/api/shoutbox/stream?showing=${room}`, cookie === undefined ? {} : { cookie }, { presence: true })
   // The widget's stream hears every room (for its unread counts) and shows one.
   const onGeneral = showing('general', omar)
   const onGames = showing('games')
-  const everywhere = connectSse(`${base}/api/shoutbox/stream`)
+  const everywhere = connectSse(`${base}/api/shoutbox/stream`, {}, { presence: true })
   t.teardown(() => { onGeneral.close(); onGames.close(); everywhere.close() })
   await Promise.all([onGeneral, onGames, everywhere].map(stream => stream.next(e => e.event === 'ready', 20_000)))
   await eventually(async () => [await here('general'), await here('games')], ([general, games]) =>
@@ -146,9 +146,9 @@ t.test('presence across two processes', { skip: DB_KIND !== 'postgres' && 'the e
     const { result: _, ...presence } = (await as(app, undefined).get('/api/shoutbox/rooms/general/presence')).json()
     return presence as Here
   }
-  const onA = connectSse(`${baseA}/api/shoutbox/stream`, { cookie: adminA })
-  const onB = connectSse(`${baseB}/api/shoutbox/stream`, { cookie: adaB })
-  const visitorB = connectSse(`${baseB}/api/shoutbox/stream`)
+  const onA = connectSse(`${baseA}/api/shoutbox/stream`, { cookie: adminA }, { presence: true })
+  const onB = connectSse(`${baseB}/api/shoutbox/stream`, { cookie: adaB }, { presence: true })
+  const visitorB = connectSse(`${baseB}/api/shoutbox/stream`, {}, { presence: true })
   t.teardown(() => { onA.close(); onB.close(); visitorB.close() })
   await Promise.all([onA, onB, visitorB].map(stream => stream.next(e => e.event === 'ready', 20_000)))
   for (const app of [a, b]) {
