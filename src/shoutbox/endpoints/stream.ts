@@ -1,4 +1,5 @@
 import { Api, TooManyRequests, Type, eventStreamAnswer, type PublicCall } from '../../sdk/index.js'
+import { SLUG_PATTERN } from '../schemas.js'
 import { StreamHub } from '../stream-hub.js'
 
 const StreamSchema = {
@@ -8,7 +9,7 @@ const StreamSchema = {
     /** Rooms to hear, by slug, comma-separated; every room the reader may read when absent. */
     rooms: Type.Optional(Type.String({ maxLength: 2000 })),
     /** The room the page shows: presence counts the reader there alone (and tells it of that room alone). */
-    showing: Type.Optional(Type.String({ pattern: '^[a-z0-9][a-z0-9-]{0,31}$' }))
+    showing: Type.Optional(Type.String({ pattern: SLUG_PATTERN }))
   })
 }
 
